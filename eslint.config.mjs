@@ -1,0 +1,22 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'engine/**', 'coverage/**', 'bin/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      // Only src/config/ reads the environment (design.md, import rules).
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Read configuration through src/config/.' },
+      ],
+    },
+  },
+  {
+    files: ['src/config/**', 'test/**', 'bench/**', 'scripts/**', 'jest.config.ts'],
+    rules: { 'no-restricted-properties': 'off' },
+  },
+);

@@ -1,0 +1,43 @@
+import path from 'node:path';
+import { Command } from 'commander';
+import { loadConfig } from '../../config';
+import { MigrationLock, MigrationRunner, openDatabase, REPO_ROOT } from '../../graph';
+import type { CliOutput } from '../cli-output';
+
+export const MIGRATIONS_DIR = path.join(REPO_ROOT, 'migrations');
+
+interface MigrateOptions {
+  status?: boolean;
+  unlock?: boolean;
+  json?: boolean;
+}
+
+export function migrateCommand(out: CliOutput): Command {
+  return new Command('migrate')
+    .description('Apply pending Neo4j schema migrations from migrations/ (each once, in order)')
+    .option('--status', 'list applied and pending migrations; change nothing')
+    .option('--unlock', 'remove a migration lock left by a runner that died')
+    .option('--json', 'print the result as JSON')
+    .action(async (options: MigrateOptions) => {
+      const db = openDatabase(loadConfig());
+      try {
+        const runner = new MigrationRunner(db, { dir: MIGRATIONS_DIR, log: out.info });
+        if (options.unlock) {
+          const removed = await MigrationLock.forceUnlock(db, 'kgc');
+          out.info(removed > 0 ? 'Migration lock removed.' : 'No migration lock was held.');
+        } else if (options.status) {
+          const status = await runner.status();
+          if (options.json) out.info(JSON.stringify(status));
+          else
+            for (const entry of status)
+              out.info(`${entry.state.padEnd(8)} ${entry.file}${entry.appliedAt ? `  (${entry.appliedAt})` : ''}`);
+        } else {
+          const applied = await runner.migrate();
+          if (options.json) out.info(JSON.stringify({ applied: applied.map((m) => m.file) }));
+          else out.info(applied.length === 0 ? 'Database is up to date.' : `Applied ${applied.length} migration(s).`);
+        }
+      } finally {
+        await db.close();
+      }
+    });
+}

@@ -1,0 +1,28 @@
+import 'reflect-metadata';
+import { Command } from 'commander';
+import { consoleOutput, formatError } from './cli-output';
+import { demoCommand } from './commands/demo.command';
+import { migrateCommand } from './commands/migrate.command';
+import { neo4jCommand } from './commands/neo4j.command';
+
+export function buildProgram(): Command {
+  const out = consoleOutput;
+  return new Command('kgc')
+    .description('Knowledge-completion server: NePTuNe link prediction over a Neo4j graph')
+    .version('0.1.0')
+    .addCommand(neo4jCommand(out))
+    .addCommand(migrateCommand(out))
+    .addCommand(demoCommand(out));
+}
+
+/** The only place that ends the process: errors become one line and a non-zero exit. */
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (error) {
+    consoleOutput.error(formatError(error));
+    process.exit(1);
+  }
+}
+
+if (require.main === module) void main(process.argv);

@@ -1,0 +1,74 @@
+import { ErrorCode, KgcError } from '../errors';
+
+/** The environment as read by config: a plain map so tests can pass their own. */
+export type Env = Readonly<Record<string, string | undefined>>;
+
+function invalid(name: string, value: string, expected: string): KgcError {
+  return new KgcError(
+    ErrorCode.INVALID_CONFIG,
+    `Invalid ${name}=${JSON.stringify(value)}: expected ${expected}.`,
+  );
+}
+
+function raw(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+export function readString(env: Env, name: string, fallback: string): string {
+  return raw(env, name) ?? fallback;
+}
+
+export function readOptionalString(env: Env, name: string): string | undefined {
+  return raw(env, name);
+}
+
+export function readInt(
+  env: Env,
+  name: string,
+  fallback: number,
+  range: { min: number; max: number },
+): number {
+  const value = raw(env, name);
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!/^-?\d+$/.test(value) || parsed < range.min || parsed > range.max) {
+    throw invalid(name, value, `an integer from ${range.min} to ${range.max}`);
+  }
+  return parsed;
+}
+
+export function readEnum<T extends string>(
+  env: Env,
+  name: string,
+  fallback: T,
+  allowed: readonly T[],
+): T {
+  const value = raw(env, name);
+  if (value === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw invalid(name, value, `one of ${allowed.join(', ')}`);
+  }
+  return value as T;
+}
+
+/** Memory sizes as Neo4j writes them: 512m, 1g, 2048k. */
+export function readMemorySize(env: Env, name: string, fallback: string): string {
+  const value = raw(env, name);
+  if (value === undefined) return fallback;
+  if (!/^\d+[kmg]$/i.test(value)) throw invalid(name, value, 'a size such as 512m or 2g');
+  return value.toLowerCase();
+}
+
+export function readUri(env: Env, name: string, schemes: readonly string[]): string | undefined {
+  const value = raw(env, name);
+  if (value === undefined) return undefined;
+  let scheme: string;
+  try {
+    scheme = new URL(value).protocol.replace(/:$/, '');
+  } catch {
+    throw invalid(name, value, `a URI with scheme ${schemes.join(', ')}`);
+  }
+  if (!schemes.includes(scheme)) throw invalid(name, value, `a URI with scheme ${schemes.join(', ')}`);
+  return value;
+}

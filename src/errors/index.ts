@@ -1,0 +1,2 @@
+export { ErrorCode } from './error-codes';
+export { KgcError, isKgcError, toKgcError } from './kgc-error';

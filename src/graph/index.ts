@@ -1,0 +1,10 @@
+export { Database } from './database';
+export type { ConnectionTarget, Work } from './database';
+export { mapNeo4jError } from './neo4j-errors';
+export { localNeo4jFromConfig, openDatabase, resolveConnection } from './connection';
+export { LocalNeo4j } from './local/local-neo4j';
+export type { LocalNeo4jOptions, LocalNeo4jStatus } from './local/local-neo4j';
+export { REPO_ROOT } from './local/neo4j-home';
+export { MigrationRunner } from './migrations/migration-runner';
+export type { MigrationOptions, MigrationStatus } from './migrations/migration-runner';
+export { MigrationLock } from './migrations/migration-lock';

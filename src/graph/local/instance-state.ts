@@ -1,0 +1,62 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** What `kgc neo4j start` leaves behind so `status` and `stop` (and the app) find the server. */
+export interface InstanceState {
+  /** The bootloader process; SIGTERM to it shuts the server down gracefully. */
+  pid: number;
+  boltPort: number;
+  startedAt: string;
+  neo4jVersion: string;
+  /** The process that started it (a test runner); a dead owner marks a leftover instance. */
+  ownerPid?: number;
+}
+
+export interface Credentials {
+  user: string;
+  password: string;
+}
+
+const stateFile = (dir: string) => path.join(dir, 'state.json');
+const credentialsFile = (dir: string) => path.join(dir, 'credentials.json');
+
+export function readState(dir: string): InstanceState | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(stateFile(dir), 'utf8')) as InstanceState;
+  } catch {
+    return undefined;
+  }
+}
+
+export function writeState(dir: string, state: InstanceState): void {
+  fs.writeFileSync(stateFile(dir), `${JSON.stringify(state, null, 2)}\n`);
+}
+
+export function clearState(dir: string): void {
+  fs.rmSync(stateFile(dir), { force: true });
+}
+
+export function readCredentials(dir: string): Credentials | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(credentialsFile(dir), 'utf8')) as Credentials;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A generated password, stored readable by the owner only; never printed. */
+export function createCredentials(dir: string): Credentials {
+  const credentials = { user: 'neo4j', password: crypto.randomBytes(18).toString('base64url') };
+  fs.writeFileSync(credentialsFile(dir), `${JSON.stringify(credentials)}\n`, { mode: 0o600 });
+  return credentials;
+}
+
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

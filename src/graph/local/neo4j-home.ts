@@ -1,0 +1,45 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ErrorCode, KgcError } from '../../errors';
+
+/** Pinned in scripts/neo4j/pom.xml too; resolved once from [5.26.0,5.27). */
+export const NEO4J_VERSION = '5.26.30';
+
+/** The repository root, from src/graph/local or dist/graph/local alike. */
+export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
+
+export function neo4jHomePath(cacheDir: string): string {
+  return path.join(cacheDir, `neo4j-${NEO4J_VERSION}`);
+}
+
+/** A home is usable when its lib/ holds the Bolt and server jars (checked, not assumed). */
+export function isNeo4jHomeComplete(home: string): boolean {
+  const lib = path.join(home, 'lib');
+  if (!fs.existsSync(lib)) return false;
+  const jars = fs.readdirSync(lib);
+  return (
+    jars.includes(`neo4j-bolt-${NEO4J_VERSION}.jar`) &&
+    jars.includes(`neo4j-server-${NEO4J_VERSION}.jar`) &&
+    fs.existsSync(path.join(home, '.complete'))
+  );
+}
+
+/**
+ * Assembles the Neo4j home (jars from Maven Central through scripts/neo4j/fetch.sh) unless it is
+ * already there. Idempotent; no network once the home exists.
+ */
+export function ensureNeo4jHome(cacheDir: string, log: (line: string) => void): string {
+  const home = neo4jHomePath(cacheDir);
+  if (isNeo4jHomeComplete(home)) return home;
+  log(`Fetching Neo4j ${NEO4J_VERSION} from Maven Central into ${home} ...`);
+  const script = path.join(REPO_ROOT, 'scripts', 'neo4j', 'fetch.sh');
+  const result = spawnSync('bash', [script, home], { stdio: ['ignore', 'inherit', 'inherit'] });
+  if (result.status !== 0 || !isNeo4jHomeComplete(home)) {
+    throw new KgcError(
+      ErrorCode.NEO4J_SETUP_FAILED,
+      `Fetching Neo4j ${NEO4J_VERSION} failed (exit ${result.status}); see the Maven output above.`,
+    );
+  }
+  return home;
+}

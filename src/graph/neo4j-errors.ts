@@ -1,0 +1,44 @@
+import { Neo4jError } from 'neo4j-driver';
+import { ErrorCode, KgcError } from '../errors';
+
+function codeOf(error: unknown): string | undefined {
+  if (error instanceof Neo4jError) return error.code;
+  if (typeof error === 'object' && error !== null && 'code' in error) {
+    const code = (error as { code: unknown }).code;
+    return typeof code === 'string' ? code : undefined;
+  }
+  return undefined;
+}
+
+/** Maps a Neo4j driver error to the product's error codes; KgcErrors pass through. */
+export function mapNeo4jError(error: unknown, target: string): KgcError {
+  if (error instanceof KgcError) return error;
+  const code = codeOf(error) ?? '';
+  const detail = error instanceof Error ? error.message : String(error);
+  if (code === 'ServiceUnavailable' || code === 'SessionExpired' || code === 'ECONNREFUSED') {
+    return new KgcError(
+      ErrorCode.DATABASE_UNAVAILABLE,
+      `Neo4j at ${target} is unavailable (${detail.split('\n')[0]}). ` +
+        'Start it (`npx kgc neo4j start`) or check NEO4J_URI.',
+      { cause: error },
+    );
+  }
+  if (code.startsWith('Neo.ClientError.Security.')) {
+    return new KgcError(
+      ErrorCode.DATABASE_AUTH_FAILED,
+      `Neo4j at ${target} refused the credentials: check NEO4J_USER and NEO4J_PASSWORD.`,
+      { cause: error },
+    );
+  }
+  if (code === 'Neo.ClientError.Schema.ConstraintValidationFailed') {
+    return new KgcError(ErrorCode.CONSTRAINT_VIOLATION, detail, { cause: error });
+  }
+  if (code === 'Neo.ClientError.Database.DatabaseNotFound') {
+    return new KgcError(
+      ErrorCode.DATABASE_UNAVAILABLE,
+      `Neo4j at ${target} has no such database: check NEO4J_DATABASE.`,
+      { cause: error },
+    );
+  }
+  return new KgcError(ErrorCode.DATABASE_ERROR, `Neo4j error ${code}: ${detail}`, { cause: error });
+}
