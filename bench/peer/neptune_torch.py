@@ -33,6 +33,12 @@ PRESETS = {
                    dropout_in=0.1, dropout_h1=0.2, dropout_h2=0.7, label_smoothing=0.1,
                    act="leakyrelu", reverse="new", init="xavier"),
 }
+# composite ops whose inclusive time the profile reports (forward and autograd nodes)
+TOTAL_KEYS = ("aten::dropout", "MulBackward0", "Optimizer.step#Adam.step", "aten::mm", "MmBackward0",
+              "aten::bmm", "BmmBackward0", "aten::batch_norm", "NativeBatchNormBackward0",
+              "aten::binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackward0",
+              "aten::prelu", "aten::leaky_relu", "aten::index", "IndexBackward0", "aten::unique_dim",
+              "aten::_unique2", "aten::zero_", "aten::repeat_interleave", "aten::index_put_")
 PHASES = ("targets", "forward", "loss", "backward", "step")
 
 
@@ -51,6 +57,7 @@ def parse_args(argv=None):
     p.add_argument("--batch-size", type=int, default=128)
     p.add_argument("--eval-every", type=int, default=0, help="evaluate valid (and test) every k epochs; 0: at the end only")
     p.add_argument("--no-test", action="store_true", help="skip test evaluation at eval epochs")
+    p.add_argument("--no-eval", action="store_true", help="no evaluation at all (timing runs)")
     p.add_argument("--per-relation", action="store_true", help="per-relation metrics in the final line")
     p.add_argument("--max-batches", type=int, default=0, help="stop each epoch after k batches (timing)")
     p.add_argument("--eval-seconds", action="store_true", help="time one evaluation of all valid queries at the end")
@@ -156,7 +163,8 @@ def main(argv=None):
                      "phaseMsPerBatch": {k: round(1000 * v / nb, 2) for k, v in clock.items()},
                      "loadavg": os.getloadavg()}
         sched.step()
-        if (args.eval_every and epoch % args.eval_every == 0) or epoch == args.epochs:
+        due = (args.eval_every and epoch % args.eval_every == 0) or epoch == args.epochs
+        if due and not args.no_eval:
             te = time.perf_counter()
             line["valid"] = evaluator.evaluate(model, "valid")
             if not args.no_test:
@@ -194,6 +202,7 @@ def profile(model, opt, data_tr, args, gen, n_ent):
     clock = dict.fromkeys(PHASES, 0.0)
     model.train()
     train_batch(model, opt, batches[0], pairs, offsets, tails, n_ent, args.label_smoothing, clock)
+    clock = dict.fromkeys(PHASES, 0.0)                        # the warm-up batch not counted
     with tprofile(activities=[ProfilerActivity.CPU]) as prof:
         for idx in batches[1:]:
             train_batch(model, opt, idx, pairs, offsets, tails, n_ent, args.label_smoothing, clock)
@@ -201,7 +210,10 @@ def profile(model, opt, data_tr, args, gen, n_ent):
     print(avg.table(sort_by="self_cpu_time_total", row_limit=30), file=sys.stderr)
     k = max(1, len(batches) - 1)
     top = sorted(avg, key=lambda e: -e.self_cpu_time_total)[:25]
-    return {"batches": k, "selfMsPerBatch": {e.key: round(e.self_cpu_time_total / 1000 / k, 2) for e in top}}
+    total = {e.key: round(e.cpu_time_total / 1000 / k, 2) for e in avg if e.key in TOTAL_KEYS}
+    return {"batches": k, "phaseMsPerBatch": {n: round(1000 * v / k, 2) for n, v in clock.items()},
+            "totalMsPerBatch": total,
+            "selfMsPerBatch": {e.key: round(e.self_cpu_time_total / 1000 / k, 2) for e in top}}
 
 
 if __name__ == "__main__":

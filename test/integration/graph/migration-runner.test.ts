@@ -1,0 +1,120 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Database, MigrationRunner } from '../../../src/graph';
+import { ErrorCode } from '../../../src/errors';
+import { testDatabase, uniqueId } from '../../support/test-database';
+
+/** A migrations folder whose statements touch only this test's own label. */
+function migrationsFor(label: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kgc-mig-'));
+  fs.writeFileSync(
+    path.join(dir, 'V0001__create_index.cypher'),
+    `CREATE INDEX ${label}_x IF NOT EXISTS FOR (n:${label}) ON (n.x);\n`,
+  );
+  fs.writeFileSync(
+    path.join(dir, 'V0002__seed.cypher'),
+    `CREATE (:${label} {x: 1});\nCREATE (:${label} {x: 2});\n`,
+  );
+  return dir;
+}
+
+async function countOf(db: Database, label: string): Promise<number> {
+  const result = await db.read((tx) => tx.run(`MATCH (n:${label}) RETURN count(n) AS n`));
+  return Number(result.records[0]?.get('n'));
+}
+
+async function appliedCount(db: Database, chain: string): Promise<number> {
+  const result = await db.read((tx) =>
+    tx.run(
+      `MATCH (m:__Neo4jMigration {chain: $chain}) WHERE m.version <> 'BASELINE' RETURN count(m) AS n`,
+      { chain },
+    ),
+  );
+  return Number(result.records[0]?.get('n'));
+}
+
+describe('MigrationRunner on a real Neo4j', () => {
+  let db: Database;
+  beforeAll(() => {
+    db = testDatabase();
+  });
+  afterAll(async () => {
+    await db.close();
+  });
+
+  it('applies each migration once, in order, and nothing on a re-run', async () => {
+    const label = uniqueId('Mig');
+    const chain = uniqueId('chain');
+    const dir = migrationsFor(label);
+    const runner = new MigrationRunner(db, { dir, chain });
+
+    expect((await runner.status()).map((s) => s.state)).toEqual(['pending', 'pending']);
+    await expect(runner.assertUpToDate()).rejects.toMatchObject({
+      code: ErrorCode.MIGRATIONS_PENDING,
+      message: expect.stringContaining('V0001__create_index.cypher, V0002__seed.cypher'),
+    });
+
+    const applied = await runner.migrate();
+    expect(applied.map((m) => m.file)).toEqual(['V0001__create_index.cypher', 'V0002__seed.cypher']);
+    expect(await countOf(db, label)).toBe(2);
+
+    expect(await runner.migrate()).toEqual([]);
+    expect(await countOf(db, label)).toBe(2);
+    expect(await appliedCount(db, chain)).toBe(2);
+    await expect(runner.assertUpToDate()).resolves.toBeUndefined();
+
+    const chainOrder = await db.read((tx) =>
+      tx.run(
+        `MATCH p = (:__Neo4jMigration {chain: $chain, version: 'BASELINE'})-[:MIGRATED_TO*]->(last)
+         WHERE NOT (last)-[:MIGRATED_TO]->()
+         RETURN [n IN nodes(p) | n.version] AS versions`,
+        { chain },
+      ),
+    );
+    expect(chainOrder.records[0]?.get('versions')).toEqual(['BASELINE', '0001', '0002']);
+  });
+
+  it('refuses an applied migration that was changed afterwards', async () => {
+    const label = uniqueId('Mig');
+    const chain = uniqueId('chain');
+    const dir = migrationsFor(label);
+    await new MigrationRunner(db, { dir, chain }).migrate();
+
+    fs.writeFileSync(path.join(dir, 'V0002__seed.cypher'), `CREATE (:${label} {x: 3});\n`);
+    const runner = new MigrationRunner(db, { dir, chain });
+    await expect(runner.migrate()).rejects.toMatchObject({
+      code: ErrorCode.MIGRATION_CHECKSUM_MISMATCH,
+      message: expect.stringContaining('V0002__seed.cypher was changed after it was applied'),
+    });
+    await expect(runner.status()).rejects.toMatchObject({
+      code: ErrorCode.MIGRATION_CHECKSUM_MISMATCH,
+    });
+    expect(await countOf(db, label)).toBe(2);
+  });
+
+  it('applies each migration once when two runners start together', async () => {
+    const label = uniqueId('Mig');
+    const chain = uniqueId('chain');
+    const dir = migrationsFor(label);
+    const second = testDatabase();
+    try {
+      const results = await Promise.all([
+        new MigrationRunner(db, { dir, chain }).migrate(),
+        new MigrationRunner(second, { dir, chain }).migrate(),
+      ]);
+      expect(results[0].length + results[1].length).toBe(2);
+    } finally {
+      await second.close();
+    }
+    expect(await countOf(db, label)).toBe(2);
+    expect(await appliedCount(db, chain)).toBe(2);
+  });
+
+  it('reports the project migrations as applied by the test setup', async () => {
+    const runner = new MigrationRunner(db, { dir: path.resolve(__dirname, '../../../migrations') });
+    const status = await runner.status();
+    expect(status.length).toBeGreaterThanOrEqual(4);
+    expect(status.every((s) => s.state === 'applied')).toBe(true);
+  });
+});

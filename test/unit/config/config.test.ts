@@ -1,0 +1,61 @@
+import { loadConfig } from '../../../src/config';
+import { ErrorCode, KgcError } from '../../../src/errors';
+
+function errorOf(fn: () => unknown): KgcError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof KgcError) return error;
+    throw error;
+  }
+  throw new Error('expected an error');
+}
+
+describe('loadConfig', () => {
+  it('defaults to the local embedded Neo4j', () => {
+    const config = loadConfig({}, '/srv/app');
+    expect(config.neo4j).toEqual({
+      kind: 'local',
+      database: 'neo4j',
+      boltPort: 7687,
+      heap: '1g',
+      pageCache: '512m',
+    });
+    expect(config.stateDir).toBe('/srv/app/.kgc');
+  });
+
+  it('uses NEO4J_URI with its credentials and starts nothing', () => {
+    const config = loadConfig({
+      NEO4J_URI: 'neo4j+s://abc.databases.neo4j.io',
+      NEO4J_USER: 'app',
+      NEO4J_PASSWORD: 'secret',
+      NEO4J_DATABASE: 'kg',
+    });
+    expect(config.neo4j).toEqual({
+      kind: 'external',
+      uri: 'neo4j+s://abc.databases.neo4j.io',
+      user: 'app',
+      password: 'secret',
+      database: 'kg',
+    });
+  });
+
+  it.each([
+    ['KGC_NEO4J_BOLT_PORT', 'abc', /KGC_NEO4J_BOLT_PORT="abc".*integer from 0 to 65535/],
+    ['KGC_NEO4J_BOLT_PORT', '70000', /KGC_NEO4J_BOLT_PORT="70000"/],
+    ['KGC_LOG_LEVEL', 'loud', /KGC_LOG_LEVEL="loud".*one of debug, info, warn, error/],
+    ['KGC_NEO4J_HEAP', 'lots', /KGC_NEO4J_HEAP="lots".*512m/],
+    ['NEO4J_URI', 'http://localhost:7474', /NEO4J_URI=.*scheme bolt/],
+    ['KGC_DB_RETRY_SECONDS', '-1', /KGC_DB_RETRY_SECONDS/],
+  ])('rejects %s=%s naming the variable', (name, value, message) => {
+    const error = errorOf(() => loadConfig({ [name]: value, NEO4J_PASSWORD: 'x' }));
+    expect(error.code).toBe(ErrorCode.INVALID_CONFIG);
+    expect(error.message).toMatch(message);
+  });
+
+  it('requires NEO4J_PASSWORD with NEO4J_URI', () => {
+    const error = errorOf(() => loadConfig({ NEO4J_URI: 'bolt://db:7687' }));
+    expect(error.code).toBe(ErrorCode.INVALID_CONFIG);
+    expect(error.message).toMatch(/NEO4J_PASSWORD/);
+  });
+});
