@@ -62,7 +62,7 @@ impl<T: Real> Params<T> {
     /// depends only on `(seed, shapes, scheme)`.
     pub fn init(cfg: &Config, n_ent: usize, n_rel: usize) -> Self {
         let (d_e, d_r) = (cfg.d_e, cfg.d_r);
-        let mut rng = |k: u64| CounterRng::new(cfg.seed, k, Stream::Init);
+        let rng = |k: u64| CounterRng::new(cfg.seed, k, Stream::Init);
         let emb = |rows: usize, cols: usize, rng: &mut CounterRng| -> Vec<T> {
             match cfg.init {
                 // PyTorch's fan_in of a (rows, cols) weight is cols; gain for a=0 is sqrt(2),

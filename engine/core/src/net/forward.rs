@@ -1,0 +1,71 @@
+//! Forward pass: `logits = act(dropout_h2(BN1(dropout_in(BN0(E[h])) · dropout_h1(R[r] · W))))
+//! · dropout_in(E)^T`.
+
+use super::{ensure, Batch, Dropouts, Masks, Mode, Workspace};
+use crate::kernels::{batchnorm, core_product, elementwise};
+use crate::linalg::{matmul, Op};
+use crate::params::Params;
+use crate::real::Real;
+
+/// Runs the forward pass; `ws.logits[..B * N]` holds the logits afterwards. In training mode the
+/// BatchNorm running statistics in `p` are updated (as PyTorch does in `forward`). Relation and
+/// entity ids must have been validated by the caller.
+pub fn forward<T: Real>(p: &mut Params<T>, drop: &Dropouts, batch: &Batch, ws: &mut Workspace<T>, mode: Mode) {
+    let (b, d, dr, n) = (batch.len(), p.d_e, p.d_r, p.n_ent);
+    let train = matches!(mode, Mode::Train { .. });
+    let masks = Masks::new(mode, drop);
+    let keep_scale = |q: f64| T::from_f64(1.0 / (1.0 - q));
+    let (s_in, s_h1, s_h2) = match mode {
+        Mode::Train { .. } => (keep_scale(drop.input), keep_scale(drop.h1), keep_scale(drop.h2)),
+        Mode::Eval => (T::ONE, T::ONE, T::ONE),
+    };
+    for buf in [&mut ws.x0, &mut ws.xhat0, &mut ws.x1, &mut ws.y, &mut ws.xhat1, &mut ws.z2, &mut ws.x2] {
+        ensure(buf, b * d);
+    }
+    for buf in [&mut ws.inv0, &mut ws.mean0, &mut ws.inv1, &mut ws.mean1] {
+        ensure(buf, d);
+    }
+    ensure(&mut ws.logits, b * n);
+
+    // 1. x1 = dropout_in(BN0(E[h]))                                   (B x D)
+    for (row, &h) in ws.x0.chunks_exact_mut(d).zip(&batch.heads) {
+        row.copy_from_slice(&p.e[h as usize * d..][..d]);
+    }
+    if train {
+        batchnorm::forward_train(&mut p.bn0, &ws.x0, b, d, &mut ws.xhat0, &mut ws.inv0, &mut ws.x1, &mut ws.mean0);
+        elementwise::dropout_inplace(&mut ws.x1[..b * d], d, &masks.in_head, s_in);
+    } else {
+        batchnorm::forward_eval(&p.bn0, &ws.x0, b, d, &mut ws.x1);
+    }
+
+    // 2. A_u = R[u] · W for each distinct relation u                   (U x D*D)
+    ws.group_relations(&batch.rels, p.n_rel);
+    let n_u = ws.uniq.len();
+    ensure(&mut ws.ru, n_u * dr);
+    ensure(&mut ws.a, n_u * d * d);
+    for (row, &r) in ws.ru.chunks_exact_mut(dr).zip(&ws.uniq) {
+        row.copy_from_slice(&p.r[r as usize * dr..][..dr]);
+    }
+    matmul(&mut ws.a[..n_u * d * d], Op::n(&ws.ru, n_u, dr), Op::n(&p.w, dr, d * d), false, true);
+
+    // 3. y_b = x1_b · dropout_h1(A_{r_b}); z2 = dropout_h2(BN1(y)); x2 = act(z2)   (B x D)
+    core_product::forward(&ws.x1, &ws.a, &ws.group, d, &masks.h1, s_h1, &mut ws.y);
+    if train {
+        batchnorm::forward_train(&mut p.bn1, &ws.y, b, d, &mut ws.xhat1, &mut ws.inv1, &mut ws.z2, &mut ws.mean1);
+        elementwise::dropout_inplace(&mut ws.z2[..b * d], d, &masks.h2, s_h2);
+    } else {
+        batchnorm::forward_eval(&p.bn1, &ws.y, b, d, &mut ws.z2);
+    }
+    elementwise::act_forward(&ws.z2[..b * d], p.slope[0], &mut ws.x2[..b * d]);
+
+    // 4. logits = x2 · dropout_in(E)^T                                 (B x N)
+    ws.used_e_drop = train && !masks.in_ent.identity;
+    let e_score: &[T] = if ws.used_e_drop {
+        ensure(&mut ws.e_drop, n * d);
+        elementwise::dropout_copy(&p.e, &mut ws.e_drop[..n * d], d, &masks.in_ent, s_in);
+        &ws.e_drop
+    } else {
+        &p.e
+    };
+    matmul(&mut ws.logits[..b * n], Op::n(&ws.x2, b, d), Op::t(e_score, n, d), false, true);
+}
