@@ -4,6 +4,8 @@ import { consoleOutput, formatError } from './cli-output';
 import { demoCommand } from './commands/demo.command';
 import { migrateCommand } from './commands/migrate.command';
 import { neo4jCommand } from './commands/neo4j.command';
+import { schemaCommand } from './commands/schema.command';
+import { serveCommand } from './commands/serve.command';
 
 export function buildProgram(): Command {
   const out = consoleOutput;
@@ -12,6 +14,8 @@ export function buildProgram(): Command {
     .version('0.1.0')
     .addCommand(neo4jCommand(out))
     .addCommand(migrateCommand(out))
+    .addCommand(serveCommand(out))
+    .addCommand(schemaCommand(out))
     .addCommand(demoCommand(out));
 }
 

@@ -1,0 +1,34 @@
+import { Command } from 'commander';
+import { loadConfig } from '../../config';
+import { ErrorCode, KgcError } from '../../errors';
+import { startServer } from '../../server/start-server';
+import type { CliOutput } from '../cli-output';
+import { MIGRATIONS_DIR } from './migrate.command';
+
+export function serveCommand(out: CliOutput): Command {
+  return new Command('serve')
+    .description('Start the GraphQL API (refuses to start while migrations are pending)')
+    .option('--port <port>', 'HTTP port (default KGC_HTTP_PORT or 4000)')
+    .action(async (options: { port?: string }) => {
+      const config = loadConfig();
+      if (options.port !== undefined) {
+        const port = Number(options.port);
+        if (!Number.isInteger(port) || port < 0 || port > 65535) {
+          throw new KgcError(
+            ErrorCode.BAD_USER_INPUT,
+            `--port must be an integer from 0 to 65535, got "${options.port}".`,
+          );
+        }
+        config.http.port = port;
+      }
+      const server = await startServer(config, { migrationsDir: MIGRATIONS_DIR });
+      out.info(`GraphQL API on ${server.url} (health: ${server.url.replace(/graphql$/, 'healthz')})`);
+      await new Promise<void>((resolve) => {
+        const shutdown = () => resolve();
+        process.once('SIGINT', shutdown);
+        process.once('SIGTERM', shutdown);
+      });
+      out.info('Shutting down...');
+      await server.stop();
+    });
+}

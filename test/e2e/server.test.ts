@@ -1,0 +1,62 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../src/config';
+import { ErrorCode } from '../../src/errors';
+import { Database } from '../../src/graph';
+import { startServer } from '../../src/server/start-server';
+import { testDatabase, testTarget, uniqueId } from '../support/test-database';
+
+const MIGRATIONS = path.resolve(__dirname, '../../migrations');
+
+function config() {
+  const target = testTarget();
+  return loadConfig({
+    NEO4J_URI: target.uri,
+    NEO4J_USER: target.user,
+    NEO4J_PASSWORD: target.password,
+    KGC_HTTP_PORT: '0',
+  });
+}
+
+async function post(url: string, query: string) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query }),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+describe('the GraphQL server over HTTP', () => {
+  it('answers the health query and /healthz against the real database', async () => {
+    const server = await startServer(config(), { migrationsDir: MIGRATIONS });
+    try {
+      const result = await post(server.url, '{ health { status database version } }');
+      expect(result.status).toBe(200);
+      expect(result.body).toEqual({
+        data: { health: { status: 'ok', database: 'neo4j', version: '0.1.0' } },
+      });
+      const healthz = await fetch(server.url.replace(/graphql$/, 'healthz'));
+      expect(healthz.status).toBe(200);
+
+      const invalid = await post(server.url, '{ nope }');
+      const errors = invalid.body.errors as { extensions: { code: string } }[];
+      expect(errors[0]?.extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('refuses to start on a database with pending migrations, naming them', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kgc-pending-'));
+    fs.writeFileSync(path.join(dir, 'V0001__not_yet.cypher'), 'RETURN 1;\n');
+    const db: Database = testDatabase();
+    await expect(
+      startServer(config(), { migrationsDir: dir, migrationChain: uniqueId('chain') }, db),
+    ).rejects.toMatchObject({
+      code: ErrorCode.MIGRATIONS_PENDING,
+      message: expect.stringContaining('V0001__not_yet.cypher'),
+    });
+  });
+});
