@@ -16,7 +16,20 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/config/**', 'test/**', 'bench/**', 'scripts/**', 'jest.config.ts'],
+    files: ['jest.config.js', 'bin/**'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: {
+        module: 'writable',
+        require: 'readonly',
+        __dirname: 'readonly',
+        process: 'readonly',
+      },
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    files: ['src/config/**', 'test/**', 'bench/**', 'scripts/**'],
     rules: { 'no-restricted-properties': 'off' },
   },
 );

@@ -61,7 +61,13 @@ function readNeo4j(env: Env): Config['neo4j'] {
         'Missing NEO4J_PASSWORD: it is required when NEO4J_URI is set.',
       );
     }
-    return { kind: 'external', uri, user: readString(env, 'NEO4J_USER', 'neo4j'), password, database };
+    return {
+      kind: 'external',
+      uri,
+      user: readString(env, 'NEO4J_USER', 'neo4j'),
+      password,
+      database,
+    };
   }
   return {
     kind: 'local',
@@ -84,7 +90,9 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       connectTimeoutMs: readInt(env, 'KGC_DB_CONNECT_TIMEOUT_MS', 5000, { min: 100, max: 120000 }),
     },
     stateDir: path.resolve(cwd, readString(env, 'KGC_STATE_DIR', '.kgc')),
-    cacheDir: path.resolve(readString(env, 'KGC_CACHE_DIR', path.join(os.homedir(), '.cache', 'kgc'))),
+    cacheDir: path.resolve(
+      readString(env, 'KGC_CACHE_DIR', path.join(os.homedir(), '.cache', 'kgc')),
+    ),
     javaHome: readOptionalString(env, 'JAVA_HOME'),
     http: {
       host: readString(env, 'KGC_HTTP_HOST', '127.0.0.1'),

@@ -69,6 +69,7 @@ export function readUri(env: Env, name: string, schemes: readonly string[]): str
   } catch {
     throw invalid(name, value, `a URI with scheme ${schemes.join(', ')}`);
   }
-  if (!schemes.includes(scheme)) throw invalid(name, value, `a URI with scheme ${schemes.join(', ')}`);
+  if (!schemes.includes(scheme))
+    throw invalid(name, value, `a URI with scheme ${schemes.join(', ')}`);
   return value;
 }

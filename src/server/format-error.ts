@@ -6,7 +6,10 @@ import { ErrorCode, isKgcError } from '../errors';
  * Clients see a stable `extensions.code` and a message that says what to do; internal errors
  * are reduced to a generic message (details stay in the server log).
  */
-export function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+export function formatError(
+  formatted: GraphQLFormattedError,
+  error: unknown,
+): GraphQLFormattedError {
   const original = unwrapResolverError(error);
   if (isKgcError(original)) {
     return {

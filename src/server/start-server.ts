@@ -19,7 +19,10 @@ export async function startServer(
 ): Promise<RunningServer & { db: Database }> {
   try {
     await db.ping();
-    await new MigrationRunner(db, { dir: options.migrationsDir, chain: options.migrationChain }).assertUpToDate();
+    await new MigrationRunner(db, {
+      dir: options.migrationsDir,
+      chain: options.migrationChain,
+    }).assertUpToDate();
     const running = await listen(db, config.http.host, config.http.port);
     return {
       ...running,

@@ -30,11 +30,18 @@ export function migrateCommand(out: CliOutput): Command {
           if (options.json) out.info(JSON.stringify(status));
           else
             for (const entry of status)
-              out.info(`${entry.state.padEnd(8)} ${entry.file}${entry.appliedAt ? `  (${entry.appliedAt})` : ''}`);
+              out.info(
+                `${entry.state.padEnd(8)} ${entry.file}${entry.appliedAt ? `  (${entry.appliedAt})` : ''}`,
+              );
         } else {
           const applied = await runner.migrate();
           if (options.json) out.info(JSON.stringify({ applied: applied.map((m) => m.file) }));
-          else out.info(applied.length === 0 ? 'Database is up to date.' : `Applied ${applied.length} migration(s).`);
+          else
+            out.info(
+              applied.length === 0
+                ? 'Database is up to date.'
+                : `Applied ${applied.length} migration(s).`,
+            );
         }
       } finally {
         await db.close();

@@ -13,7 +13,9 @@ export function neo4jCommand(out: CliOutput): Command {
     .action(async () => {
       const config = loadConfig();
       const target = await localNeo4jFromConfig(config, out.info).start();
-      out.info(`Neo4j running: ${target.uri} (user ${target.user}; password in .kgc/neo4j/local/credentials.json)`);
+      out.info(
+        `Neo4j running: ${target.uri} (user ${target.user}; password in .kgc/neo4j/local/credentials.json)`,
+      );
     });
   command
     .command('stop')

@@ -22,7 +22,9 @@ export function serveCommand(out: CliOutput): Command {
         config.http.port = port;
       }
       const server = await startServer(config, { migrationsDir: MIGRATIONS_DIR });
-      out.info(`GraphQL API on ${server.url} (health: ${server.url.replace(/graphql$/, 'healthz')})`);
+      out.info(
+        `GraphQL API on ${server.url} (health: ${server.url.replace(/graphql$/, 'healthz')})`,
+      );
       await new Promise<void>((resolve) => {
         const shutdown = () => resolve();
         process.once('SIGINT', shutdown);

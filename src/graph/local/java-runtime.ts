@@ -26,7 +26,8 @@ export function findJava(javaHome: string | undefined): string {
   const jvmDir = '/usr/lib/jvm';
   if (fs.existsSync(jvmDir)) {
     for (const entry of fs.readdirSync(jvmDir).sort()) {
-      if (/(^|-)(17|21)(-|\.|$)/.test(entry)) candidates.push(path.join(jvmDir, entry, 'bin', 'java'));
+      if (/(^|-)(17|21)(-|\.|$)/.test(entry))
+        candidates.push(path.join(jvmDir, entry, 'bin', 'java'));
     }
   }
   for (const candidate of candidates) {

@@ -99,6 +99,8 @@ export class LocalNeo4j {
     }
     const conf = renderNeo4jConf({ ...this.options, boltPort });
     fs.writeFileSync(path.join(this.dir, 'conf', 'neo4j.conf'), conf);
+    // The child inherits the environment as any spawned process does; config is not read here.
+    // eslint-disable-next-line no-restricted-properties
     const env = { ...process.env, NEO4J_HOME: home, NEO4J_CONF: path.join(this.dir, 'conf') };
     const classpath = `${path.join(home, 'lib')}/*`;
 
@@ -203,7 +205,10 @@ export class LocalNeo4j {
       await sleep(500);
     }
     await this.stop();
-    throw new KgcError(ErrorCode.NEO4J_SETUP_FAILED, `Neo4j did not answer within the timeout.\n${this.consoleTail()}`);
+    throw new KgcError(
+      ErrorCode.NEO4J_SETUP_FAILED,
+      `Neo4j did not answer within the timeout.\n${this.consoleTail()}`,
+    );
   }
 
   private consoleTail(): string {

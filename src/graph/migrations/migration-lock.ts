@@ -23,7 +23,8 @@ export class MigrationLock {
       );
     } catch (error) {
       // A concurrent runner created it first: that is the outcome we wanted.
-      if (!(error instanceof KgcError && /already exists|equivalent/i.test(error.message))) throw error;
+      if (!(error instanceof KgcError && /already exists|equivalent/i.test(error.message)))
+        throw error;
     }
   }
 
@@ -39,7 +40,8 @@ export class MigrationLock {
         );
         return;
       } catch (error) {
-        if (!(error instanceof KgcError && error.code === ErrorCode.CONSTRAINT_VIOLATION)) throw error;
+        if (!(error instanceof KgcError && error.code === ErrorCode.CONSTRAINT_VIOLATION))
+          throw error;
       }
       if (Date.now() > deadline) {
         const holder = await this.holder();

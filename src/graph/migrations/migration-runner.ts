@@ -100,9 +100,13 @@ export class MigrationRunner {
         await this.db.autoCommit(statement);
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
-        throw new KgcError(ErrorCode.MIGRATION_INVALID, `Migration ${file.file} failed: ${reason}`, {
-          cause: error,
-        });
+        throw new KgcError(
+          ErrorCode.MIGRATION_INVALID,
+          `Migration ${file.file} failed: ${reason}`,
+          {
+            cause: error,
+          },
+        );
       }
     }
     await this.db.write((tx) =>
@@ -139,7 +143,11 @@ export class MigrationRunner {
     const applied = new Map<number, AppliedMigration>();
     for (const record of result.records) {
       const version = String(record.get('version'));
-      applied.set(Number(version), { version, checksum: record.get('checksum'), at: record.get('at') });
+      applied.set(Number(version), {
+        version,
+        checksum: record.get('checksum'),
+        at: record.get('at'),
+      });
     }
     return applied;
   }

@@ -56,7 +56,10 @@ describe('MigrationRunner on a real Neo4j', () => {
     });
 
     const applied = await runner.migrate();
-    expect(applied.map((m) => m.file)).toEqual(['V0001__create_index.cypher', 'V0002__seed.cypher']);
+    expect(applied.map((m) => m.file)).toEqual([
+      'V0001__create_index.cypher',
+      'V0002__seed.cypher',
+    ]);
     expect(await countOf(db, label)).toBe(2);
 
     expect(await runner.migrate()).toEqual([]);

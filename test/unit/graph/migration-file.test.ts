@@ -17,7 +17,8 @@ function tempDir(files: Record<string, string>): string {
 
 describe('migration files', () => {
   it('splits statements at a trailing semicolon and drops comment lines', () => {
-    const text = '// why\nCREATE INDEX a IF NOT EXISTS\nFOR (n:A) ON (n.x);\r\nCREATE INDEX b FOR (n:B) ON (n.y);\n';
+    const text =
+      '// why\nCREATE INDEX a IF NOT EXISTS\nFOR (n:A) ON (n.x);\r\nCREATE INDEX b FOR (n:B) ON (n.y);\n';
     expect(splitStatements(text)).toEqual([
       'CREATE INDEX a IF NOT EXISTS\nFOR (n:A) ON (n.x)',
       'CREATE INDEX b FOR (n:B) ON (n.y)',

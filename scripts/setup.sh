@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Everything a fresh machine needs before `kgc` runs: Java 17 + Maven (apt-get when root),
+# npm packages, the native engine, the TypeScript build, and the Neo4j jars from Maven Central.
+# Idempotent and quiet when there is nothing to do.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+step() { printf '\n==> %s\n' "$*"; }
+die() { printf 'setup: %s\n' "$*" >&2; exit 1; }
+
+apt_install() {
+  if [[ $(id -u) -ne 0 ]] || ! command -v apt-get >/dev/null; then
+    die "$1 is missing: install $2 (e.g. sudo apt-get install $2) and rerun."
+  fi
+  step "Installing $2 with apt-get"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq "$2" >/dev/null
+}
+
+has_java_17_or_21() {
+  local bin
+  for bin in "${JAVA_HOME:-/nonexistent}/bin/java" java /usr/lib/jvm/*{17,21}*/bin/java; do
+    if "$bin" -version 2>&1 | grep -Eq 'version "(17|21)[."]'; then return 0; fi
+  done 2>/dev/null
+  return 1
+}
+
+has_java_17_or_21 || apt_install "Java 17" openjdk-17-jre-headless
+command -v mvn >/dev/null || apt_install "Maven" maven
+command -v cargo >/dev/null || die "Rust (cargo) is missing: install it with rustup (https://rustup.rs) and rerun."
+command -v node >/dev/null || die "Node.js 20 is missing: install it and rerun."
+
+if [[ ! -d node_modules || package-lock.json -nt node_modules/.package-lock.json ]]; then
+  step "Installing npm packages (npm ci)"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+
+if [[ -f engine/node/package.json ]]; then
+  step "Building the native engine (release)"
+  npm run --silent build:engine
+fi
+
+step "Compiling TypeScript"
+npm run --silent build
+
+cache_dir="${KGC_CACHE_DIR:-$HOME/.cache/kgc}"
+version="$(sed -n 's:.*<neo4j.version>\(.*\)</neo4j.version>.*:\1:p' scripts/neo4j/pom.xml)"
+if [[ ! -f "$cache_dir/neo4j-$version/.complete" ]]; then
+  step "Fetching Neo4j $version from Maven Central"
+fi
+bash scripts/neo4j/fetch.sh "$cache_dir/neo4j-$version"
+echo "setup: ready"

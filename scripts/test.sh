@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Runs every test after setup: lint and type checks, the Rust engine's tests, then Jest
+# (unit + integration against one real Neo4j). Prints one summary line per runner and a total.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+bash scripts/setup.sh || exit 1
+
+status=0
+printf '\n==> Lint and type check\n'
+npx --no-install eslint . && npx --no-install prettier --check . --log-level warn && npx --no-install tsc -p tsconfig.json --noEmit || status=1
+
+rust_passed=0; rust_failed=0
+if [[ -f engine/Cargo.toml ]]; then
+  printf '\n==> Rust engine tests (cargo test)\n'
+  cargo_log="$(mktemp)"
+  (cd engine && cargo test --workspace --release 2>&1) | tee "$cargo_log"
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+  rust_passed=$(grep -Eo '[0-9]+ passed' "$cargo_log" | awk '{s+=$1} END {print s+0}')
+  rust_failed=$(grep -Eo '[0-9]+ failed' "$cargo_log" | awk '{s+=$1} END {print s+0}')
+fi
+
+printf '\n==> Jest (unit, integration, e2e; one real Neo4j)\n'
+jest_json="$(mktemp)"
+npx --no-install jest --ci --json --outputFile="$jest_json" || status=1
+read -r jest_passed jest_failed < <(node -e '
+  const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+  console.log(r.numPassedTests, r.numFailedTests + r.numRuntimeErrorTestSuites);
+' "$jest_json" 2>/dev/null || echo "0 1")
+
+printf '\n==> Summary\n'
+echo "cargo: $rust_passed passed, $rust_failed failed"
+echo "jest: $jest_passed passed, $jest_failed failed"
+echo "total: $((rust_passed + jest_passed)) passed, $((rust_failed + jest_failed)) failed"
+exit $status
