@@ -111,13 +111,14 @@ def run_epoch(model, opt, data_tr, args, gen, n_ent):
     if args.max_batches:
         batches = batches[:args.max_batches]
     clock = dict.fromkeys(PHASES, 0.0)
-    losses, times = [], []
+    losses, times, cpu = [], [], []
     for idx in batches:
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         losses.append(train_batch(model, opt, idx, pairs, offsets, tails, n_ent,
                                   args.label_smoothing, clock))
         times.append(time.perf_counter() - t)
-    return losses, times, clock, len(batches)
+        cpu.append(time.process_time() - c)               # all threads of this process
+    return losses, (times, cpu), clock, len(batches)
 
 
 def main(argv=None):
@@ -156,10 +157,12 @@ def main(argv=None):
         line = {"epoch": epoch, "loss": sum(losses) / len(losses),
                 "epochSeconds": round(time.perf_counter() - t, 4)}
         if args.max_batches:
-            steady = times[1:] if len(times) > 1 else times   # the first batch warms caches
-            per = sum(steady) / len(steady)
+            wall, cpu = (x[1:] if len(x) > 1 else x for x in times)  # first batch warms caches
+            per, per_cpu = sum(wall) / len(wall), sum(cpu) / len(cpu)
             line |= {"batches": nb, "batchSeconds": round(per, 5),
                      "extrapolatedEpochSeconds": round(per * full_batches, 2),
+                     "cpuSecondsPerBatch": round(per_cpu, 5),
+                     "extrapolatedEpochCpuSeconds": round(per_cpu * full_batches, 2),
                      "phaseMsPerBatch": {k: round(1000 * v / nb, 2) for k, v in clock.items()},
                      "loadavg": os.getloadavg()}
         sched.step()
