@@ -67,9 +67,9 @@ fn run<T: Real>(tol: f64) {
     for (s, want) in g["steps"].as_array().unwrap().iter().enumerate() {
         let loss = loss_and_grads(&mut p, &Dropouts::default(), eps, &b, &mut ws, &mut grads, 0, s as u64);
         // Logits were replaced by their gradient; recompute them in a separate forward.
-        let mut p2 = p.clone();
+        let p2 = p.clone();
         let mut ws2 = Workspace::new();
-        neptune_core::net::forward(&mut p2, &Dropouts::default(), &b, &mut ws2, neptune_core::net::Mode::Train { seed: 0, step: 0 });
+        neptune_core::net::forward(&p2, &Dropouts::default(), &b, &mut ws2, neptune_core::net::Mode::Train { seed: 0, step: 0 });
         let n_logits = b.len() * p.n_ent;
         close(&format!("step {s} logits"), &to64(&ws2.logits[..n_logits]), &vecf::<f64>(&want["logits"]), tol);
         close(&format!("step {s} loss"), &[loss], &[want["loss"].as_f64().unwrap()], tol);

@@ -5,9 +5,11 @@ use crate::params::{BatchNorm, BN_EPS, BN_MOMENTUM};
 use crate::real::Real;
 
 /// Training mode. Writes `xhat = (x - mean) * inv` (B x D, kept for backward), `inv` (D),
-/// `out = gamma * xhat + beta` (B x D) and updates the running statistics. Needs `b >= 2`.
+/// `out = gamma * xhat + beta` (B x D), and the batch `mean` and biased `var` (D) for
+/// [`update_running`]. Needs `b >= 2`.
+#[allow(clippy::too_many_arguments)]
 pub fn forward_train<T: Real>(
-    bn: &mut BatchNorm<T>,
+    bn: &BatchNorm<T>,
     x: &[T],
     b: usize,
     d: usize,
@@ -15,6 +17,7 @@ pub fn forward_train<T: Real>(
     inv: &mut [T],
     out: &mut [T],
     mean: &mut [T],
+    var: &mut [T],
 ) {
     debug_assert!(b >= 2);
     let bf = T::from_f64(b as f64);
@@ -33,14 +36,10 @@ pub fn forward_train<T: Real>(
             *v += c * c;
         }
     }
-    let mom = T::from_f64(BN_MOMENTUM);
-    let unbias = T::from_f64(b as f64 / (b as f64 - 1.0));
     let eps = T::from_f64(BN_EPS);
     for j in 0..d {
-        let var = inv[j] / bf;
-        bn.running_mean[j] = (T::ONE - mom) * bn.running_mean[j] + mom * mean[j];
-        bn.running_var[j] = (T::ONE - mom) * bn.running_var[j] + mom * var * unbias;
-        inv[j] = T::ONE / (var + eps).sqrt();
+        var[j] = inv[j] / bf;
+        inv[j] = T::ONE / (var[j] + eps).sqrt();
     }
     for ((xr, hr), or) in x[..b * d].chunks_exact(d).zip(xhat.chunks_exact_mut(d)).zip(out.chunks_exact_mut(d)) {
         for j in 0..d {
@@ -48,6 +47,17 @@ pub fn forward_train<T: Real>(
             hr[j] = h;
             or[j] = bn.gamma[j] * h + bn.beta[j];
         }
+    }
+}
+
+/// PyTorch's running-statistics update after a training forward on `b` examples: momentum 0.1,
+/// unbiased variance.
+pub fn update_running<T: Real>(bn: &mut BatchNorm<T>, mean: &[T], var: &[T], b: usize) {
+    let mom = T::from_f64(BN_MOMENTUM);
+    let unbias = T::from_f64(b as f64 / (b as f64 - 1.0));
+    for j in 0..bn.gamma.len() {
+        bn.running_mean[j] = (T::ONE - mom) * bn.running_mean[j] + mom * mean[j];
+        bn.running_var[j] = (T::ONE - mom) * bn.running_var[j] + mom * var[j] * unbias;
     }
 }
 

@@ -8,9 +8,9 @@ use crate::params::Params;
 use crate::real::Real;
 
 /// Runs the forward pass; `ws.logits[..B * N]` holds the logits afterwards. In training mode the
-/// BatchNorm running statistics in `p` are updated (as PyTorch does in `forward`). Relation and
-/// entity ids must have been validated by the caller.
-pub fn forward<T: Real>(p: &mut Params<T>, drop: &Dropouts, batch: &Batch, ws: &mut Workspace<T>, mode: Mode) {
+/// batch statistics are left in the workspace; [`super::update_running_stats`] applies them, as
+/// PyTorch does inside `forward`. Relation and entity ids must have been validated by the caller.
+pub fn forward<T: Real>(p: &Params<T>, drop: &Dropouts, batch: &Batch, ws: &mut Workspace<T>, mode: Mode) {
     let (b, d, dr, n) = (batch.len(), p.d_e, p.d_r, p.n_ent);
     let train = matches!(mode, Mode::Train { .. });
     let masks = Masks::new(mode, drop);
@@ -22,7 +22,7 @@ pub fn forward<T: Real>(p: &mut Params<T>, drop: &Dropouts, batch: &Batch, ws: &
     for buf in [&mut ws.x0, &mut ws.xhat0, &mut ws.x1, &mut ws.y, &mut ws.xhat1, &mut ws.z2, &mut ws.x2] {
         ensure(buf, b * d);
     }
-    for buf in [&mut ws.inv0, &mut ws.mean0, &mut ws.inv1, &mut ws.mean1] {
+    for buf in [&mut ws.inv0, &mut ws.mean0, &mut ws.var0, &mut ws.inv1, &mut ws.mean1, &mut ws.var1] {
         ensure(buf, d);
     }
     ensure(&mut ws.logits, b * n);
@@ -32,7 +32,7 @@ pub fn forward<T: Real>(p: &mut Params<T>, drop: &Dropouts, batch: &Batch, ws: &
         row.copy_from_slice(&p.e[h as usize * d..][..d]);
     }
     if train {
-        batchnorm::forward_train(&mut p.bn0, &ws.x0, b, d, &mut ws.xhat0, &mut ws.inv0, &mut ws.x1, &mut ws.mean0);
+        batchnorm::forward_train(&p.bn0, &ws.x0, b, d, &mut ws.xhat0, &mut ws.inv0, &mut ws.x1, &mut ws.mean0, &mut ws.var0);
         elementwise::dropout_inplace(&mut ws.x1[..b * d], d, &masks.in_head, s_in);
     } else {
         batchnorm::forward_eval(&p.bn0, &ws.x0, b, d, &mut ws.x1);
@@ -51,7 +51,7 @@ pub fn forward<T: Real>(p: &mut Params<T>, drop: &Dropouts, batch: &Batch, ws: &
     // 3. y_b = x1_b · dropout_h1(A_{r_b}); z2 = dropout_h2(BN1(y)); x2 = act(z2)   (B x D)
     core_product::forward(&ws.x1, &ws.a, &ws.group, d, &masks.h1, s_h1, &mut ws.y);
     if train {
-        batchnorm::forward_train(&mut p.bn1, &ws.y, b, d, &mut ws.xhat1, &mut ws.inv1, &mut ws.z2, &mut ws.mean1);
+        batchnorm::forward_train(&p.bn1, &ws.y, b, d, &mut ws.xhat1, &mut ws.inv1, &mut ws.z2, &mut ws.mean1, &mut ws.var1);
         elementwise::dropout_inplace(&mut ws.z2[..b * d], d, &masks.h2, s_h2);
     } else {
         batchnorm::forward_eval(&p.bn1, &ws.y, b, d, &mut ws.z2);

@@ -103,6 +103,7 @@ pub struct Workspace<T> {
     pub(crate) xhat0: Vec<T>,
     pub(crate) inv0: Vec<T>,
     pub(crate) mean0: Vec<T>,
+    pub(crate) var0: Vec<T>,
     pub(crate) x1: Vec<T>,
     pub(crate) ru: Vec<T>,
     pub(crate) a: Vec<T>,
@@ -110,6 +111,7 @@ pub struct Workspace<T> {
     pub(crate) xhat1: Vec<T>,
     pub(crate) inv1: Vec<T>,
     pub(crate) mean1: Vec<T>,
+    pub(crate) var1: Vec<T>,
     pub(crate) z2: Vec<T>,
     pub(crate) x2: Vec<T>,
     pub(crate) e_drop: Vec<T>,
@@ -183,6 +185,7 @@ impl<T: crate::real::Real> Workspace<T> {
 /// gradient of the loss with respect to the logits).
 pub fn loss<T: crate::real::Real>(p: &mut crate::params::Params<T>, drop: &Dropouts, eps: f64, batch: &Batch, ws: &mut Workspace<T>, seed: u64, step: u64) -> f64 {
     forward(p, drop, batch, ws, Mode::Train { seed, step });
+    update_running_stats(p, ws, batch.len());
     ensure(&mut ws.row_loss, batch.len());
     let n = p.n_ent;
     crate::kernels::loss::bce_fused(&mut ws.logits, batch.len(), n, eps, |i| batch.tails_of(i), &mut ws.row_loss)
@@ -203,4 +206,11 @@ pub fn loss_and_grads<T: crate::real::Real>(
     let l = loss(p, drop, eps, batch, ws, seed, step);
     backward(p, drop, batch, ws, g, seed, step);
     l
+}
+
+/// Applies the batch statistics of the last training-mode forward to the running statistics.
+pub fn update_running_stats<T: crate::real::Real>(p: &mut crate::params::Params<T>, ws: &Workspace<T>, b: usize) {
+    use crate::kernels::batchnorm::update_running;
+    update_running(&mut p.bn0, &ws.mean0, &ws.var0, b);
+    update_running(&mut p.bn1, &ws.mean1, &ws.var1, b);
 }

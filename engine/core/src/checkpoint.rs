@@ -1,0 +1,214 @@
+//! Checkpoints: a directory with `model.safetensors` (every tensor, f32, little-endian; Adam
+//! moments too when saved for resuming) and `manifest.json` (vocabularies, config, metrics,
+//! training state, engine version, and the SHA-256 and size of the tensor file).
+//!
+//! Loading verifies the checksum, the format version, every tensor's dtype and shape against the
+//! config and vocabularies, and refuses anything else with [`Error::Checkpoint`]. Saving writes
+//! both files under temporary names and renames them, the manifest last; a reader racing a save
+//! sees either the old manifest (whose checksum then fails) or the complete new checkpoint.
+
+use crate::adam::Adam;
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::eval::Metrics;
+use crate::model::Model;
+use crate::params::{BatchNorm, Params, TRAINABLE_NAMES};
+use safetensors::tensor::{Dtype, SafeTensors, TensorView};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::path::Path;
+
+pub const FORMAT: &str = "neptune-checkpoint";
+pub const FORMAT_VERSION: u32 = 1;
+pub const TENSORS_FILE: &str = "model.safetensors";
+pub const MANIFEST_FILE: &str = "manifest.json";
+
+/// Where training stands, for resuming.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TrainState {
+    /// Epochs completed.
+    pub epoch: usize,
+    /// Best validation MRR so far and the epoch count it was reached at.
+    pub best_mrr: Option<f64>,
+    pub best_epoch: usize,
+    /// Validations since the best one (early stopping).
+    pub evals_since_best: usize,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Manifest {
+    format: String,
+    format_version: u32,
+    engine_version: String,
+    config: Config,
+    n_entities: usize,
+    n_relations: usize,
+    model_relations: usize,
+    epoch: usize,
+    valid_metrics: Option<Metrics>,
+    train_state: Option<TrainState>,
+    has_optimizer_state: bool,
+    adam_step: u64,
+    tensors_file: String,
+    tensors_bytes: u64,
+    tensors_sha256: String,
+    entities: Vec<String>,
+    relations: Vec<String>,
+}
+
+/// A loaded checkpoint: the model plus, when saved, what is needed to resume training.
+pub struct Checkpoint {
+    pub model: Model,
+    pub adam: Option<Adam<f32>>,
+    pub train_state: Option<TrainState>,
+}
+
+fn shapes(p: &Params<f32>) -> Vec<(String, Vec<usize>)> {
+    let (n, nr, d, dr) = (p.n_ent, p.n_rel, p.d_e, p.d_r);
+    let tr: [Vec<usize>; 8] = [vec![n, d], vec![nr, dr], vec![dr, d, d], vec![d], vec![d], vec![d], vec![d], vec![1]];
+    let mut v: Vec<(String, Vec<usize>)> = TRAINABLE_NAMES.iter().map(|s| s.to_string()).zip(tr).collect();
+    for k in ["bn0.running_mean", "bn0.running_var", "bn1.running_mean", "bn1.running_var"] {
+        v.push((k.to_string(), vec![d]));
+    }
+    v
+}
+
+fn to_bytes(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Writes `model` (and `adam` / `state` for resuming) into `dir`, creating it if needed.
+pub fn save(dir: &Path, model: &Model, adam: Option<&Adam<f32>>, state: Option<&TrainState>) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let p = &model.params;
+    let mut data: Vec<(String, Vec<usize>, Vec<u8>)> = Vec::new();
+    let running = [&p.bn0.running_mean, &p.bn0.running_var, &p.bn1.running_mean, &p.bn1.running_var];
+    let tensors: Vec<&Vec<f32>> = p.trainable().into_iter().chain(running).collect();
+    for ((name, shape), t) in shapes(p).into_iter().zip(tensors) {
+        data.push((name, shape, to_bytes(t)));
+    }
+    if let Some(a) = adam {
+        for (i, (name, shape)) in shapes(p).into_iter().take(TRAINABLE_NAMES.len()).enumerate() {
+            data.push((format!("adam.m.{name}"), shape.clone(), to_bytes(&a.m[i])));
+            data.push((format!("adam.v.{name}"), shape, to_bytes(&a.v[i])));
+        }
+    }
+    let views: Vec<(String, TensorView<'_>)> = data
+        .iter()
+        .map(|(n, s, b)| Ok((n.clone(), TensorView::new(Dtype::F32, s.clone(), b).map_err(|e| Error::checkpoint(dir, e.to_string()))?)))
+        .collect::<Result<_>>()?;
+    let bytes = safetensors::tensor::serialize(views, &None).map_err(|e| Error::checkpoint(dir, e.to_string()))?;
+    let manifest = Manifest {
+        format: FORMAT.into(),
+        format_version: FORMAT_VERSION,
+        engine_version: crate::ENGINE_VERSION.into(),
+        config: model.config.clone(),
+        n_entities: p.n_ent,
+        n_relations: model.relations.len(),
+        model_relations: p.n_rel,
+        epoch: model.epoch,
+        valid_metrics: model.valid_metrics.clone(),
+        train_state: state.cloned(),
+        has_optimizer_state: adam.is_some(),
+        adam_step: adam.map_or(0, |a| a.step),
+        tensors_file: TENSORS_FILE.into(),
+        tensors_bytes: bytes.len() as u64,
+        tensors_sha256: hex(&Sha256::digest(&bytes)),
+        entities: model.entities.clone(),
+        relations: model.relations.clone(),
+    };
+    let json = serde_json::to_vec_pretty(&manifest).map_err(|e| Error::checkpoint(dir, e.to_string()))?;
+    let write = |name: &str, content: &[u8]| -> Result<()> {
+        let tmp = dir.join(format!("{name}.tmp"));
+        std::fs::write(&tmp, content).map_err(|e| Error::io(&tmp, e))?;
+        std::fs::rename(&tmp, dir.join(name)).map_err(|e| Error::io(dir.join(name), e))
+    };
+    write(TENSORS_FILE, &bytes)?;
+    write(MANIFEST_FILE, &json)
+}
+
+/// Loads and verifies a checkpoint directory.
+pub fn load(dir: &Path) -> Result<Checkpoint> {
+    let bad = |m: String| Error::checkpoint(dir, m);
+    let mpath = dir.join(MANIFEST_FILE);
+    let mtext = std::fs::read(&mpath).map_err(|e| Error::io(&mpath, e))?;
+    let m: Manifest = serde_json::from_slice(&mtext).map_err(|e| bad(format!("{MANIFEST_FILE} is not a valid manifest: {e}")))?;
+    if m.format != FORMAT || m.format_version != FORMAT_VERSION {
+        return Err(bad(format!("format {} v{} is not {FORMAT} v{FORMAT_VERSION}", m.format, m.format_version)));
+    }
+    m.config.validate().map_err(|e| bad(format!("manifest config: {e}")))?;
+    if m.entities.len() != m.n_entities || m.relations.len() != m.n_relations {
+        return Err(bad("vocabulary sizes do not match the manifest counts".into()));
+    }
+    if m.model_relations != m.config.inverse_mode.model_relations(m.n_relations) {
+        return Err(bad("model relation count does not match the inverse-relation mode".into()));
+    }
+    if m.tensors_file.contains(['/', '\\']) || m.tensors_file.starts_with('.') {
+        return Err(bad(format!("tensors_file `{}` must be a plain file name", m.tensors_file)));
+    }
+    let tpath = dir.join(&m.tensors_file);
+    let bytes = std::fs::read(&tpath).map_err(|e| Error::io(&tpath, e))?;
+    if bytes.len() as u64 != m.tensors_bytes {
+        return Err(bad(format!("{} has {} bytes, manifest says {} (truncated or replaced)", m.tensors_file, bytes.len(), m.tensors_bytes)));
+    }
+    if hex(&Sha256::digest(&bytes)) != m.tensors_sha256 {
+        return Err(bad(format!("{} fails its SHA-256 check (corrupt or replaced)", m.tensors_file)));
+    }
+    let st = SafeTensors::deserialize(&bytes).map_err(|e| bad(format!("{}: {e}", m.tensors_file)))?;
+    let mut p = Params::<f32> {
+        n_ent: m.n_entities,
+        n_rel: m.model_relations,
+        d_e: m.config.d_e,
+        d_r: m.config.d_r,
+        e: vec![],
+        r: vec![],
+        w: vec![],
+        bn0: BatchNorm::new(0),
+        bn1: BatchNorm::new(0),
+        slope: vec![],
+    };
+    let read = |name: &str, shape: &[usize]| -> Result<Vec<f32>> {
+        let t = st.tensor(name).map_err(|_| bad(format!("tensor `{name}` is missing")))?;
+        if t.dtype() != Dtype::F32 || t.shape() != shape {
+            return Err(bad(format!("tensor `{name}` is {:?} {:?}, expected F32 {shape:?} from the config", t.dtype(), t.shape())));
+        }
+        Ok(t.data().chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+    };
+    let sh = shapes(&p);
+    let mut vals: Vec<Vec<f32>> = sh.iter().map(|(n, s)| read(n, s)).collect::<Result<_>>()?;
+    let mut take = |i: usize| std::mem::take(&mut vals[i]);
+    p.e = take(0);
+    p.r = take(1);
+    p.w = take(2);
+    p.bn0 = BatchNorm { gamma: take(3), beta: take(4), running_mean: take(8), running_var: take(9) };
+    p.bn1 = BatchNorm { gamma: take(5), beta: take(6), running_mean: take(10), running_var: take(11) };
+    p.slope = take(7);
+    let adam = if m.has_optimizer_state {
+        let mut a = Adam::new(&p);
+        for (i, (name, shape)) in sh.iter().take(TRAINABLE_NAMES.len()).enumerate() {
+            a.m[i] = read(&format!("adam.m.{name}"), shape)?;
+            a.v[i] = read(&format!("adam.v.{name}"), shape)?;
+        }
+        a.step = m.adam_step;
+        Some(a)
+    } else {
+        None
+    };
+    let model = Model { config: m.config, params: p, entities: m.entities, relations: m.relations, epoch: m.epoch, valid_metrics: m.valid_metrics };
+    Ok(Checkpoint { model, adam, train_state: m.train_state })
+}
+
+impl Model {
+    /// Saves the model (without optimizer state) into `dir`; see [`save`].
+    pub fn save(&self, dir: impl AsRef<Path>) -> Result<()> {
+        save(dir.as_ref(), self, None, None)
+    }
+    /// Loads and verifies a model saved by [`Model::save`] or by training.
+    pub fn load(dir: impl AsRef<Path>) -> Result<Model> {
+        Ok(load(dir.as_ref())?.model)
+    }
+}

@@ -1,0 +1,286 @@
+//! The training loop: shuffled unique `(h, r)` pairs, batches, Adam with exponential decay,
+//! periodic validation, best-by-validation-MRR selection, early stopping, cancellation,
+//! checkpoints and resume.
+
+use crate::adam::Adam;
+use crate::checkpoint::{self, TrainState};
+use crate::config::{Activation, Config};
+use crate::dataset::{Dataset, PairIndex};
+use crate::error::{Error, Result};
+use crate::eval::{evaluate_triples, Metrics};
+use crate::model::Model;
+use crate::net::{loss_and_grads, Batch, Dropouts, Workspace};
+use crate::params::{Grads, Params, N_TRAINABLE};
+use crate::rng::{CounterRng, Stream};
+use rayon::ThreadPool;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// Reported through the training callback. Epochs are counted from 1.
+#[derive(Clone, Debug)]
+pub enum Progress {
+    Batch { epoch: usize, batch: usize, batches: usize, loss: f64, examples_per_sec: f64 },
+    Epoch { epoch: usize, epochs: usize, loss: f64, seconds: f64, examples_per_sec: f64, lr: f64 },
+    Validation { epoch: usize, metrics: Metrics, best_mrr: f64, improved: bool, seconds: f64 },
+}
+
+/// Why training ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    Completed,
+    EarlyStopped,
+    Cancelled,
+}
+
+/// The result of [`Trainer::train`]: the best model by validation MRR (the last one when there
+/// was no validation), and how training went.
+#[derive(Debug)]
+pub struct TrainOutcome {
+    pub model: Model,
+    pub stop: StopReason,
+    /// Epochs completed in total (including those before a resume).
+    pub epochs_run: usize,
+    pub state: TrainState,
+}
+
+/// Which split to evaluate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Split {
+    Valid,
+    Test,
+}
+
+/// Trains models with one [`Config`] on a private rayon pool of `config.threads` threads.
+pub struct Trainer {
+    pub config: Config,
+    /// When set, `<dir>/last` (with optimizer state, for resuming) is written at every
+    /// validation and at the end, and `<dir>/best` whenever validation MRR improves.
+    pub checkpoint_dir: Option<PathBuf>,
+    /// Resume from `<dir>/last` (and `<dir>/best`) of an earlier run's checkpoint directory.
+    pub resume_from: Option<PathBuf>,
+    pool: ThreadPool,
+}
+
+/// Eval batch: bounded so the per-relation core matrices (U x d_e²) stay small.
+const EVAL_BATCH: usize = 256;
+
+impl Trainer {
+    pub fn new(config: Config) -> Result<Trainer> {
+        config.validate()?;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(config.threads)
+            .thread_name(|i| format!("neptune-{i}"))
+            .build()
+            .map_err(|e| Error::ThreadPool(e.to_string()))?;
+        Ok(Trainer { config, checkpoint_dir: None, resume_from: None, pool })
+    }
+
+    pub fn with_checkpoint_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.checkpoint_dir = Some(dir.into());
+        self
+    }
+
+    pub fn with_resume_from(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.resume_from = Some(dir.into());
+        self
+    }
+
+    /// Filtered evaluation of `model` on a split of `dataset` (which must share its vocabulary).
+    pub fn evaluate(&self, model: &Model, dataset: &Dataset, split: Split) -> Result<Metrics> {
+        check_vocab(model, dataset)?;
+        let filter = dataset.filter_index(model.config.inverse_mode);
+        let triples = match split {
+            Split::Valid => &dataset.valid,
+            Split::Test => &dataset.test,
+        };
+        Ok(self.pool.install(|| {
+            evaluate_triples(&model.params, triples, dataset.n_relations(), model.config.inverse_mode, &filter, EVAL_BATCH)
+        }))
+    }
+
+    /// Trains on `dataset`, calling `on_progress` after every batch, epoch and validation, and
+    /// checking `cancel` between batches (a cancelled run returns `Ok` with
+    /// `StopReason::Cancelled` and the best model so far).
+    pub fn train(&self, dataset: &Dataset, mut on_progress: impl FnMut(&Progress), cancel: &AtomicBool) -> Result<TrainOutcome> {
+        let cfg = &self.config;
+        dataset.validate()?;
+        let mode = cfg.inverse_mode;
+        let index = dataset.train_index(mode);
+        if index.len() < 2 {
+            return Err(Error::Dataset("training needs at least two distinct (head, relation) pairs".into()));
+        }
+        let filter = dataset.filter_index(mode);
+        let n_model_rel = mode.model_relations(dataset.n_relations());
+        let (mut params, mut adam, mut state, mut best) = match &self.resume_from {
+            Some(dir) => self.load_resume(dir, dataset)?,
+            None => {
+                let p = Params::<f32>::init(cfg, dataset.n_entities(), n_model_rel);
+                let a = Adam::new(&p);
+                (p, a, TrainState::default(), None)
+            }
+        };
+        let drop = Dropouts { input: cfg.dropout_in, h1: cfg.dropout_h1, h2: cfg.dropout_h2 };
+        let mut frozen = [false; N_TRAINABLE];
+        frozen[N_TRAINABLE - 1] = cfg.activation != Activation::Prelu;
+        let mut ws = Workspace::<f32>::new();
+        let mut grads = Grads::zeros_like(&params);
+        let mut batch = Batch::default();
+        let mut order: Vec<u32> = Vec::with_capacity(index.len());
+        let bounds = batch_bounds(index.len(), cfg.batch_size);
+        let mut stop = StopReason::Completed;
+
+        'epochs: while state.epoch < cfg.epochs {
+            let epoch = state.epoch + 1;
+            let lr = cfg.lr * cfg.decay.powi(state.epoch as i32);
+            // The order depends only on (seed, epoch): a resumed run sees the same batches.
+            order.clear();
+            order.extend(0..index.len() as u32);
+            CounterRng::new(cfg.seed, state.epoch as u64, Stream::Shuffle).shuffle(&mut order);
+            let t_epoch = Instant::now();
+            let mut loss_sum = 0.0;
+            for (bi, &(s, e)) in bounds.iter().enumerate() {
+                if cancel.load(Ordering::Relaxed) {
+                    stop = StopReason::Cancelled;
+                    break 'epochs;
+                }
+                let t_batch = Instant::now();
+                fill_batch(&mut batch, &index, &order[s..e]);
+                let step = adam.step;
+                let loss = self.pool.install(|| {
+                    let l = loss_and_grads(&mut params, &drop, cfg.label_smoothing, &batch, &mut ws, &mut grads, cfg.seed, step);
+                    adam.step(&mut params, &grads, lr, &frozen);
+                    l
+                });
+                loss_sum += loss;
+                let secs = t_batch.elapsed().as_secs_f64().max(1e-9);
+                on_progress(&Progress::Batch { epoch, batch: bi + 1, batches: bounds.len(), loss, examples_per_sec: (e - s) as f64 / secs });
+            }
+            state.epoch = epoch;
+            let seconds = t_epoch.elapsed().as_secs_f64();
+            on_progress(&Progress::Epoch {
+                epoch,
+                epochs: cfg.epochs,
+                loss: loss_sum / bounds.len() as f64,
+                seconds,
+                examples_per_sec: index.len() as f64 / seconds.max(1e-9),
+                lr,
+            });
+            let due = cfg.eval_every > 0 && (epoch % cfg.eval_every == 0 || epoch == cfg.epochs);
+            if due && !dataset.valid.is_empty() {
+                let t = Instant::now();
+                let metrics = self.pool.install(|| evaluate_triples(&params, &dataset.valid, dataset.n_relations(), mode, &filter, EVAL_BATCH));
+                let mrr = metrics.overall.mrr;
+                let improved = state.best_mrr.is_none_or(|b| mrr > b);
+                if improved {
+                    state.best_mrr = Some(mrr);
+                    state.best_epoch = epoch;
+                    state.evals_since_best = 0;
+                    let m = self.model(dataset, params.clone(), epoch, Some(metrics.clone()));
+                    if let Some(dir) = &self.checkpoint_dir {
+                        m.save(dir.join("best"))?;
+                    }
+                    best = Some(m);
+                } else {
+                    state.evals_since_best += 1;
+                }
+                on_progress(&Progress::Validation { epoch, metrics, best_mrr: state.best_mrr.unwrap_or(mrr), improved, seconds: t.elapsed().as_secs_f64() });
+                self.save_last(dataset, &params, &adam, &state)?;
+                if cfg.patience > 0 && state.evals_since_best >= cfg.patience {
+                    stop = StopReason::EarlyStopped;
+                    break;
+                }
+            }
+        }
+        if stop != StopReason::Cancelled {
+            self.save_last(dataset, &params, &adam, &state)?;
+        }
+        let model = match best {
+            Some(m) => m,
+            None => self.model(dataset, params, state.epoch, None),
+        };
+        Ok(TrainOutcome { model, stop, epochs_run: state.epoch, state })
+    }
+
+    fn model(&self, dataset: &Dataset, params: Params<f32>, epoch: usize, valid: Option<Metrics>) -> Model {
+        Model {
+            config: self.config.clone(),
+            params,
+            entities: dataset.entities.clone(),
+            relations: dataset.relations.clone(),
+            epoch,
+            valid_metrics: valid,
+        }
+    }
+
+    fn save_last(&self, dataset: &Dataset, params: &Params<f32>, adam: &Adam<f32>, state: &TrainState) -> Result<()> {
+        if let Some(dir) = &self.checkpoint_dir {
+            let m = self.model(dataset, params.clone(), state.epoch, None);
+            checkpoint::save(&dir.join("last"), &m, Some(adam), Some(state))?;
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn load_resume(&self, dir: &std::path::Path, dataset: &Dataset) -> Result<(Params<f32>, Adam<f32>, TrainState, Option<Model>)> {
+        let ck = checkpoint::load(&dir.join("last"))?;
+        let bad = |m: &str| Error::checkpoint(dir.join("last"), m.to_string());
+        let (c, m) = (&self.config, &ck.model.config);
+        if (c.d_e, c.d_r, c.inverse_mode, c.activation) != (m.d_e, m.d_r, m.inverse_mode, m.activation) {
+            return Err(bad("d_e, d_r, inverse mode and activation must match the config being resumed"));
+        }
+        check_vocab(&ck.model, dataset)?;
+        let adam = ck.adam.ok_or_else(|| bad("no optimizer state saved; cannot resume"))?;
+        let state = ck.train_state.ok_or_else(|| bad("no training state saved; cannot resume"))?;
+        let best = match state.best_mrr {
+            Some(_) => Some(Model::load(dir.join("best"))?),
+            None => None,
+        };
+        Ok((ck.model.params, adam, state, best))
+    }
+}
+
+/// Half-open batch ranges over `n` shuffled pairs. A final batch of one example is merged into
+/// the previous batch (BatchNorm needs two examples in training mode; the reference crashes on
+/// it), so one batch per epoch may hold `batch_size + 1` examples.
+pub fn batch_bounds(n: usize, batch_size: usize) -> Vec<(usize, usize)> {
+    let mut v = Vec::new();
+    let mut s = 0;
+    while s < n {
+        let mut e = (s + batch_size).min(n);
+        if n - e == 1 {
+            e = n;
+        }
+        v.push((s, e));
+        s = e;
+    }
+    v
+}
+
+fn fill_batch(batch: &mut Batch, index: &PairIndex, ids: &[u32]) {
+    batch.clear();
+    for &i in ids {
+        let (h, r) = index.pairs[i as usize];
+        batch.push(h, r, index.tails_of(i as usize));
+    }
+}
+
+fn check_vocab(model: &Model, dataset: &Dataset) -> Result<()> {
+    if model.entities != dataset.entities || model.relations != dataset.relations {
+        return Err(Error::Dataset("the dataset's vocabulary differs from the model's (entities or relations)".into()));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::batch_bounds;
+
+    #[test]
+    fn final_singleton_batch_is_merged() {
+        assert_eq!(batch_bounds(5, 2), vec![(0, 2), (2, 5)]);
+        assert_eq!(batch_bounds(4, 2), vec![(0, 2), (2, 4)]);
+        assert_eq!(batch_bounds(3, 128), vec![(0, 3)]);
+        assert_eq!(batch_bounds(257, 128), vec![(0, 128), (128, 257)]);
+    }
+}
