@@ -13,7 +13,7 @@ rust_passed=0; rust_failed=0
 if [[ -f engine/Cargo.toml ]]; then
   printf '\n==> Rust engine tests (cargo test)\n'
   cargo_log="$(mktemp)"
-  (cd engine && cargo test --workspace --release 2>&1) | tee "$cargo_log"
+  (cd engine && cargo test -p neptune_core --release 2>&1) | tee "$cargo_log"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
   rust_passed=$(grep -Eo '[0-9]+ passed' "$cargo_log" | awk '{s+=$1} END {print s+0}')
   rust_failed=$(grep -Eo '[0-9]+ failed' "$cargo_log" | awk '{s+=$1} END {print s+0}')

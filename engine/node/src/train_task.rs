@@ -160,7 +160,7 @@ pub fn train(
     config_json: String,
     out_dir: String,
     resume_from: Option<String>,
-    on_progress: Option<ProgressFn>,
+    on_progress: Option<ThreadsafeFunction<ProgressEvent, (), ProgressEvent, Status, false>>,
     signal: Option<AbortSignal>,
 ) -> napi::Result<AsyncTask<TrainTask>> {
     let config: Config = serde_json::from_str(&config_json)
