@@ -2,6 +2,8 @@ import 'reflect-metadata';
 import { Command } from 'commander';
 import { consoleOutput, formatError } from './cli-output';
 import { demoCommand } from './commands/demo.command';
+import { evaluateCommand } from './commands/evaluate.command';
+import { trainCommand } from './commands/train.command';
 import { migrateCommand } from './commands/migrate.command';
 import { neo4jCommand } from './commands/neo4j.command';
 import { schemaCommand } from './commands/schema.command';
@@ -16,6 +18,8 @@ export function buildProgram(): Command {
     .addCommand(migrateCommand(out))
     .addCommand(serveCommand(out))
     .addCommand(schemaCommand(out))
+    .addCommand(trainCommand(out))
+    .addCommand(evaluateCommand(out))
     .addCommand(demoCommand(out));
 }
 

@@ -2,12 +2,12 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ErrorCode, KgcError } from '../../errors';
+import { REPO_ROOT } from '../../repo-root';
 
 /** Pinned in scripts/neo4j/pom.xml too; resolved once from [5.26.0,5.27). */
 export const NEO4J_VERSION = '5.26.30';
 
-/** The repository root, from src/graph/local or dist/graph/local alike. */
-export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
+export { REPO_ROOT };
 
 export function neo4jHomePath(cacheDir: string): string {
   return path.join(cacheDir, `neo4j-${NEO4J_VERSION}`);

@@ -1,0 +1,60 @@
+import path from 'node:path';
+import { Command } from 'commander';
+import { ErrorCode, KgcError } from '../../errors';
+import { evaluate } from '../../model';
+import type { CliOutput } from '../cli-output';
+import { metricsLine, parseCount } from './command-args';
+
+interface EvaluateCliOptions {
+  model: string;
+  dataset: string;
+  split: string;
+  threads?: string;
+  perRelation?: boolean;
+  json?: boolean;
+}
+
+export function evaluateCommand(out: CliOutput): Command {
+  return new Command('evaluate')
+    .description(
+      'Filtered ranking metrics (MRR, MR, Hits@1/3/10) of a saved model on a dataset split',
+    )
+    .requiredOption('--model <dir>', 'a model folder written by `kgc train`')
+    .requiredOption('--dataset <dir>', 'folder holding train.txt, valid.txt and test.txt')
+    .option('--split <split>', 'valid or test', 'test')
+    .option('--threads <n>', 'worker threads (0 = all cores)')
+    .option('--per-relation', 'also print metrics per relation and direction')
+    .option('--json', 'print the metrics as JSON on the last line')
+    .action(async (options: EvaluateCliOptions) => {
+      if (options.split !== 'valid' && options.split !== 'test') {
+        throw new KgcError(
+          ErrorCode.BAD_USER_INPUT,
+          `--split must be valid or test, got "${options.split}".`,
+        );
+      }
+      const started = Date.now();
+      const metrics = await evaluate(
+        path.resolve(options.model),
+        { dir: path.resolve(options.dataset) },
+        options.split,
+        parseCount(options.threads, '--threads', 0) ?? 0,
+      );
+      const seconds = (Date.now() - started) / 1000;
+      out.info(
+        `${options.split}: ${metricsLine(metrics.overall)} (${metrics.overall.count} queries, ${seconds.toFixed(2)} s)`,
+      );
+      if (options.perRelation) {
+        for (const r of metrics.perRelation)
+          out.info(`  ${r.relation} [${r.direction}] ${metricsLine(r.metrics)}`);
+      }
+      if (options.json)
+        out.info(
+          JSON.stringify({
+            ...metrics.overall,
+            split: options.split,
+            seconds,
+            perRelation: metrics.perRelation,
+          }),
+        );
+    });
+}

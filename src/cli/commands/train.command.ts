@@ -1,0 +1,97 @@
+import path from 'node:path';
+import { Command } from 'commander';
+import { loadConfig } from '../../config';
+import { ErrorCode, KgcError } from '../../errors';
+import { resolveTrainingConfig, train, TrainingOverrides } from '../../model';
+import type { CliOutput } from '../cli-output';
+import { trainingProgressReporter } from '../training-progress';
+import { metricsLine, parseCount } from './command-args';
+
+interface TrainCliOptions {
+  dataset: string;
+  preset: string;
+  epochs?: string;
+  evalEvery?: string;
+  threads?: string;
+  seed?: string;
+  out?: string;
+  resume?: string;
+  json?: boolean;
+}
+
+export function trainCommand(out: CliOutput): Command {
+  return new Command('train')
+    .description('Train a NePTuNe model on a folder of train/valid/test.txt (no Neo4j needed)')
+    .requiredOption(
+      '--dataset <dir>',
+      'folder holding train.txt, valid.txt and test.txt (head<TAB>relation<TAB>tail)',
+    )
+    .option('--preset <name>', 'fb15k-237, wn18rr (the reference settings) or default', 'default')
+    .option('--epochs <n>', "override the preset's number of epochs")
+    .option('--eval-every <n>', 'validate every n epochs (0 = never)')
+    .option('--threads <n>', 'worker threads (0 = all cores)')
+    .option('--seed <n>', 'random seed')
+    .option('--out <dir>', 'where to save the model (default .kgc/models/train-<time>)')
+    .option('--resume <dir>', 'resume from the checkpoints of an earlier --out folder')
+    .option('--json', 'print a JSON summary as the last line')
+    .action(async (options: TrainCliOptions) => {
+      const config = loadConfig();
+      const overrides: TrainingOverrides = {
+        epochs: parseCount(options.epochs, '--epochs', 1),
+        evalEvery: parseCount(options.evalEvery, '--eval-every', 0),
+        threads: parseCount(options.threads, '--threads', 0),
+        seed: parseCount(options.seed, '--seed', 0),
+      };
+      const engineConfig = resolveTrainingConfig(options.preset, overrides);
+      const outDir = path.resolve(
+        options.out ??
+          path.join(
+            config.stateDir,
+            'models',
+            `train-${new Date().toISOString().replace(/[:.]/g, '-')}`,
+          ),
+      );
+      const controller = new AbortController();
+      const stop = () => controller.abort();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      try {
+        const summary = await train({ dir: path.resolve(options.dataset) }, engineConfig, {
+          outDir,
+          resumeFrom: options.resume ? path.resolve(options.resume, 'checkpoints') : undefined,
+          onProgress: trainingProgressReporter(Number(engineConfig.epochs)),
+          signal: controller.signal,
+        });
+        const valid = summary.valid?.overall;
+        out.info(
+          `Trained ${summary.epochsRun} epochs (${summary.stop}) in ${summary.seconds.toFixed(1)} s, ` +
+            `${summary.epochSeconds.toFixed(2)} s/epoch; kept epoch ${summary.modelEpoch}` +
+            `${valid ? `, validation ${metricsLine(valid)}` : ''}; model in ${summary.modelDir}`,
+        );
+        if (options.json) {
+          out.info(
+            JSON.stringify({
+              ...(valid ?? { mrr: null, mr: null, hits1: null, hits3: null, hits10: null }),
+              epochs: summary.epochsRun,
+              modelEpoch: summary.modelEpoch,
+              stop: summary.stop,
+              seconds: summary.seconds,
+              epochSeconds: summary.epochSeconds,
+              modelDir: summary.modelDir,
+            }),
+          );
+        }
+      } catch (error) {
+        if (error instanceof KgcError && error.code === ErrorCode.TRAINING_ABORTED) {
+          throw new KgcError(
+            ErrorCode.TRAINING_ABORTED,
+            `Training stopped; resume with --resume ${outDir}.`,
+          );
+        }
+        throw error;
+      } finally {
+        process.removeListener('SIGINT', stop);
+        process.removeListener('SIGTERM', stop);
+      }
+    });
+}

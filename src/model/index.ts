@@ -1,0 +1,10 @@
+export { train } from './train';
+export type { TrainOptions, TrainSummary, TrainingProgress } from './train';
+export { evaluate } from './evaluate';
+export type { Split } from './evaluate';
+export { Scorer } from './scorer';
+export type { ScoredEntity, TopKOptions } from './scorer';
+export { PRESETS, resolveTrainingConfig } from './training-settings';
+export type { EngineConfig, Preset, TrainingOverrides } from './training-settings';
+export type { TrainingArrays, TrainingData } from './training-data';
+export type { Metrics, RankMetrics, RelationMetrics } from './metrics';

@@ -1,0 +1,117 @@
+import { ErrorCode, KgcError } from '../errors';
+import { mapEngineError, nativeEngine, Native } from './native-engine';
+
+export interface ScoredEntity {
+  /** Entity index in the model's vocabulary. */
+  index: number;
+  id: string;
+  logit: number;
+  /** sigmoid(logit). */
+  probability: number;
+}
+
+export interface TopKOptions {
+  /** Entity indices never returned (existing and rejected edges). */
+  exclude?: Uint32Array | number[];
+}
+
+/**
+ * Serving view of a trained model: 1-N scores of `(head, relation)` against every entity,
+ * top k. `relation` is a base relation index; `direction: 'head'` asks for missing heads
+ * through the reverse relation.
+ */
+export class Scorer {
+  private readonly entityIndex: Map<string, number>;
+  private readonly relationIndex: Map<string, number>;
+  readonly entities: string[];
+  readonly relations: string[];
+
+  private constructor(private readonly model: Native.NeptuneModel) {
+    this.entities = model.entities;
+    this.relations = model.relations;
+    this.entityIndex = new Map(this.entities.map((id, i) => [id, i]));
+    this.relationIndex = new Map(this.relations.map((name, i) => [name, i]));
+  }
+
+  /** Loads a saved model; corrupt or mismatched files are refused with MODEL_INVALID. */
+  static load(dir: string): Scorer {
+    try {
+      return new Scorer(nativeEngine().NeptuneModel.load(dir));
+    } catch (error) {
+      throw mapEngineError(error);
+    }
+  }
+
+  get epoch(): number {
+    return this.model.epoch;
+  }
+
+  get validMrr(): number | null {
+    return this.model.validMrr;
+  }
+
+  entity(id: string): number {
+    const index = this.entityIndex.get(id);
+    if (index === undefined) {
+      throw new KgcError(ErrorCode.NOT_FOUND, `Entity "${id}" is not in the model's vocabulary.`);
+    }
+    return index;
+  }
+
+  relation(name: string): number {
+    const index = this.relationIndex.get(name);
+    if (index === undefined) {
+      throw new KgcError(
+        ErrorCode.NOT_FOUND,
+        `Relation "${name}" is not in the model's vocabulary.`,
+      );
+    }
+    return index;
+  }
+
+  topK(
+    entity: number,
+    relation: number,
+    k: number,
+    options: TopKOptions & { direction?: 'tail' | 'head' } = {},
+  ): ScoredEntity[] {
+    return (
+      this.topKBatch([{ entity, relation, direction: options.direction }], k, [
+        options.exclude,
+      ])[0] ?? []
+    );
+  }
+
+  /** Several queries in one engine call (cheaper per query than one by one). */
+  topKBatch(
+    queries: { entity: number; relation: number; direction?: 'tail' | 'head' }[],
+    k: number,
+    excludes: (Uint32Array | number[] | undefined)[] = [],
+  ): ScoredEntity[][] {
+    try {
+      const heads = Uint32Array.from(queries, (q) => q.entity);
+      const relations = Uint32Array.from(queries, (q) =>
+        q.direction === 'head' ? this.model.reverseRelation(q.relation) : q.relation,
+      );
+      const lists = excludes.length
+        ? queries.map((_, i) => Uint32Array.from(excludes[i] ?? []))
+        : undefined;
+      const top = this.model.topKBatch(heads, relations, k, lists);
+      return queries.map((_, q) => {
+        const rows: ScoredEntity[] = [];
+        for (let i = top.offsets[q] as number; i < (top.offsets[q + 1] as number); i++) {
+          const index = top.entities[i] as number;
+          rows.push({
+            index,
+            id: this.entities[index] as string,
+            logit: top.logits[i] as number,
+            probability: top.probabilities[i] as number,
+          });
+        }
+        return rows;
+      });
+    } catch (error) {
+      throw mapEngineError(error);
+    }
+  }
+}

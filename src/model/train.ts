@@ -1,0 +1,69 @@
+import { fromNativeMetrics, Metrics } from './metrics';
+import { mapEngineError, nativeEngine, Native } from './native-engine';
+import { toNativeData, TrainingData } from './training-data';
+import type { EngineConfig } from './training-settings';
+
+export type TrainingProgress = Native.ProgressEvent;
+
+export interface TrainOptions {
+  /** Where the kept model goes (manifest.json + model.safetensors); checkpoints below it. */
+  outDir: string;
+  /** Continue from `<dir>/checkpoints` of an earlier run. */
+  resumeFrom?: string;
+  onProgress?: (event: TrainingProgress) => void;
+  /** Aborting stops training between batches; the promise rejects with TRAINING_ABORTED. */
+  signal?: AbortSignal;
+}
+
+export interface TrainSummary {
+  modelDir: string;
+  epochsRun: number;
+  /** Epochs the kept weights had trained (the best validation MRR). */
+  modelEpoch: number;
+  stop: 'completed' | 'early_stopped';
+  /** Validation metrics of the kept weights, when validation ran. */
+  valid?: Metrics;
+  /** Wall time of the whole call. */
+  seconds: number;
+  /** Mean training time per epoch, evaluation excluded. */
+  epochSeconds: number;
+}
+
+/** Trains NePTuNe off the main thread (the engine's async task) and saves the kept model. */
+export async function train(
+  data: TrainingData,
+  config: EngineConfig,
+  options: TrainOptions,
+): Promise<TrainSummary> {
+  const started = process.hrtime.bigint();
+  const epochTimes: number[] = [];
+  const onProgress = (event: TrainingProgress) => {
+    if (event.kind === 'epoch' && event.seconds !== undefined) epochTimes.push(event.seconds);
+    options.onProgress?.(event);
+  };
+  if (options.signal?.aborted)
+    throw mapEngineError(new Error('[ENGINE_ABORTED] aborted before start'));
+  let result: Native.TrainResult;
+  try {
+    result = await nativeEngine().train(
+      toNativeData(data),
+      JSON.stringify(config),
+      options.outDir,
+      options.resumeFrom ?? null,
+      onProgress,
+      options.signal ?? null,
+    );
+  } catch (error) {
+    throw mapEngineError(error);
+  }
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  return {
+    modelDir: result.modelDir,
+    epochsRun: result.epochsRun,
+    modelEpoch: result.modelEpoch,
+    stop: result.stop === 'early_stopped' ? 'early_stopped' : 'completed',
+    valid: result.valid ? fromNativeMetrics(result.valid) : undefined,
+    seconds,
+    epochSeconds: epochTimes.length ? epochTimes.reduce((a, b) => a + b, 0) / epochTimes.length : 0,
+  };
+}
