@@ -38,7 +38,7 @@ const ENGINE_CODES: Record<string, ErrorCode> = {
 export function mapEngineError(error: unknown): KgcError {
   if (error instanceof KgcError) return error;
   const message = error instanceof Error ? error.message : String(error);
-  const match = /^\[(ENGINE_[A-Z_]+)\] (.*)$/s.exec(message);
+  const match = /^(?:Error: )?\[(ENGINE_[A-Z_]+)\] (.*)$/s.exec(message);
   if (!match) return new KgcError(ErrorCode.ENGINE_ERROR, message, { cause: error });
   const code = ENGINE_CODES[match[1] as string] ?? ErrorCode.ENGINE_ERROR;
   return new KgcError(code, match[2] as string, { cause: error });
