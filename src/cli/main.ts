@@ -2,6 +2,8 @@ import 'reflect-metadata';
 import { Command } from 'commander';
 import { consoleOutput, formatError } from './cli-output';
 import { demoCommand } from './commands/demo.command';
+import { exportCommand } from './commands/export.command';
+import { ingestCommand } from './commands/ingest.command';
 import { evaluateCommand } from './commands/evaluate.command';
 import { trainCommand } from './commands/train.command';
 import { migrateCommand } from './commands/migrate.command';
@@ -20,7 +22,9 @@ export function buildProgram(): Command {
     .addCommand(schemaCommand(out))
     .addCommand(trainCommand(out))
     .addCommand(evaluateCommand(out))
-    .addCommand(demoCommand(out));
+    .addCommand(demoCommand(out))
+    .addCommand(ingestCommand(out))
+    .addCommand(exportCommand(out));
 }
 
 /** The only place that ends the process: errors become one line and a non-zero exit. */

@@ -14,6 +14,10 @@ export const ErrorCode = {
   MIGRATION_INVALID: 'MIGRATION_INVALID',
   MIGRATION_LOCKED: 'MIGRATION_LOCKED',
   NEO4J_SETUP_FAILED: 'NEO4J_SETUP_FAILED',
+  /** A triple file has bad lines (strict ingest), or an option names an unusable format. */
+  INGEST_INVALID_INPUT: 'INGEST_INVALID_INPUT',
+  /** An input file is missing or cannot be read. */
+  FILE_NOT_FOUND: 'FILE_NOT_FOUND',
   ENGINE_NOT_BUILT: 'ENGINE_NOT_BUILT',
   ENGINE_ERROR: 'ENGINE_ERROR',
   MODEL_INVALID: 'MODEL_INVALID',

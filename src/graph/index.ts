@@ -8,3 +8,8 @@ export { REPO_ROOT } from './local/neo4j-home';
 export { MigrationRunner } from './migrations/migration-runner';
 export type { MigrationOptions, MigrationStatus } from './migrations/migration-runner';
 export { MigrationLock } from './migrations/migration-lock';
+export { TripleWriter } from './triples/triple-writer';
+export type { BatchResult, PropertyRow, TripleRow } from './triples/triple-writer';
+export { EXPORT_FETCH_SIZE, streamEdges } from './triples/edge-stream';
+export type { EdgeFilter } from './triples/edge-stream';
+export { PREDICTION_SOURCE, PROVENANCE_PROPERTY } from './triples/export-queries';

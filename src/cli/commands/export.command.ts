@@ -1,0 +1,71 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { loadConfig } from '../../config';
+import { ErrorCode, KgcError } from '../../errors';
+import { openDatabase } from '../../graph';
+import { exportToFiles } from '../../ingest';
+import type { CliOutput } from '../cli-output';
+
+interface ExportCliOptions {
+  out: string;
+  relation?: string[];
+  predictions: boolean;
+  split: boolean;
+  seed: number;
+  valid: number;
+  test: number;
+  json?: boolean;
+}
+
+function fraction(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || n >= 1) throw new InvalidArgumentError('expected a fraction in [0, 1).');
+  return n;
+}
+
+function integer(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n)) throw new InvalidArgumentError('expected an integer.');
+  return n;
+}
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+export function exportCommand(out: CliOutput): Command {
+  return new Command('export')
+    .description('Export every (:Entity)-[r]->(:Entity) edge to TSV: train/valid/test.txt, or triples.txt')
+    .requiredOption('--out <dir>', 'output folder (created if missing)')
+    .option('--relation <name>', 'only this relation type (repeat for several)', collect)
+    .option('--no-predictions', "leave out accepted predictions (edges with source = 'prediction')")
+    .option('--no-split', 'write one triples.txt instead of train/valid/test.txt')
+    .option('--seed <n>', 'split seed', integer, 42)
+    .option('--valid <fraction>', 'validation fraction', fraction, 0.05)
+    .option('--test <fraction>', 'test fraction', fraction, 0.05)
+    .option('--json', 'print the summary as JSON')
+    .action(async (options: ExportCliOptions) => {
+      if (options.valid + options.test >= 1) {
+        throw new KgcError(ErrorCode.BAD_USER_INPUT, '--valid plus --test must be below 1.');
+      }
+      const db = openDatabase(loadConfig());
+      try {
+        const summary = await exportToFiles(db, {
+          out: options.out,
+          filter: { relations: options.relation, includePredictions: options.predictions },
+          split: options.split
+            ? { seed: options.seed, validFraction: options.valid, testFraction: options.test }
+            : undefined,
+        });
+        if (options.json) out.info(JSON.stringify(summary));
+        else {
+          out.info(
+            `Exported ${summary.triples} triples (${summary.entities} entities, ${summary.relations} relations) ` +
+              `in ${summary.seconds.toFixed(1)} s to ${summary.out}:`,
+          );
+          for (const [name, count] of Object.entries(summary.files)) out.info(`  ${name}: ${count}`);
+        }
+      } finally {
+        await db.close();
+      }
+    });
+}

@@ -1,0 +1,78 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { loadConfig } from '../../config';
+import { openDatabase } from '../../graph';
+import {
+  barProgress,
+  DEFAULT_BATCH_SIZE,
+  DEFAULT_CSV_COLUMNS,
+  ingestFile,
+  logProgress,
+  parseFormat,
+  type IngestFormat,
+  type IngestSummary,
+} from '../../ingest';
+import type { CliOutput } from '../cli-output';
+
+interface IngestCliOptions {
+  format?: IngestFormat;
+  skipInvalid?: boolean;
+  rejects?: string;
+  batchSize: number;
+  headColumn: string;
+  relationColumn: string;
+  tailColumn: string;
+  json?: boolean;
+}
+
+export function parsePositiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive integer.');
+  return n;
+}
+
+export function ingestCommand(out: CliOutput): Command {
+  return new Command('ingest')
+    .description('Load triples (TSV, CSV with a header, N-Triples; gzip accepted) into Neo4j, idempotently')
+    .argument('<path>', 'the triple file')
+    .option('--format <format>', 'tsv | csv | nt (default: from the extension, else tsv)', parseFormat)
+    .option('--skip-invalid', 'write the good lines; write bad ones with reasons to the reject file')
+    .option('--rejects <file>', 'reject file for --skip-invalid (default: <path>.rejects.tsv)')
+    .option('--batch-size <n>', 'triples per transaction', parsePositiveInt, DEFAULT_BATCH_SIZE)
+    .option('--head-column <name>', 'CSV: the head column', DEFAULT_CSV_COLUMNS.head)
+    .option('--relation-column <name>', 'CSV: the relation column', DEFAULT_CSV_COLUMNS.relation)
+    .option('--tail-column <name>', 'CSV: the tail column', DEFAULT_CSV_COLUMNS.tail)
+    .option('--json', 'print the summary as JSON')
+    .action(async (file: string, options: IngestCliOptions) => {
+      const db = openDatabase(loadConfig());
+      // Progress goes to stderr so stdout holds only the summary (`--json` stays parseable).
+      const progress = process.stderr.isTTY
+        ? barProgress((text) => process.stderr.write(text))
+        : logProgress((line) => process.stderr.write(`${line}\n`));
+      try {
+        const summary = await ingestFile(db, {
+          file,
+          format: options.format,
+          columns: { head: options.headColumn, relation: options.relationColumn, tail: options.tailColumn },
+          skipInvalid: options.skipInvalid,
+          rejectPath: options.rejects,
+          batchSize: options.batchSize,
+          progress,
+        });
+        out.info(options.json ? JSON.stringify(summary) : describe(summary));
+      } finally {
+        await db.close();
+      }
+    });
+}
+
+function describe(s: IngestSummary): string {
+  const rate = s.seconds > 0 ? Math.round(s.triples / s.seconds) : s.triples;
+  const lines = [
+    `Ingested ${s.file} (${s.format}) in ${s.seconds.toFixed(1)} s (${rate.toLocaleString('en')} triples/s):`,
+    `  read ${s.lines} lines, ${s.triples} triples`,
+    `  written ${s.written}, already present ${s.alreadyPresent}, skipped ${s.skipped}`,
+  ];
+  if (s.properties > 0) lines.push(`  entity properties set ${s.properties}`);
+  if (s.rejectFile) lines.push(`  bad lines and reasons: ${s.rejectFile}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,38 @@
+/**
+ * Cypher for ingest. Rows travel as lists (`[head, relation, tail]`) rather than maps: smaller
+ * Bolt messages for the same data.
+ */
+
+/** Entities first, in their own transaction (see TripleWriter for why). */
+export const MERGE_ENTITIES = `
+UNWIND $ids AS id
+MERGE (:Entity {id: id})`;
+
+/**
+ * Creates each `(h)-[:rel]->(t)` that does not exist yet. Not `MERGE (h)-[:$(row[1])]->(t)`:
+ * on 5.26 a MERGE with a dynamic type is planned as a scan of every relationship per row
+ * (DirectedAllRelationshipsScan, quadratic). The existence check goes through an index-hinted
+ * `t2`, which pins the plan to an index seek plus an expand; without the hint an empty (or
+ * just emptied) store gets a relationship-scan plan that stays cached for the next batches.
+ * Rows within one batch are distinct (the writer dedupes), so the check against the committed
+ * graph is enough for idempotency.
+ */
+export const CREATE_MISSING_EDGES = `
+UNWIND $rows AS row
+MATCH (h:Entity {id: row[0]})
+MATCH (t:Entity {id: row[2]})
+WITH h, t, row
+WHERE NOT EXISTS {
+  MATCH (h)-[x]->(t2:Entity {id: row[2]}) USING INDEX t2:Entity(id)
+  WHERE type(x) = row[1]
+}
+CREATE (h)-[:$(row[1])]->(t)`;
+
+/**
+ * N-Triples literals: `[entity, key, value]` sets one property on the subject entity (created if
+ * absent). Setting the same value again is a no-op, so re-ingest stays idempotent.
+ */
+export const SET_ENTITY_PROPERTIES = `
+UNWIND $rows AS row
+MERGE (e:Entity {id: row[0]})
+SET e[row[1]] = row[2]`;

@@ -1,0 +1,86 @@
+import type { Database } from '../database';
+import { CREATE_MISSING_EDGES, MERGE_ENTITIES, SET_ENTITY_PROPERTIES } from './ingest-queries';
+
+/** `[head, relation, tail]`: plain strings, exactly as they are stored. */
+export type TripleRow = [string, string, string];
+/** `[entity, propertyKey, value]`. */
+export type PropertyRow = [string, string, string];
+
+export interface BatchResult {
+  /** Edges this batch created. */
+  created: number;
+  /** Distinct edges of the batch that were already in the graph. */
+  present: number;
+  /** Rows dropped because the same edge appeared earlier in the same batch. */
+  duplicates: number;
+}
+
+/**
+ * Idempotent batched writes. Each batch is one or two transactions: one that MERGEs the
+ * entities not yet seen in this run, then one that creates the missing edges. Entities go
+ * first and commit on their own because index seeks against thousands of nodes created in the
+ * same transaction are far slower than against committed ones (measured: minutes versus a
+ * second for 10k rows). A kill between the two leaves only extra entities, which the re-run
+ * needs anyway, so re-running converges to the same graph.
+ */
+export class TripleWriter {
+  /** Entities committed by this writer; later batches skip MERGEing them again. */
+  private readonly knownEntities = new Set<string>();
+
+  constructor(private readonly db: Database) {}
+
+  async writeEdges(rows: TripleRow[]): Promise<BatchResult> {
+    const distinct = dedupe(rows);
+    const fresh: string[] = [];
+    for (const [h, , t] of distinct) {
+      for (const id of [h, t]) {
+        if (!this.knownEntities.has(id)) {
+          this.knownEntities.add(id);
+          fresh.push(id);
+        }
+      }
+    }
+    if (fresh.length > 0) {
+      try {
+        await this.db.write((tx) => tx.run(MERGE_ENTITIES, { ids: fresh }));
+      } catch (error) {
+        for (const id of fresh) this.knownEntities.delete(id);
+        throw error;
+      }
+    }
+    if (distinct.length === 0) return { created: 0, present: 0, duplicates: rows.length };
+    const created = await this.db.write(async (tx) => {
+      const result = await tx.run(CREATE_MISSING_EDGES, { rows: distinct });
+      return result.summary.counters.updates().relationshipsCreated;
+    });
+    return {
+      created,
+      present: distinct.length - created,
+      duplicates: rows.length - distinct.length,
+    };
+  }
+
+  /** Returns how many properties Neo4j reports as set (unchanged values count too). */
+  async writeProperties(rows: PropertyRow[]): Promise<number> {
+    if (rows.length === 0) return 0;
+    const set = await this.db.write(async (tx) => {
+      const result = await tx.run(SET_ENTITY_PROPERTIES, { rows });
+      return result.summary.counters.updates().propertiesSet;
+    });
+    for (const [id] of rows) this.knownEntities.add(id);
+    return set;
+  }
+}
+
+function dedupe(rows: TripleRow[]): TripleRow[] {
+  const seen = new Set<string>();
+  const out: TripleRow[] = [];
+  for (const row of rows) {
+    // \u0000 cannot occur in a valid id (validation rejects control characters).
+    const key = `${row[0]}\u0000${row[1]}\u0000${row[2]}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(row);
+  }
+  return out;
+}

@@ -1,0 +1,118 @@
+import { streamEdges, type Database, type EdgeFilter } from '../../graph';
+
+/**
+ * A graph as dense integer ids. `entities[i]` / `relations[j]` name id i / j; both vocabularies
+ * are sorted (JS string order), so the same graph always gives the same ids. Triple k is
+ * (heads[k], relations[k], tails[k]); triples are sorted by (head, relation, tail) and distinct.
+ */
+export interface DenseGraph {
+  entities: string[];
+  relationNames: string[];
+  heads: Int32Array;
+  relations: Int32Array;
+  tails: Int32Array;
+}
+
+/** Growable Int32Array: the triple count is unknown while streaming. */
+class IntColumn {
+  data = new Int32Array(1 << 16);
+  length = 0;
+  push(value: number): void {
+    if (this.length === this.data.length) {
+      const grown = new Int32Array(this.data.length * 2);
+      grown.set(this.data);
+      this.data = grown;
+    }
+    this.data[this.length++] = value;
+  }
+}
+
+/** Ids in first-seen order while streaming; `sorted()` gives the final order and a remap. */
+class Vocabulary {
+  private readonly ids = new Map<string, number>();
+  readonly names: string[] = [];
+  idOf(name: string): number {
+    let id = this.ids.get(name);
+    if (id === undefined) {
+      id = this.names.length;
+      this.ids.set(name, id);
+      this.names.push(name);
+    }
+    return id;
+  }
+  /** remap[provisional] = final id in sorted order. */
+  sorted(): { names: string[]; remap: Int32Array } {
+    const order = this.names.map((_, i) => i).sort((a, b) => compare(this.names[a] as string, this.names[b] as string));
+    const remap = new Int32Array(order.length);
+    order.forEach((provisional, final) => (remap[provisional] = final));
+    return { names: order.map((i) => this.names[i] as string), remap };
+  }
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Streams the graph's edges out of Neo4j into a DenseGraph. */
+export async function exportDenseGraph(db: Database, filter: EdgeFilter = {}): Promise<DenseGraph> {
+  const entityVocab = new Vocabulary();
+  const relationVocab = new Vocabulary();
+  const h = new IntColumn();
+  const r = new IntColumn();
+  const t = new IntColumn();
+  await streamEdges(db, filter, (head, relation, tail) => {
+    h.push(entityVocab.idOf(head));
+    r.push(relationVocab.idOf(relation));
+    t.push(entityVocab.idOf(tail));
+  });
+  const entities = entityVocab.sorted();
+  const relations = relationVocab.sorted();
+  return canonical(
+    entities.names,
+    relations.names,
+    remapColumn(h, entities.remap),
+    remapColumn(r, relations.remap),
+    remapColumn(t, entities.remap),
+  );
+}
+
+function remapColumn(column: IntColumn, remap: Int32Array): Int32Array {
+  const out = new Int32Array(column.length);
+  for (let i = 0; i < column.length; i++) out[i] = remap[column.data[i] as number] as number;
+  return out;
+}
+
+/**
+ * Sorts triples by (head, relation, tail) and drops repeats (two edges of one type between the
+ * same nodes, which Cypher allows and ingest never creates): the export depends only on the set
+ * of edges, not on the order Neo4j returned them in.
+ */
+export function canonical(
+  entities: string[],
+  relationNames: string[],
+  heads: Int32Array,
+  relations: Int32Array,
+  tails: Int32Array,
+): DenseGraph {
+  const order = new Int32Array(heads.length);
+  for (let i = 0; i < order.length; i++) order[i] = i;
+  order.sort(
+    (a, b) =>
+      (heads[a] as number) - (heads[b] as number) ||
+      (relations[a] as number) - (relations[b] as number) ||
+      (tails[a] as number) - (tails[b] as number),
+  );
+  const out = { h: new Int32Array(order.length), r: new Int32Array(order.length), t: new Int32Array(order.length) };
+  let n = 0;
+  for (const i of order) {
+    const hh = heads[i] as number;
+    const rr = relations[i] as number;
+    const tt = tails[i] as number;
+    if (n > 0 && out.h[n - 1] === hh && out.r[n - 1] === rr && out.t[n - 1] === tt) continue;
+    out.h[n] = hh;
+    out.r[n] = rr;
+    out.t[n] = tt;
+    n += 1;
+  }
+  return { entities, relationNames, heads: out.h.slice(0, n), relations: out.r.slice(0, n), tails: out.t.slice(0, n) };
+}

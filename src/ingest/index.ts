@@ -1,0 +1,17 @@
+export { ingestFile, DEFAULT_BATCH_SIZE } from './ingest-file';
+export type { IngestOptions, IngestSummary } from './ingest-file';
+export { INGEST_FORMATS } from './parsed-line';
+export type { IngestFormat, LineParser, ParsedLine } from './parsed-line';
+export { createParser, formatFromPath, parseFormat } from './parsers/parser-for';
+export { DEFAULT_CSV_COLUMNS } from './parsers/csv-parser';
+export type { CsvColumns } from './parsers/csv-parser';
+export { MAX_ID_LENGTH } from './validate-id';
+export { barProgress, logProgress, silentProgress } from './progress';
+export type { ProgressSink, ProgressState } from './progress';
+export { canonical, exportDenseGraph } from './export/dense-graph';
+export type { DenseGraph } from './export/dense-graph';
+export { splitTriples } from './export/split';
+export type { SplitIndexes, SplitOptions } from './export/split';
+export { exportToFiles } from './export/export-files';
+export type { ExportOptions, ExportSummary } from './export/export-files';
+export { writeTripleFile } from './export/write-triple-files';

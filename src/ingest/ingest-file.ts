@@ -1,0 +1,169 @@
+import path from 'node:path';
+import { ErrorCode, KgcError } from '../errors';
+import { TripleWriter, type Database, type PropertyRow, type TripleRow } from '../graph';
+import { openLineSource, type LineSource } from './line-source';
+import type { IngestFormat, LineParser, ParsedLine } from './parsed-line';
+import { DEFAULT_CSV_COLUMNS, type CsvColumns } from './parsers/csv-parser';
+import { createParser, formatFromPath } from './parsers/parser-for';
+import { silentProgress, type ProgressSink } from './progress';
+import { RejectFile } from './reject-file';
+
+export interface IngestOptions {
+  file: string;
+  /** Defaults to the file's extension (tsv when unknown). */
+  format?: IngestFormat;
+  columns?: CsvColumns;
+  /** Write the good lines and send bad ones to `rejectPath`; default: all or nothing. */
+  skipInvalid?: boolean;
+  /** Defaults to `<file>.rejects.tsv`. */
+  rejectPath?: string;
+  /** Triples per write transaction. */
+  batchSize?: number;
+  progress?: ProgressSink;
+}
+
+export interface IngestSummary {
+  file: string;
+  format: IngestFormat;
+  /** Lines read, blank and comment lines included. */
+  lines: number;
+  /** Valid edge lines. */
+  triples: number;
+  /** Edges this run created. */
+  written: number;
+  /** Edge lines whose edge was already in the graph (or earlier in the file). */
+  alreadyPresent: number;
+  /** N-Triples literal lines (entity properties) written. */
+  properties: number;
+  /** Bad lines (only with skipInvalid; strict mode fails instead). */
+  skipped: number;
+  rejectFile?: string;
+  seconds: number;
+}
+
+export const DEFAULT_BATCH_SIZE = 10_000;
+/** Bad lines quoted in a strict-mode failure; the rest are counted. */
+const QUOTED_ERRORS = 3;
+
+type LineVisitor = (lineNumber: number, text: string | null, parsed: ParsedLine) => void | Promise<void>;
+
+/**
+ * Loads one triple file. Strict (default): a first pass validates every line and nothing is
+ * written if any is bad. The write pass is idempotent batch by batch, so a run that was killed
+ * can simply be run again: it converges to the graph a clean run gives.
+ */
+export async function ingestFile(db: Database, options: IngestOptions): Promise<IngestSummary> {
+  const started = Date.now();
+  const format = options.format ?? formatFromPath(options.file);
+  const source = await openLineSource(options.file);
+  const progress = options.progress ?? silentProgress;
+  const newParser = () => createParser(format, options.columns ?? DEFAULT_CSV_COLUMNS);
+  const name = path.basename(options.file);
+
+  if (!options.skipInvalid) {
+    const problems: string[] = [];
+    let bad = 0;
+    await visit(source, newParser(), progress, 'validate', started, (n, _text, parsed) => {
+      if (parsed.kind !== 'invalid') return;
+      if (parsed.fatal) throw new KgcError(ErrorCode.INGEST_INVALID_INPUT, `${name}:${n}: ${parsed.reason}.`);
+      bad += 1;
+      if (problems.length < QUOTED_ERRORS) problems.push(`${name}:${n}: ${parsed.reason}`);
+    });
+    if (bad > 0) {
+      const more = bad > problems.length ? ` (and ${bad - problems.length} more bad lines)` : '';
+      throw new KgcError(
+        ErrorCode.INGEST_INVALID_INPUT,
+        `${problems.join('; ')}${more}. Nothing was written: fix the file or rerun with --skip-invalid.`,
+      );
+    }
+  }
+
+  const summary: IngestSummary = {
+    file: options.file,
+    format,
+    lines: 0,
+    triples: 0,
+    written: 0,
+    alreadyPresent: 0,
+    properties: 0,
+    skipped: 0,
+    seconds: 0,
+  };
+  const writer = new TripleWriter(db);
+  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  const rejects = options.skipInvalid ? new RejectFile(options.rejectPath ?? `${options.file}.rejects.tsv`) : undefined;
+  let edges: TripleRow[] = [];
+  let props: PropertyRow[] = [];
+  const flush = async () => {
+    if (edges.length > 0) {
+      const result = await writer.writeEdges(edges);
+      summary.written += result.created;
+      summary.alreadyPresent += result.present + result.duplicates;
+      edges = [];
+    }
+    if (props.length > 0) {
+      await writer.writeProperties(props);
+      summary.properties += props.length;
+      props = [];
+    }
+  };
+  try {
+    summary.lines = await visit(source, newParser(), progress, 'write', started, async (n, text, parsed) => {
+      switch (parsed.kind) {
+        case 'edge':
+          summary.triples += 1;
+          edges.push([parsed.head, parsed.relation, parsed.tail]);
+          break;
+        case 'property':
+          props.push([parsed.entity, parsed.key, parsed.value]);
+          break;
+        case 'invalid':
+          if (parsed.fatal) throw new KgcError(ErrorCode.INGEST_INVALID_INPUT, `${name}:${n}: ${parsed.reason}.`);
+          summary.skipped += 1;
+          rejects?.add(n, parsed.reason, text);
+          break;
+        case 'skip':
+          break;
+      }
+      if (edges.length >= batchSize || props.length >= batchSize) await flush();
+    });
+    await flush();
+  } finally {
+    progress.done();
+    await rejects?.close();
+  }
+  if (rejects && rejects.count > 0) summary.rejectFile = rejects.path;
+  summary.seconds = (Date.now() - started) / 1000;
+  return summary;
+}
+
+/** Feeds every line to `onLine` with its 1-based number; returns the number of lines. */
+async function visit(
+  source: LineSource,
+  parser: LineParser,
+  progress: ProgressSink,
+  phase: 'validate' | 'write',
+  started: number,
+  onLine: LineVisitor,
+): Promise<number> {
+  let lineNumber = 0;
+  let triples = 0;
+  for await (const chunk of source.chunks()) {
+    for (const text of chunk) {
+      lineNumber += 1;
+      const parsed: ParsedLine =
+        text === null ? { kind: 'invalid', reason: 'invalid UTF-8 byte sequence' } : parser.parse(text);
+      if (parsed.kind === 'edge') triples += 1;
+      const pending = onLine(lineNumber, text, parsed);
+      if (pending) await pending;
+    }
+    progress.update({
+      phase,
+      fraction: source.size > 0 ? source.bytesRead() / source.size : 1,
+      lines: lineNumber,
+      triples,
+      seconds: (Date.now() - started) / 1000,
+    });
+  }
+  return lineNumber;
+}
