@@ -1,6 +1,7 @@
 //! Adam (PyTorch semantics: beta 0.9 / 0.999, eps 1e-8 added after the bias-corrected square
 //! root, no weight decay), fused into one parallel pass per tensor.
 
+use crate::kernels::multiversion;
 use crate::params::{Grads, Params, N_TRAINABLE};
 use crate::real::Real;
 use rayon::prelude::*;
@@ -43,17 +44,25 @@ impl<T: Real> Adam<T> {
             }
             let (m, v, gr) = (&mut self.m[i], &mut self.v[i], &g.t[i]);
             param.par_chunks_mut(CHUNK).zip(m.par_chunks_mut(CHUNK)).zip(v.par_chunks_mut(CHUNK)).zip(gr.par_chunks(CHUNK)).for_each(
-                |(((pc, mc), vc), gc)| {
-                    for j in 0..pc.len() {
-                        let gj = gc[j];
-                        let mj = b1 * mc[j] + c1 * gj;
-                        let vj = b2 * vc[j] + c2 * gj * gj;
-                        mc[j] = mj;
-                        vc[j] = vj;
-                        pc[j] -= step_size * mj / (vj.sqrt() * inv_sqrt_bc2 + eps);
-                    }
-                },
+                |(((pc, mc), vc), gc)| adam_chunk(pc, mc, vc, gc, [b1, b2, c1, c2, step_size, inv_sqrt_bc2, eps]),
             );
         }
+    }
+}
+
+multiversion!(fn adam_chunk<T>(p: &mut [T], m: &mut [T], v: &mut [T], g: &[T], k: [T; 7]) => adam_chunk_body);
+
+/// `k = [beta1, beta2, 1 - beta1, 1 - beta2, lr / bc1, 1 / sqrt(bc2), eps]`.
+#[inline(always)]
+fn adam_chunk_body<T: Real>(p: &mut [T], m: &mut [T], v: &mut [T], g: &[T], k: [T; 7]) {
+    let [b1, b2, c1, c2, step_size, inv_sqrt_bc2, eps] = k;
+    let n = p.len().min(m.len()).min(v.len()).min(g.len());
+    for j in 0..n {
+        let gj = g[j];
+        let mj = b1 * m[j] + c1 * gj;
+        let vj = b2 * v[j] + c2 * gj * gj;
+        m[j] = mj;
+        v[j] = vj;
+        p[j] -= step_size * mj / (vj.sqrt() * inv_sqrt_bc2 + eps);
     }
 }

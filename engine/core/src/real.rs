@@ -31,10 +31,14 @@ pub trait Real:
     fn sqrt(self) -> Self;
     fn abs(self) -> Self;
     fn max(self, other: Self) -> Self;
+    /// `(softplus(x), sigmoid(x))` from one exponential, branch-free so loops over it
+    /// vectorise. f64 uses the standard library; f32 uses Cephes-style polynomials (relative
+    /// error about 1e-7, see `fast_f32`).
+    fn softplus_sigmoid(self) -> (Self, Self);
 }
 
 macro_rules! impl_real {
-    ($t:ty) => {
+    ($t:ident) => {
         impl Real for $t {
             const ZERO: Self = 0.0;
             const ONE: Self = 1.0;
@@ -66,11 +70,91 @@ macro_rules! impl_real {
             fn max(self, other: Self) -> Self {
                 <$t>::max(self, other)
             }
+            #[inline(always)]
+            fn softplus_sigmoid(self) -> (Self, Self) {
+                softplus_sigmoid_impl!($t, self)
+            }
         }
     };
 }
+
+macro_rules! softplus_sigmoid_impl {
+    (f64, $x:expr) => {{
+        let x: f64 = $x;
+        let e = (-x.abs()).exp();
+        let num = if x >= 0.0 { 1.0 } else { e };
+        (x.max(0.0) + e.ln_1p(), num / (1.0 + e))
+    }};
+    (f32, $x:expr) => {{
+        let x: f32 = $x;
+        let e = fast_f32::exp_neg(-x.abs());
+        let num = if x >= 0.0 { 1.0 } else { e };
+        (x.max(0.0) + fast_f32::ln_1p_unit(e), num / (1.0 + e))
+    }};
+}
 impl_real!(f32);
 impl_real!(f64);
+
+/// Vectorisable f32 approximations (Cephes `expf` / `logf` polynomials).
+pub mod fast_f32 {
+    /// `exp(x)` for `x <= 0`; inputs below -87 return `exp(-87)` (about 1.6e-38).
+    #[inline(always)]
+    pub fn exp_neg(x: f32) -> f32 {
+        let x = x.clamp(-87.0, 0.0);
+        let fx = (x * std::f32::consts::LOG2_E + 0.5).floor();
+        let r = x - fx * 0.693_359_4 - fx * -2.121_944_4e-4;
+        let z = r * r;
+        let y = (((((1.987_569_1e-4 * r + 1.398_199_9e-3) * r + 8.333_452e-3) * r + 4.166_579_6e-2) * r
+            + 1.666_666_5e-1)
+            * r
+            + 5.000_000_1e-1)
+            * z
+            + r
+            + 1.0;
+        y * f32::from_bits(((fx as i32 + 127) << 23) as u32)
+    }
+
+    /// `ln(1 + e)` for `e` in [0, 1].
+    #[inline(always)]
+    pub fn ln_1p_unit(e: f32) -> f32 {
+        let y = 1.0 + e;
+        let big = y > std::f32::consts::SQRT_2;
+        let f = if big { 0.5 * y - 1.0 } else { y - 1.0 };
+        let k = if big { 1.0 } else { 0.0 };
+        // Tiny e: 1 + e rounds; use e itself (ln(1 + e) = e - e²/2 + ...).
+        let f = if e < 1e-4 { e } else { f };
+        let z = f * f;
+        let mut p = 7.037_683_6e-2f32;
+        p = p * f - 1.151_461e-1;
+        p = p * f + 1.167_699_9e-1;
+        p = p * f - 1.242_014_1e-1;
+        p = p * f + 1.424_932_3e-1;
+        p = p * f - 1.666_805_8e-1;
+        p = p * f + 2.000_071_4e-1;
+        p = p * f - 2.499_999_4e-1;
+        p = p * f + 3.333_333_1e-1;
+        f + (p * f * z - 0.5 * z) + k * std::f32::consts::LN_2
+    }
+
+    #[cfg(test)]
+    mod tests {
+        #[test]
+        fn accurate() {
+            let mut x = -90.0f32;
+            while x <= 0.0 {
+                let (a, b) = (super::exp_neg(x) as f64, (x as f64).exp());
+                assert!((a - b).abs() <= 3e-7 * b + 1e-37, "exp({x}) = {a} vs {b}");
+                x += 0.01;
+            }
+            let mut e = 0.0f32;
+            while e <= 1.0 {
+                let (a, b) = (super::ln_1p_unit(e) as f64, (e as f64).ln_1p());
+                assert!((a - b).abs() <= 3e-7 * b + 1e-12, "ln_1p({e}) = {a} vs {b}");
+                e += 1e-4;
+            }
+        }
+    }
+}
 
 /// Numerically stable `log(1 + exp(x))`.
 #[inline(always)]

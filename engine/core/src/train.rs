@@ -9,7 +9,7 @@ use crate::dataset::{Dataset, PairIndex};
 use crate::error::{Error, Result};
 use crate::eval::{evaluate_triples, Metrics};
 use crate::model::Model;
-use crate::net::{loss_and_grads, Batch, Dropouts, Workspace};
+use crate::net::{loss_and_grads, Batch, Dropouts, Workspace, PHASES};
 use crate::params::{Grads, Params, N_TRAINABLE};
 use crate::rng::{CounterRng, Stream};
 use rayon::ThreadPool;
@@ -42,6 +42,8 @@ pub struct TrainOutcome {
     /// Epochs completed in total (including those before a resume).
     pub epochs_run: usize,
     pub state: TrainState,
+    /// Seconds spent in each phase of the training steps of this call (profiling aid).
+    pub phase_seconds: Vec<(String, f64)>,
 }
 
 /// Which split to evaluate.
@@ -129,6 +131,7 @@ impl Trainer {
         let mut order: Vec<u32> = Vec::with_capacity(index.len());
         let bounds = batch_bounds(index.len(), cfg.batch_size);
         let mut stop = StopReason::Completed;
+        let mut adam_secs = 0.0;
 
         'epochs: while state.epoch < cfg.epochs {
             let epoch = state.epoch + 1;
@@ -149,7 +152,9 @@ impl Trainer {
                 let step = adam.step;
                 let loss = self.pool.install(|| {
                     let l = loss_and_grads(&mut params, &drop, cfg.label_smoothing, &batch, &mut ws, &mut grads, cfg.seed, step);
+                    let t = Instant::now();
                     adam.step(&mut params, &grads, lr, &frozen);
+                    adam_secs += t.elapsed().as_secs_f64();
                     l
                 });
                 loss_sum += loss;
@@ -199,7 +204,9 @@ impl Trainer {
             Some(m) => m,
             None => self.model(dataset, params, state.epoch, None),
         };
-        Ok(TrainOutcome { model, stop, epochs_run: state.epoch, state })
+        let mut phase_seconds: Vec<(String, f64)> = PHASES.iter().map(|s| s.to_string()).zip(ws.timings).collect();
+        phase_seconds.push(("adam".into(), adam_secs));
+        Ok(TrainOutcome { model, stop, epochs_run: state.epoch, state, phase_seconds })
     }
 
     fn model(&self, dataset: &Dataset, params: Params<f32>, epoch: usize, valid: Option<Metrics>) -> Model {

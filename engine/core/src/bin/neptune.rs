@@ -109,6 +109,12 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 let per = batch_secs / (n_batches - 1) as f64;
                 println!("timed {} batches: {:.1} ms/batch -> {:.1} s per epoch of {} batches", n_batches - 1, per * 1e3, per * batches_per_epoch as f64, batches_per_epoch);
             }
+            if max_batches.is_some() {
+                let total: f64 = outcome.phase_seconds.iter().map(|p| p.1).sum();
+                for (name, secs) in &outcome.phase_seconds {
+                    println!("  {name:18} {:8.2} ms/batch  {:5.1}%", secs * 1e3 / n_batches as f64, 100.0 * secs / total.max(1e-12));
+                }
+            }
             println!("stopped: {:?} after {} epochs; best epoch {}", outcome.stop, outcome.epochs_run, outcome.state.best_epoch);
             if m.contains_key("test") {
                 print_metrics("test", &trainer.evaluate(&outcome.model, &data, Split::Test)?);

@@ -8,6 +8,7 @@ pub use index::PairIndex;
 
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 use std::path::Path;
 
 /// One fact `(head, relation, tail)` as ids.
@@ -80,10 +81,10 @@ impl Dataset {
         ents.dedup();
         rels.sort_unstable();
         rels.dedup();
-        let ent_id = |s: &str| ents.binary_search(&s).unwrap() as u32;
-        let rel_id = |s: &str| rels.binary_search(&s).unwrap() as u32;
+        let ent_ids: HashMap<&str, u32> = ents.iter().enumerate().map(|(i, &s)| (s, i as u32)).collect();
+        let rel_ids: HashMap<&str, u32> = rels.iter().enumerate().map(|(i, &s)| (s, i as u32)).collect();
         let ids = |v: &[[String; 3]]| -> Vec<Triple> {
-            v.iter().map(|[h, r, t]| [ent_id(h), rel_id(r), ent_id(t)]).collect()
+            v.iter().map(|[h, r, t]| [ent_ids[h.as_str()], rel_ids[r.as_str()], ent_ids[t.as_str()]]).collect()
         };
         let ds = Dataset {
             train: ids(&train),

@@ -13,28 +13,35 @@ use rayon::prelude::*;
 pub fn forward<T: Real>(x: &[T], a: &[T], group: &[u32], d: usize, mask: &Mask, scale: T, y: &mut [T]) {
     let b = group.len();
     y[..b * d].par_chunks_mut(d).enumerate().for_each(|(bi, yr)| {
-        yr.iter_mut().for_each(|v| *v = T::ZERO);
         let au = &a[group[bi] as usize * d * d..][..d * d];
-        let xr = &x[bi * d..][..d];
-        for i in 0..d {
-            let xi = xr[i] * scale;
-            if xi == T::ZERO {
-                continue;
+        fwd_row(&x[bi * d..][..d], au, bi, mask, scale, yr);
+    });
+}
+
+multiversion!(fn fwd_row<T>(xr: &[T], au: &[T], bi: usize, mask: &Mask, scale: T, yr: &mut [T]) => fwd_row_body);
+
+#[inline(always)]
+fn fwd_row_body<T: Real>(xr: &[T], au: &[T], bi: usize, mask: &Mask, scale: T, yr: &mut [T]) {
+    let d = xr.len();
+    yr.iter_mut().for_each(|v| *v = T::ZERO);
+    for i in 0..d {
+        let xi = xr[i] * scale;
+        if xi == T::ZERO {
+            continue;
+        }
+        let arow = &au[i * d..][..d];
+        if mask.identity {
+            for j in 0..d {
+                yr[j] += xi * arow[j];
             }
-            let arow = &au[i * d..][..d];
-            if mask.identity {
-                for (yv, &av) in yr.iter_mut().zip(arow) {
-                    *yv += xi * av;
-                }
-            } else {
-                let rk = mask.row_key((bi * d + i) as u64);
-                for (j, (yv, &av)) in yr.iter_mut().zip(arow).enumerate() {
-                    let m = if mask.keep(rk, j as u32) { xi } else { T::ZERO };
-                    *yv += m * av;
-                }
+        } else {
+            let rk = mask.row_key((bi * d + i) as u64);
+            for j in 0..d {
+                let m = if mask.keep(rk, j as u32) { xi } else { T::ZERO };
+                yr[j] += m * arow[j];
             }
         }
-    });
+    }
 }
 
 /// Backward. `dy` (B x D) in; writes `da` (U x D x D, fully overwritten) and `dx` (B x D).
@@ -56,31 +63,59 @@ pub fn backward<T: Real>(
 ) {
     let n_u = off.len() - 1;
     let dxp = SyncPtr(dx.as_mut_ptr());
-    da[..n_u * d * d].par_chunks_mut(d).enumerate().for_each(|(task, dar)| {
+    da[..n_u * d * d].par_chunks_mut(d).enumerate().with_min_len(16).for_each(|(task, dar)| {
         let dxp = dxp;
         let (u, i) = (task / d, task % d);
-        dar.iter_mut().for_each(|v| *v = T::ZERO);
         let arow = &a[u * d * d + i * d..][..d];
-        for &bi in &members[off[u]..off[u + 1]] {
-            let bi = bi as usize;
-            let dyr = &dy[bi * d..][..d];
-            let xi = x[bi * d + i] * scale;
-            let mut acc = T::ZERO;
+        bwd_task(dy, x, arow, &members[off[u]..off[u + 1]], i, mask, scale, dar, dxp.0);
+    });
+}
+
+multiversion!(fn bwd_task<T>(dy: &[T], x: &[T], arow: &[T], members: &[u32], i: usize, mask: &Mask, scale: T, dar: &mut [T], dx: *mut T) => bwd_task_body);
+
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn bwd_task_body<T: Real>(dy: &[T], x: &[T], arow: &[T], members: &[u32], i: usize, mask: &Mask, scale: T, dar: &mut [T], dx: *mut T) {
+    let d = arow.len();
+    dar.iter_mut().for_each(|v| *v = T::ZERO);
+    for &bi in members {
+        let bi = bi as usize;
+        let dyr = &dy[bi * d..][..d];
+        let xi = x[bi * d + i] * scale;
+        // Eight partial sums: a single running sum would serialise the loop.
+        let mut part = [T::ZERO; 8];
+        let rk = mask.row_key((bi * d + i) as u64);
+        // Blocks of 64: first the masked gradient row (vectorised hashing), then the two FMAs.
+        let mut j0 = 0;
+        while j0 < d {
+            let len = (d - j0).min(64);
+            let mut gm = [T::ZERO; 64];
             if mask.identity {
-                for j in 0..d {
-                    acc += dyr[j] * arow[j];
-                    dar[j] += xi * dyr[j];
-                }
+                gm[..len].copy_from_slice(&dyr[j0..j0 + len]);
             } else {
-                let rk = mask.row_key((bi * d + i) as u64);
-                for j in 0..d {
-                    let g = if mask.keep(rk, j as u32) { dyr[j] } else { T::ZERO };
-                    acc += g * arow[j];
-                    dar[j] += xi * g;
+                // Unconditional load then select (no bounds checks, no branches): vectorises.
+                for (k, (g, &v)) in gm[..len].iter_mut().zip(&dyr[j0..j0 + len]).enumerate() {
+                    *g = if mask.keep(rk, (j0 + k) as u32) { v } else { T::ZERO };
                 }
             }
-            // SAFETY: element (bi, i) is written only by task (u(bi), i); dx has B x D elements.
-            unsafe { *dxp.0.add(bi * d + i) = acc * scale };
+            let (ab, db) = (&arow[j0..j0 + len], &mut dar[j0..j0 + len]);
+            let mut gc = gm[..len].chunks_exact(8);
+            let mut ac = ab.chunks_exact(8);
+            let mut dc = db.chunks_exact_mut(8);
+            for ((g8, a8), d8) in (&mut gc).zip(&mut ac).zip(&mut dc) {
+                for k in 0..8 {
+                    part[k] += g8[k] * a8[k];
+                    d8[k] += xi * g8[k];
+                }
+            }
+            for (k, ((&g, &a), dv)) in gc.remainder().iter().zip(ac.remainder()).zip(dc.into_remainder()).enumerate() {
+                part[k] += g * a;
+                *dv += xi * g;
+            }
+            j0 += len;
         }
-    });
+        let acc = part.iter().fold(T::ZERO, |a, &v| a + v);
+        // SAFETY: element (bi, i) is written only by task (u(bi), i); dx has B x D elements.
+        unsafe { *dx.add(bi * d + i) = acc * scale };
+    }
 }

@@ -4,18 +4,17 @@ use crate::real::Real;
 use crate::rng::Mask;
 use rayon::prelude::*;
 
-/// Row chunk for parallel elementwise passes: large enough to amortise task overhead.
+/// Elements per parallel task: large enough to amortise task overhead.
 const PAR_MIN_ELEMS: usize = 1 << 14;
 
 /// `dst[i, j] = src[i, j] * keep(i, j) / (1 - p)` over a `rows x cols` matrix, where the mask
 /// row index is `i` (the caller's row numbering must match between forward and backward).
-/// `dst` may be the same data as `src` via [`dropout_inplace`].
 pub fn dropout_copy<T: Real>(src: &[T], dst: &mut [T], cols: usize, mask: &Mask, scale: T) {
     let rows_per_task = (PAR_MIN_ELEMS / cols.max(1)).max(1);
     dst.par_chunks_mut(rows_per_task * cols).zip(src.par_chunks(rows_per_task * cols)).enumerate().for_each(
         |(c, (d, s))| {
             for (r, (dr, sr)) in d.chunks_exact_mut(cols).zip(s.chunks_exact(cols)).enumerate() {
-                row_apply(mask, (c * rows_per_task + r) as u64, scale, sr, dr);
+                mask_row(mask, (c * rows_per_task + r) as u64, scale, sr, dr);
             }
         },
     );
@@ -26,30 +25,40 @@ pub fn dropout_inplace<T: Real>(x: &mut [T], cols: usize, mask: &Mask, scale: T)
     let rows_per_task = (PAR_MIN_ELEMS / cols.max(1)).max(1);
     x.par_chunks_mut(rows_per_task * cols).enumerate().for_each(|(c, d)| {
         for (r, dr) in d.chunks_exact_mut(cols).enumerate() {
-            let row = (c * rows_per_task + r) as u64;
-            if mask.identity {
-                dr.iter_mut().for_each(|v| *v *= scale);
-            } else {
-                let rk = mask.row_key(row);
-                for (j, v) in dr.iter_mut().enumerate() {
-                    *v = if mask.keep(rk, j as u32) { *v * scale } else { T::ZERO };
-                }
-            }
+            mask_row_inplace(mask, (c * rows_per_task + r) as u64, scale, dr);
         }
     });
 }
 
-#[inline]
-fn row_apply<T: Real>(mask: &Mask, row: u64, scale: T, src: &[T], dst: &mut [T]) {
+multiversion!(fn mask_row<T>(mask: &Mask, row: u64, scale: T, src: &[T], dst: &mut [T]) => mask_row_body);
+multiversion!(fn mask_row_inplace<T>(mask: &Mask, row: u64, scale: T, x: &mut [T]) => mask_row_inplace_body);
+
+#[inline(always)]
+fn mask_row_body<T: Real>(mask: &Mask, row: u64, scale: T, src: &[T], dst: &mut [T]) {
+    let n = dst.len().min(src.len());
     if mask.identity {
-        for (d, &s) in dst.iter_mut().zip(src) {
-            *d = s * scale;
+        for j in 0..n {
+            dst[j] = src[j] * scale;
         }
         return;
     }
     let rk = mask.row_key(row);
-    for (j, (d, &s)) in dst.iter_mut().zip(src).enumerate() {
-        *d = if mask.keep(rk, j as u32) { s * scale } else { T::ZERO };
+    for j in 0..n {
+        let m = if mask.keep(rk, j as u32) { scale } else { T::ZERO };
+        dst[j] = src[j] * m;
+    }
+}
+
+#[inline(always)]
+fn mask_row_inplace_body<T: Real>(mask: &Mask, row: u64, scale: T, x: &mut [T]) {
+    if mask.identity {
+        x.iter_mut().for_each(|v| *v *= scale);
+        return;
+    }
+    let rk = mask.row_key(row);
+    for j in 0..x.len() {
+        let m = if mask.keep(rk, j as u32) { scale } else { T::ZERO };
+        x[j] *= m;
     }
 }
 

@@ -1,12 +1,49 @@
 //! Fused elementwise and small kernels used by the forward and backward passes.
 
-pub mod batchnorm;
-pub mod core_product;
-pub mod elementwise;
-pub mod loss;
-
 /// A raw pointer that may be shared across rayon tasks that write disjoint elements.
 #[derive(Clone, Copy)]
 pub(crate) struct SyncPtr<T>(pub *mut T);
 unsafe impl<T> Send for SyncPtr<T> {}
 unsafe impl<T> Sync for SyncPtr<T> {}
+
+/// Whether the AVX2 + FMA versions of the kernels can run (cached by std after the first call).
+#[inline(always)]
+pub(crate) fn has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Defines `$name`, which runs the `#[inline(always)]` function `$body` compiled for AVX2+FMA
+/// when available (runtime dispatch: the crate is built for the baseline x86-64 target, where
+/// the mask hashing and the loss polynomials would not vectorise), and as is otherwise.
+macro_rules! multiversion {
+    ($vis:vis fn $name:ident<$T:ident>($($a:ident: $t:ty),* $(,)?) $(-> $r:ty)? => $body:ident) => {
+        #[inline]
+        $vis fn $name<$T: crate::real::Real>($($a: $t),*) $(-> $r)? {
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[target_feature(enable = "avx2,fma")]
+                unsafe fn avx2<$T: crate::real::Real>($($a: $t),*) $(-> $r)? {
+                    $body($($a),*)
+                }
+                if crate::kernels::has_avx2() {
+                    // SAFETY: the CPU supports the enabled features (checked just above).
+                    return unsafe { avx2($($a),*) };
+                }
+            }
+            $body($($a),*)
+        }
+    };
+}
+pub(crate) use multiversion;
+
+pub mod batchnorm;
+pub mod core_product;
+pub mod elementwise;
+pub mod loss;

@@ -2,7 +2,7 @@
 //! kernel) to the gradients of every trainable tensor. Dropout masks are regenerated from the
 //! step's counter keys, identical to the forward pass.
 
-use super::{ensure, Batch, Dropouts, Masks, Mode, Workspace};
+use super::{ensure, lap, Batch, Dropouts, Masks, Mode, Workspace};
 use crate::kernels::{batchnorm, core_product, elementwise};
 use crate::linalg::{matmul, Op};
 use crate::params::{Grads, Params};
@@ -22,6 +22,7 @@ pub fn backward<T: Real>(p: &Params<T>, drop: &Dropouts, batch: &Batch, ws: &mut
     let dl = &ws.logits[..b * n];
     let e_score: &[T] = if ws.used_e_drop { &ws.e_drop[..n * d] } else { &p.e };
 
+    let mut t = std::time::Instant::now();
     // 4'. dx2 = dL · E'  (B x D);  dE' = dL^T · x2  (N x D), then through the entity dropout.
     matmul(&mut ws.dx2[..b * d], Op::n(dl, b, n), Op::n(e_score, n, d), false, true);
     matmul(&mut ge[..n * d], Op::t(dl, b, n), Op::n(&ws.x2, b, d), false, true);
@@ -29,17 +30,20 @@ pub fn backward<T: Real>(p: &Params<T>, drop: &Dropouts, batch: &Batch, ws: &mut
         elementwise::dropout_inplace(&mut ge[..n * d], d, &masks.in_ent, s_in);
     }
 
+    lap(&mut ws.timings, 7, &mut t);
     // 3'. activation, hidden dropout 2, BN1.
     gs[0] = elementwise::act_backward(&ws.z2[..b * d], p.slope[0], &mut ws.dx2[..b * d]);
     elementwise::dropout_inplace(&mut ws.dx2[..b * d], d, &masks.h2, s_h2);
     batchnorm::backward(&p.bn1.gamma, &ws.xhat1, &ws.inv1, &ws.dx2, b, d, &mut ws.dy, g1g, g1b);
 
+    lap(&mut ws.timings, 8, &mut t);
     // 2'. per-example masked product -> dA (U x D*D) and dx1 (B x D).
     let n_u = ws.uniq.len();
     ensure(&mut ws.da, n_u * d * d);
     ensure(&mut ws.dru, n_u * dr);
     core_product::backward(&ws.dy, &ws.x1, &ws.a, &ws.members, &ws.member_off, d, &masks.h1, s_h1, &mut ws.da, &mut ws.dx1);
 
+    lap(&mut ws.timings, 9, &mut t);
     // dR_u = dA_u · W^T (U x Dr);  dW = R_U^T · dA (Dr x D*D).
     matmul(&mut ws.dru[..n_u * dr], Op::n(&ws.da, n_u, d * d), Op::t(&p.w, dr, d * d), false, true);
     matmul(&mut gw[..dr * d * d], Op::t(&ws.ru, n_u, dr), Op::n(&ws.da, n_u, d * d), false, true);
@@ -48,6 +52,7 @@ pub fn backward<T: Real>(p: &Params<T>, drop: &Dropouts, batch: &Batch, ws: &mut
         gr[r as usize * dr..][..dr].copy_from_slice(&ws.dru[u * dr..][..dr]);
     }
 
+    lap(&mut ws.timings, 10, &mut t);
     // 1'. input dropout on the heads, BN0, scatter into E's gradient (heads may repeat).
     elementwise::dropout_inplace(&mut ws.dx1[..b * d], d, &masks.in_head, s_in);
     batchnorm::backward(&p.bn0.gamma, &ws.xhat0, &ws.inv0, &ws.dx1, b, d, &mut ws.dx0, g0g, g0b);
@@ -56,4 +61,5 @@ pub fn backward<T: Real>(p: &Params<T>, drop: &Dropouts, batch: &Batch, ws: &mut
             *gv += v;
         }
     }
+    lap(&mut ws.timings, 11, &mut t);
 }

@@ -1,7 +1,7 @@
 //! Forward pass: `logits = act(dropout_h2(BN1(dropout_in(BN0(E[h])) · dropout_h1(R[r] · W))))
 //! · dropout_in(E)^T`.
 
-use super::{ensure, Batch, Dropouts, Masks, Mode, Workspace};
+use super::{ensure, lap, Batch, Dropouts, Masks, Mode, Workspace};
 use crate::kernels::{batchnorm, core_product, elementwise};
 use crate::linalg::{matmul, Op};
 use crate::params::Params;
@@ -27,6 +27,7 @@ pub fn forward<T: Real>(p: &Params<T>, drop: &Dropouts, batch: &Batch, ws: &mut 
     }
     ensure(&mut ws.logits, b * n);
 
+    let mut t = std::time::Instant::now();
     // 1. x1 = dropout_in(BN0(E[h]))                                   (B x D)
     for (row, &h) in ws.x0.chunks_exact_mut(d).zip(&batch.heads) {
         row.copy_from_slice(&p.e[h as usize * d..][..d]);
@@ -38,6 +39,7 @@ pub fn forward<T: Real>(p: &Params<T>, drop: &Dropouts, batch: &Batch, ws: &mut 
         batchnorm::forward_eval(&p.bn0, &ws.x0, b, d, &mut ws.x1);
     }
 
+    lap(&mut ws.timings, 0, &mut t);
     // 2. A_u = R[u] · W for each distinct relation u                   (U x D*D)
     ws.group_relations(&batch.rels, p.n_rel);
     let n_u = ws.uniq.len();
@@ -48,8 +50,10 @@ pub fn forward<T: Real>(p: &Params<T>, drop: &Dropouts, batch: &Batch, ws: &mut 
     }
     matmul(&mut ws.a[..n_u * d * d], Op::n(&ws.ru, n_u, dr), Op::n(&p.w, dr, d * d), false, true);
 
+    lap(&mut ws.timings, 1, &mut t);
     // 3. y_b = x1_b · dropout_h1(A_{r_b}); z2 = dropout_h2(BN1(y)); x2 = act(z2)   (B x D)
     core_product::forward(&ws.x1, &ws.a, &ws.group, d, &masks.h1, s_h1, &mut ws.y);
+    lap(&mut ws.timings, 2, &mut t);
     if train {
         batchnorm::forward_train(&p.bn1, &ws.y, b, d, &mut ws.xhat1, &mut ws.inv1, &mut ws.z2, &mut ws.mean1, &mut ws.var1);
         elementwise::dropout_inplace(&mut ws.z2[..b * d], d, &masks.h2, s_h2);
@@ -58,6 +62,7 @@ pub fn forward<T: Real>(p: &Params<T>, drop: &Dropouts, batch: &Batch, ws: &mut 
     }
     elementwise::act_forward(&ws.z2[..b * d], p.slope[0], &mut ws.x2[..b * d]);
 
+    lap(&mut ws.timings, 3, &mut t);
     // 4. logits = x2 · dropout_in(E)^T                                 (B x N)
     ws.used_e_drop = train && !masks.in_ent.identity;
     let e_score: &[T] = if ws.used_e_drop {
@@ -67,5 +72,7 @@ pub fn forward<T: Real>(p: &Params<T>, drop: &Dropouts, batch: &Batch, ws: &mut 
     } else {
         &p.e
     };
+    lap(&mut ws.timings, 4, &mut t);
     matmul(&mut ws.logits[..b * n], Op::n(&ws.x2, b, d), Op::t(e_score, n, d), false, true);
+    lap(&mut ws.timings, 5, &mut t);
 }

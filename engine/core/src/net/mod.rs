@@ -127,6 +127,22 @@ pub struct Workspace<T> {
     pub(crate) dru: Vec<T>,
     /// Whether the last forward used a dropped-out copy of E for scoring.
     pub(crate) used_e_drop: bool,
+    /// Seconds spent per phase (see [`PHASES`]), accumulated over calls; for profiling.
+    pub timings: [f64; PHASES.len()],
+}
+
+/// Names of the phases timed in [`Workspace::timings`].
+pub const PHASES: [&str; 12] = [
+    "fwd bn0+gather", "fwd R.W gemm", "fwd core product", "fwd bn1+act", "fwd E dropout", "fwd logits gemm",
+    "loss", "bwd logits gemms", "bwd act+bn1", "bwd core product", "bwd R/W gemms", "bwd bn0+scatter",
+];
+
+/// Adds the time since `*t` to `timings[i]` and restarts `*t`.
+#[inline]
+pub(crate) fn lap(timings: &mut [f64], i: usize, t: &mut std::time::Instant) {
+    let now = std::time::Instant::now();
+    timings[i] += (now - *t).as_secs_f64();
+    *t = now;
 }
 
 /// Grows `v` to at least `n` elements (never shrinks; no-op once warm).
@@ -188,7 +204,10 @@ pub fn loss<T: crate::real::Real>(p: &mut crate::params::Params<T>, drop: &Dropo
     update_running_stats(p, ws, batch.len());
     ensure(&mut ws.row_loss, batch.len());
     let n = p.n_ent;
-    crate::kernels::loss::bce_fused(&mut ws.logits, batch.len(), n, eps, |i| batch.tails_of(i), &mut ws.row_loss)
+    let mut t = std::time::Instant::now();
+    let l = crate::kernels::loss::bce_fused(&mut ws.logits, batch.len(), n, eps, |i| batch.tails_of(i), &mut ws.row_loss);
+    lap(&mut ws.timings, 6, &mut t);
+    l
 }
 
 /// One training step's loss and gradients (forward, fused BCE, backward).
