@@ -1,0 +1,70 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { runCli } from '../support/cli';
+import { classGraph, writeDatasetDir } from '../support/generated-graph';
+
+const METRIC_KEYS = ['mrr', 'mr', 'hits1', 'hits3', 'hits10'];
+
+describe('kgc train and kgc evaluate', () => {
+  const dataset = writeDatasetDir(classGraph(80));
+  const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kgc-train-cli-')), 'model');
+
+  it('trains with a preset and prints a JSON summary as the last line', () => {
+    const result = runCli(
+      [
+        'train',
+        '--dataset',
+        dataset,
+        '--preset',
+        'default',
+        '--epochs',
+        '4',
+        '--eval-every',
+        '2',
+        '--out',
+        out,
+        '--json',
+      ],
+      {},
+    );
+    expect(result.stderr).toMatch(/epoch=4\/4 loss=/);
+    expect(result.stderr).toMatch(/validation epoch=2 mrr=/);
+    expect(result.status).toBe(0);
+    const summary = JSON.parse(result.stdout.trim().split('\n').pop() as string) as Record<
+      string,
+      number
+    >;
+    for (const key of [...METRIC_KEYS, 'epochs', 'seconds', 'epochSeconds']) {
+      expect(typeof summary[key]).toBe('number');
+    }
+    expect(summary.epochs).toBe(4);
+    expect(summary.epochSeconds).toBeLessThanOrEqual(summary.seconds as number);
+    expect(fs.existsSync(path.join(out, 'manifest.json'))).toBe(true);
+  });
+
+  it('evaluates the saved model on a split', () => {
+    const result = runCli(
+      ['evaluate', '--model', out, '--dataset', dataset, '--split', 'valid', '--json'],
+      {},
+    );
+    expect(result.status).toBe(0);
+    const metrics = JSON.parse(result.stdout.trim().split('\n').pop() as string) as Record<
+      string,
+      number
+    >;
+    for (const key of METRIC_KEYS) expect(metrics[key]).toBeGreaterThan(0);
+    expect(metrics.hits10).toBeLessThanOrEqual(1);
+  });
+
+  it('names the bad option or file in one line', () => {
+    const badEpochs = runCli(['train', '--dataset', dataset, '--epochs', 'many'], {});
+    expect(badEpochs.status).toBe(1);
+    expect(badEpochs.stderr).toMatch(/^error \[BAD_USER_INPUT\]: --epochs must be an integer/);
+
+    const missing = runCli(['evaluate', '--model', out, '--dataset', '/nonexistent/kgc'], {});
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toMatch(/^error \[BAD_USER_INPUT\]: .*\/nonexistent\/kgc/);
+    expect(missing.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
