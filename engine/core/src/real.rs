@@ -117,12 +117,11 @@ pub mod fast_f32 {
     /// `ln(1 + e)` for `e` in [0, 1].
     #[inline(always)]
     pub fn ln_1p_unit(e: f32) -> f32 {
-        let y = 1.0 + e;
-        let big = y > std::f32::consts::SQRT_2;
-        let f = if big { 0.5 * y - 1.0 } else { y - 1.0 };
+        // ln(1 + e) = ln(2) + ln(1 + f) with f = (e - 1) / 2 when 1 + e > sqrt(2); f = e
+        // otherwise. Both avoid forming 1 + e, which would lose the low bits of small e.
+        let big = e > std::f32::consts::SQRT_2 - 1.0;
+        let f = if big { 0.5 * (e - 1.0) } else { e };
         let k = if big { 1.0 } else { 0.0 };
-        // Tiny e: 1 + e rounds; use e itself (ln(1 + e) = e - e²/2 + ...).
-        let f = if e < 1e-4 { e } else { f };
         let z = f * f;
         let mut p = 7.037_683_6e-2f32;
         p = p * f - 1.151_461e-1;
