@@ -44,6 +44,8 @@ export interface Config {
   /** Per-user cache that outlives clones: the assembled Neo4j home. */
   cacheDir: string;
   javaHome: string | undefined;
+  /** The model `kgc serve` loads when no --model is given. */
+  modelDir: string | undefined;
   http: { host: string; port: number };
   logLevel: 'debug' | 'info' | 'warn' | 'error';
 }
@@ -94,6 +96,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       readString(env, 'KGC_CACHE_DIR', path.join(os.homedir(), '.cache', 'kgc')),
     ),
     javaHome: readOptionalString(env, 'JAVA_HOME'),
+    modelDir: readOptionalString(env, 'KGC_MODEL_DIR'),
     http: {
       host: readString(env, 'KGC_HTTP_HOST', '127.0.0.1'),
       port: readInt(env, 'KGC_HTTP_PORT', 4000, { min: 0, max: 65535 }),

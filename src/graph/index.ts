@@ -13,3 +13,5 @@ export type { BatchResult, PropertyRow, TripleRow } from './triples/triple-write
 export { EXPORT_FETCH_SIZE, streamEdges } from './triples/edge-stream';
 export type { EdgeFilter } from './triples/edge-stream';
 export { PREDICTION_SOURCE, PROVENANCE_PROPERTY } from './triples/export-queries';
+export { knownAnswers } from './predictions/known-answers';
+export type { Direction, KnownAnswers } from './predictions/known-answers';

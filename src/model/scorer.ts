@@ -50,10 +50,18 @@ export class Scorer {
     return this.model.validMrr;
   }
 
+  /** The entity's index, or undefined when the model has not seen it. */
+  findEntity(id: string): number | undefined {
+    return this.entityIndex.get(id);
+  }
+
   entity(id: string): number {
     const index = this.entityIndex.get(id);
     if (index === undefined) {
-      throw new KgcError(ErrorCode.NOT_FOUND, `Entity "${id}" is not in the model's vocabulary.`);
+      throw new KgcError(
+        ErrorCode.NOT_FOUND,
+        `Entity "${id}" is not in the model's vocabulary (added after the last training?).`,
+      );
     }
     return index;
   }

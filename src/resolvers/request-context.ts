@@ -1,7 +1,15 @@
 import type { Database } from '../graph';
+import type { Scorer } from '../model';
 
-/** What every resolver gets: the database boundary and request facts. */
+/** The model answering queries, and where it came from. */
+export interface ServingModel {
+  scorer: Scorer;
+  source: string;
+}
+
+/** What every resolver gets: the database boundary, the serving model, request facts. */
 export interface RequestContext {
   db: Database;
+  model: ServingModel | undefined;
   version: string;
 }

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer, HeaderMap } from '@apollo/server';
 import type { Database } from '../graph';
-import type { RequestContext } from '../resolvers';
+import type { RequestContext, ServingModel } from '../resolvers';
 import { formatError } from './format-error';
 import { buildGraphQLSchema } from './graphql-schema';
 
@@ -23,11 +23,16 @@ async function readBody(request: http.IncomingMessage): Promise<string> {
  * GraphQL on /graphql and a plain /healthz, over node:http. The caller owns `db` and must have
  * checked migrations (see start-server.ts).
  */
-export async function listen(db: Database, host: string, port: number): Promise<RunningServer> {
+export async function listen(
+  db: Database,
+  model: ServingModel | undefined,
+  host: string,
+  port: number,
+): Promise<RunningServer> {
   const apollo = new ApolloServer<RequestContext>({ schema: buildGraphQLSchema(), formatError });
   await apollo.start();
   const server = http.createServer((request, response) => {
-    void handle(apollo, db, request, response);
+    void handle(apollo, { db, model, version: SERVICE_VERSION }, request, response);
   });
   await new Promise<void>((resolve) => server.listen(port, host, resolve));
   const address = server.address() as AddressInfo;
@@ -42,14 +47,14 @@ export async function listen(db: Database, host: string, port: number): Promise<
 
 async function handle(
   apollo: ApolloServer<RequestContext>,
-  db: Database,
+  context: RequestContext,
   request: http.IncomingMessage,
   response: http.ServerResponse,
 ): Promise<void> {
   const url = new URL(request.url ?? '/', 'http://localhost');
   try {
     if (url.pathname === '/healthz') {
-      await db.ping();
+      await context.db.ping();
       response.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
       return;
     }
@@ -69,7 +74,7 @@ async function handle(
         search: url.search,
         body: raw === '' ? undefined : JSON.parse(raw),
       },
-      context: async () => ({ db, version: SERVICE_VERSION }),
+      context: async () => context,
     });
     response.writeHead(result.status ?? 200, Object.fromEntries(result.headers));
     if (result.body.kind === 'complete') response.end(result.body.string);

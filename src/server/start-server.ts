@@ -1,11 +1,14 @@
 import type { Config } from '../config';
 import { Database, MigrationRunner, openDatabase } from '../graph';
+import { Scorer } from '../model';
 import { listen, RunningServer } from './http-server';
 
 export interface StartServerOptions {
   migrationsDir: string;
   /** The migration chain to check; tests use their own. */
   migrationChain?: string;
+  /** The model to serve (a `kgc train --out` folder); missingLinks answers MODEL_NOT_READY without. */
+  modelDir?: string;
 }
 
 /**
@@ -23,7 +26,10 @@ export async function startServer(
       dir: options.migrationsDir,
       chain: options.migrationChain,
     }).assertUpToDate();
-    const running = await listen(db, config.http.host, config.http.port);
+    const model = options.modelDir
+      ? { scorer: Scorer.load(options.modelDir), source: options.modelDir }
+      : undefined;
+    const running = await listen(db, model, config.http.host, config.http.port);
     return {
       ...running,
       db,

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { Command } from 'commander';
 import { loadConfig } from '../../config';
 import { ErrorCode, KgcError } from '../../errors';
@@ -9,7 +10,8 @@ export function serveCommand(out: CliOutput): Command {
   return new Command('serve')
     .description('Start the GraphQL API (refuses to start while migrations are pending)')
     .option('--port <port>', 'HTTP port (default KGC_HTTP_PORT or 4000)')
-    .action(async (options: { port?: string }) => {
+    .option('--model <dir>', 'the model to serve (default KGC_MODEL_DIR)')
+    .action(async (options: { port?: string; model?: string }) => {
       const config = loadConfig();
       if (options.port !== undefined) {
         const port = Number(options.port);
@@ -21,7 +23,15 @@ export function serveCommand(out: CliOutput): Command {
         }
         config.http.port = port;
       }
-      const server = await startServer(config, { migrationsDir: MIGRATIONS_DIR });
+      const modelDir = options.model ?? config.modelDir;
+      const server = await startServer(config, {
+        migrationsDir: MIGRATIONS_DIR,
+        modelDir: modelDir ? path.resolve(modelDir) : undefined,
+      });
+      if (!modelDir)
+        out.info(
+          'No model given (--model or KGC_MODEL_DIR): missingLinks will answer MODEL_NOT_READY.',
+        );
       out.info(
         `GraphQL API on ${server.url} (health: ${server.url.replace(/graphql$/, 'healthz')})`,
       );
