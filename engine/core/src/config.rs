@@ -157,6 +157,9 @@ impl Config {
         if self.d_e > 4096 || self.d_r > 4096 {
             return bad("d_e and d_r must be at most 4096".into());
         }
+        if self.d_r.saturating_mul(self.d_e).saturating_mul(self.d_e) > 1 << 30 {
+            return bad(format!("d_r * d_e² = {} * {}² exceeds 2^30 core-tensor entries", self.d_r, self.d_e));
+        }
         for (n, p) in [("dropout_in", self.dropout_in), ("dropout_h1", self.dropout_h1), ("dropout_h2", self.dropout_h2)] {
             if !(0.0..1.0).contains(&p) {
                 return bad(format!("{n} = {p} must be in [0, 1)"));

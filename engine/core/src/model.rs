@@ -65,6 +65,29 @@ impl Model {
         self.relations.iter().position(|e| e == name).map(|i| i as u32)
     }
 
+    /// Checks that tensors, dimensions and vocabularies agree (always true for loaded or trained
+    /// models; guards hand-built ones, since the fields are public).
+    pub fn validate(&self) -> Result<()> {
+        let p = &self.params;
+        let bad = |m: String| Err(Error::arg("model", m));
+        if p.n_ent != self.entities.len() || p.n_rel != self.config.inverse_mode.model_relations(self.relations.len()) {
+            return bad("entity or relation count disagrees with the vocabularies".into());
+        }
+        if p.d_e != self.config.d_e || p.d_r != self.config.d_r {
+            return bad("tensor widths disagree with the config".into());
+        }
+        let lens = p.trainable_lens();
+        for (i, t) in p.trainable().iter().enumerate() {
+            if t.len() != lens[i] {
+                return bad(format!("{} has {} values, expected {}", crate::params::TRAINABLE_NAMES[i], t.len(), lens[i]));
+            }
+        }
+        if [&p.bn0.running_mean, &p.bn0.running_var, &p.bn1.running_mean, &p.bn1.running_var].iter().any(|v| v.len() != p.d_e) {
+            return bad("BatchNorm running statistics have the wrong length".into());
+        }
+        Ok(())
+    }
+
     fn check_query(&self, h: u32, r: u32) -> Result<()> {
         if h as usize >= self.params.n_ent {
             return Err(Error::arg("entity", format!("{h} is out of range (model has {} entities)", self.params.n_ent)));
@@ -77,6 +100,7 @@ impl Model {
 
     /// Logits of `(h, r, e)` for every entity `e` of each query, row-major `queries.len() x N`.
     pub fn scores(&self, queries: &[(u32, u32)]) -> Result<Vec<f32>> {
+        self.validate()?;
         let mut batch = Batch::default();
         for &(h, r) in queries {
             self.check_query(h, r)?;

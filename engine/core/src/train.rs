@@ -90,6 +90,7 @@ impl Trainer {
 
     /// Filtered evaluation of `model` on a split of `dataset` (which must share its vocabulary).
     pub fn evaluate(&self, model: &Model, dataset: &Dataset, split: Split) -> Result<Metrics> {
+        dataset.validate()?;
         check_vocab(model, dataset)?;
         let filter = dataset.filter_index(model.config.inverse_mode);
         let triples = match split {
@@ -106,6 +107,7 @@ impl Trainer {
     /// `StopReason::Cancelled` and the best model so far).
     pub fn train(&self, dataset: &Dataset, mut on_progress: impl FnMut(&Progress), cancel: &AtomicBool) -> Result<TrainOutcome> {
         let cfg = &self.config;
+        cfg.validate()?;
         dataset.validate()?;
         let mode = cfg.inverse_mode;
         let index = dataset.train_index(mode);
@@ -273,6 +275,7 @@ fn fill_batch(batch: &mut Batch, index: &PairIndex, ids: &[u32]) {
 }
 
 fn check_vocab(model: &Model, dataset: &Dataset) -> Result<()> {
+    model.validate()?;
     if model.entities != dataset.entities || model.relations != dataset.relations {
         return Err(Error::Dataset("the dataset's vocabulary differs from the model's (entities or relations)".into()));
     }

@@ -3,7 +3,7 @@
 //! ```text
 //! neptune train --dataset DIR [--preset default|fb15k-237|wn18rr] [--epochs N] [--threads N]
 //!               [--eval-every N] [--patience N] [--lr X] [--seed N] [--checkpoint DIR]
-//!               [--max-batches N] [--test] [--save DIR]
+//!               [--max-batches N] [--test] [--save DIR] [--set key=value,...]
 //! neptune eval  --model DIR --dataset DIR [--threads N]
 //! ```
 //! `--max-batches` stops after that many batches and prints the mean time per batch and the
@@ -75,6 +75,19 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             if let Some(v) = num(&m, "patience")? { cfg.patience = v; }
             if let Some(v) = num(&m, "lr")? { cfg.lr = v; }
             if let Some(v) = num(&m, "seed")? { cfg.seed = v; }
+            if let Some(sets) = m.get("set") {
+                // --set key=value,key=value overrides any config field (values parsed as JSON,
+                // falling back to strings: --set activation=prelu,d_e=100).
+                let mut v = serde_json::to_value(&cfg)?;
+                for kv in sets.split(',') {
+                    let (k, val) = kv.split_once('=').ok_or_else(|| format!("--set: `{kv}` is not key=value"))?;
+                    if v.get(k).is_none() {
+                        return Err(format!("--set: unknown config field `{k}`").into());
+                    }
+                    v[k] = serde_json::from_str(val).unwrap_or(serde_json::Value::String(val.to_string()));
+                }
+                cfg = serde_json::from_value(v)?;
+            }
             let max_batches: Option<usize> = num(&m, "max-batches")?;
             eprintln!("config: {}", serde_json::to_string(&cfg)?);
             let mut trainer = Trainer::new(cfg)?;
