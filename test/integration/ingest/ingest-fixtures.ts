@@ -24,8 +24,8 @@ export function generateTriples(prefix: string, count: number, entities = 200): 
   const out = new Map<string, Triple>();
   let s = 12345;
   const next = (k: number) => {
-    s = (s * 1103515245 + 12345) % 2147483648;
-    return s % k;
+    s = (Math.imul(s, 1103515245) + 12345) >>> 0; // exact 32-bit LCG
+    return (s >>> 8) % k;
   };
   while (out.size < count) {
     const t: Triple = [`${prefix}:e${next(entities)}`, relations[next(relations.length)] as string, `${prefix}:e ${next(entities)}`];

@@ -4,8 +4,8 @@ import { canonical, splitTriples, type DenseGraph } from '../../../src/ingest';
 function randomGraph(n: number, r: number, m: number, seed: number): DenseGraph {
   let s = seed;
   const next = (k: number) => {
-    s = (s * 1103515245 + 12345) % 2147483648;
-    return s % k;
+    s = (Math.imul(s, 1103515245) + 12345) >>> 0; // exact 32-bit LCG
+    return (s >>> 8) % k;
   };
   const h = new Int32Array(m);
   const rel = new Int32Array(m);
