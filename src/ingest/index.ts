@@ -15,3 +15,10 @@ export type { SplitIndexes, SplitOptions } from './export/split';
 export { exportToFiles } from './export/export-files';
 export type { ExportOptions, ExportSummary } from './export/export-files';
 export { writeTripleFile } from './export/write-triple-files';
+export {
+  DEMO_PREFIX,
+  DEMO_RELATIONS,
+  demoSamplePerson,
+  demoTriples,
+  writeDemoGraph,
+} from './demo-graph';
