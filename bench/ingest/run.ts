@@ -19,13 +19,17 @@ import { runAdminImport, writeAdminCsv } from './neo4j-admin-import';
 type Triple = [string, string, string];
 
 async function main(): Promise<void> {
-  const datasetDir = path.resolve(process.argv[2] ?? path.join(REPO_ROOT, '..', 'shared', 'datasets', 'FB15k-237'));
+  const datasetDir = path.resolve(
+    process.argv[2] ?? path.join(REPO_ROOT, '..', 'shared', 'datasets', 'FB15k-237'),
+  );
   const machine = describeMachine();
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'kgc-bench-ingest-'));
   const input = path.join(work, 'fb15k-237-all.tsv');
   fs.writeFileSync(
     input,
-    ['train', 'valid', 'test'].map((s) => fs.readFileSync(path.join(datasetDir, `${s}.txt`), 'utf8')).join(''),
+    ['train', 'valid', 'test']
+      .map((s) => fs.readFileSync(path.join(datasetDir, `${s}.txt`), 'utf8'))
+      .join(''),
   );
   const triples = fs
     .readFileSync(input, 'utf8')
@@ -50,7 +54,8 @@ async function main(): Promise<void> {
     try {
       await new MigrationRunner(db, { dir: path.join(REPO_ROOT, 'migrations') }).migrate();
       const ingest = await ingestFile(db, { file: input });
-      if (ingest.written !== triples.length) throw new Error(`wrote ${ingest.written} of ${triples.length}`);
+      if (ingest.written !== triples.length)
+        throw new Error(`wrote ${ingest.written} of ${triples.length}`);
       const reingest = await ingestFile(db, { file: input });
       const streamStart = Date.now();
       const graph = await exportDenseGraph(db);
@@ -66,7 +71,10 @@ async function main(): Promise<void> {
         ['ingest, triples/s', Math.round(triples.length / ingest.seconds).toLocaleString('en')],
         ['re-ingest (all present), s', reingest.seconds.toFixed(2)],
         ['export to dense ids (stream), s', streamSeconds.toFixed(2)],
-        ['export to dense ids, triples/s', Math.round(triples.length / streamSeconds).toLocaleString('en')],
+        [
+          'export to dense ids, triples/s',
+          Math.round(triples.length / streamSeconds).toLocaleString('en'),
+        ],
         ['export + split + 3 TSV files, s', files.seconds.toFixed(2)],
       );
     } finally {
@@ -114,6 +122,8 @@ function report(rows: [string, string][], machine: Record<string, string>): void
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(
+    `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   process.exitCode = 1;
 });

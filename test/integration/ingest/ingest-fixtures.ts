@@ -28,7 +28,11 @@ export function generateTriples(prefix: string, count: number, entities = 200): 
     return (s >>> 8) % k;
   };
   while (out.size < count) {
-    const t: Triple = [`${prefix}:e${next(entities)}`, relations[next(relations.length)] as string, `${prefix}:e ${next(entities)}`];
+    const t: Triple = [
+      `${prefix}:e${next(entities)}`,
+      relations[next(relations.length)] as string,
+      `${prefix}:e ${next(entities)}`,
+    ];
     out.set(t.join('\u0000'), t);
   }
   return [...out.values()];
@@ -49,7 +53,11 @@ export async function exportedTriples(db: Database, relations: string[]): Promis
   const out = new Set<string>();
   for (let i = 0; i < graph.heads.length; i++) {
     out.add(
-      [graph.entities[graph.heads[i] as number], graph.relationNames[graph.relations[i] as number], graph.entities[graph.tails[i] as number]].join('\u0000'),
+      [
+        graph.entities[graph.heads[i] as number],
+        graph.relationNames[graph.relations[i] as number],
+        graph.entities[graph.tails[i] as number],
+      ].join('\u0000'),
     );
   }
   return out;
@@ -67,5 +75,7 @@ export async function countEntities(db: Database, prefix: string): Promise<numbe
 }
 
 export async function removeEntities(db: Database, prefix: string): Promise<void> {
-  await db.write((tx) => tx.run('MATCH (e:Entity) WHERE e.id STARTS WITH $prefix DETACH DELETE e', { prefix }));
+  await db.write((tx) =>
+    tx.run('MATCH (e:Entity) WHERE e.id STARTS WITH $prefix DETACH DELETE e', { prefix }),
+  );
 }

@@ -4,21 +4,43 @@ import path from 'node:path';
 import type { Database } from '../../../src/graph';
 import { REPO_ROOT } from '../../../src/graph';
 import { testDatabase, testTarget, uniqueId } from '../../support/test-database';
-import { awkwardRelations, exportedTriples, generateTriples, keys, removeEntities, tempDir, writeTsv } from './ingest-fixtures';
+import {
+  awkwardRelations,
+  exportedTriples,
+  generateTriples,
+  keys,
+  removeEntities,
+  tempDir,
+  writeTsv,
+} from './ingest-fixtures';
 
 /** The real CLI, run from source, against the test server. */
 function cliArgs(file: string): { command: string; args: string[]; env: NodeJS.ProcessEnv } {
   const target = testTarget();
   return {
     command: path.join(REPO_ROOT, 'node_modules', '.bin', 'tsx'),
-    args: [path.join(REPO_ROOT, 'src', 'cli', 'main.ts'), 'ingest', file, '--batch-size', '500', '--json'],
-    env: { ...process.env, NEO4J_URI: target.uri, NEO4J_USER: target.user, NEO4J_PASSWORD: target.password },
+    args: [
+      path.join(REPO_ROOT, 'src', 'cli', 'main.ts'),
+      'ingest',
+      file,
+      '--batch-size',
+      '500',
+      '--json',
+    ],
+    env: {
+      ...process.env,
+      NEO4J_URI: target.uri,
+      NEO4J_USER: target.user,
+      NEO4J_PASSWORD: target.password,
+    },
   };
 }
 
 async function countEdges(db: Database, relations: string[]): Promise<number> {
   const result = await db.read((tx) =>
-    tx.run('MATCH (:Entity)-[r]->(:Entity) WHERE type(r) IN $relations RETURN count(r) AS n', { relations }),
+    tx.run('MATCH (:Entity)-[r]->(:Entity) WHERE type(r) IN $relations RETURN count(r) AS n', {
+      relations,
+    }),
   );
   return result.records[0]?.get('n') as number;
 }
@@ -55,7 +77,10 @@ describe('killed ingest', () => {
 
     const rerun = spawnSync(command, args, { env, encoding: 'utf8' });
     expect(rerun.status).toBe(0);
-    const summary = JSON.parse(rerun.stdout.trim().split('\n').pop() as string) as { written: number; alreadyPresent: number };
+    const summary = JSON.parse(rerun.stdout.trim().split('\n').pop() as string) as {
+      written: number;
+      alreadyPresent: number;
+    };
     expect(summary.written + summary.alreadyPresent).toBe(triples.length);
     expect(summary.alreadyPresent).toBeGreaterThanOrEqual(partial);
     expect(await countEdges(db, relations)).toBe(triples.length);

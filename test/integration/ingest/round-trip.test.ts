@@ -54,10 +54,16 @@ describe('ingest round trip', () => {
     const csv = path.join(dir, `${prefix}.csv`);
     fs.writeFileSync(
       csv,
-      ['note,to,rel,from', ...triples.map(([h, r, t]) => ['x', t, r, h].map(csvField).join(','))].join('\n'),
+      [
+        'note,to,rel,from',
+        ...triples.map(([h, r, t]) => ['x', t, r, h].map(csvField).join(',')),
+      ].join('\n'),
     );
     expect(await ingestFile(db, { file: gz })).toMatchObject({ written: 300 });
-    const viaCsv = await ingestFile(db, { file: csv, columns: { head: 'from', relation: 'rel', tail: 'to' } });
+    const viaCsv = await ingestFile(db, {
+      file: csv,
+      columns: { head: 'from', relation: 'rel', tail: 'to' },
+    });
     expect(viaCsv).toMatchObject({ format: 'csv', triples: 300, written: 0, alreadyPresent: 300 });
     expect(await exportedTriples(db, awkwardRelations(prefix))).toEqual(keys(triples));
   });
@@ -66,22 +72,39 @@ describe('ingest round trip', () => {
     const prefix = fresh('nt');
     const csvTriples = generateTriples(`${prefix}c`, 200);
     const csv = path.join(dir, `${prefix}.csv`);
-    fs.writeFileSync(csv, ['head,relation,tail', ...csvTriples.map((t) => t.map(csvField).join(','))].join('\n'));
+    fs.writeFileSync(
+      csv,
+      ['head,relation,tail', ...csvTriples.map((t) => t.map(csvField).join(','))].join('\n'),
+    );
     expect(await ingestFile(db, { file: csv })).toMatchObject({ written: 200 });
     expect(await exportedTriples(db, awkwardRelations(`${prefix}c`))).toEqual(keys(csvTriples));
 
     const raw = generateTriples(`${prefix}n`, 200);
     const ntTriples: Triple[] = raw.map(([h, r, t]) => [iri(h), r, iri(t)]);
     const nt = path.join(dir, `${prefix}.nt`);
-    const lines = ntTriples.map(([h, r, t]) => `<${h}> <${r.replace(/[ "`<>{}|^\\]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}> <${t}> .`);
+    const lines = ntTriples.map(
+      ([h, r, t]) =>
+        `<${h}> <${r.replace(/[ "`<>{}|^\\]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}> <${t}> .`,
+    );
     const subject = ntTriples[0]?.[0] as string;
-    lines.push(`<${subject}> <http://example.org/name> "Name \\"quoted\\" ü"@en .`, '# a comment', '');
+    lines.push(
+      `<${subject}> <http://example.org/name> "Name \\"quoted\\" ü"@en .`,
+      '# a comment',
+      '',
+    );
     fs.writeFileSync(nt, lines.join('\n'));
-    expect(await ingestFile(db, { file: nt })).toMatchObject({ format: 'nt', written: 200, properties: 1 });
+    expect(await ingestFile(db, { file: nt })).toMatchObject({
+      format: 'nt',
+      written: 200,
+      properties: 1,
+    });
     const relations = [...new Set(ntTriples.map((t) => t[1]))];
     expect(await exportedTriples(db, relations)).toEqual(keys(ntTriples));
     const name = await db.read((tx) =>
-      tx.run('MATCH (e:Entity {id: $id}) RETURN e[$key] AS v', { id: subject, key: 'http://example.org/name' }),
+      tx.run('MATCH (e:Entity {id: $id}) RETURN e[$key] AS v', {
+        id: subject,
+        key: 'http://example.org/name',
+      }),
     );
     expect(name.records[0]?.get('v')).toBe('Name "quoted" ü');
   });
@@ -93,10 +116,16 @@ describe('ingest round trip', () => {
     const relations = awkwardRelations(prefix);
     const [h, r, t] = triples[0] as Triple;
     await db.write((tx) =>
-      tx.run('MATCH (h:Entity {id: $h})-[e]->(t:Entity {id: $t}) WHERE type(e) = $r SET e.source = "prediction"', { h, r, t }),
+      tx.run(
+        'MATCH (h:Entity {id: $h})-[e]->(t:Entity {id: $t}) WHERE type(e) = $r SET e.source = "prediction"',
+        { h, r, t },
+      ),
     );
     const out = path.join(dir, prefix);
-    const whole = await exportToFiles(db, { out, filter: { relations, includePredictions: false } });
+    const whole = await exportToFiles(db, {
+      out,
+      filter: { relations, includePredictions: false },
+    });
     expect(whole.files).toEqual({ 'triples.txt': 399 });
     const split = await exportToFiles(db, {
       out: path.join(out, 'split'),
@@ -105,7 +134,10 @@ describe('ingest round trip', () => {
     });
     expect(split.triples).toBe(400);
     const lines = ['train', 'valid', 'test'].flatMap((p) =>
-      fs.readFileSync(path.join(out, 'split', `${p}.txt`), 'utf8').split('\n').filter(Boolean),
+      fs
+        .readFileSync(path.join(out, 'split', `${p}.txt`), 'utf8')
+        .split('\n')
+        .filter(Boolean),
     );
     expect(new Set(lines.map((l) => l.split('\t').join('\u0000')))).toEqual(keys(triples));
     const again = await exportToFiles(db, {

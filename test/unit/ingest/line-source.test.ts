@@ -25,11 +25,16 @@ describe('openLineSource', () => {
 
   it('marks a line with broken UTF-8 as null and keeps the others', async () => {
     const file = path.join(dir, 'bad.tsv');
-    fs.writeFileSync(file, Buffer.concat([Buffer.from('ok\tr\tü\n'), Buffer.from([0x61, 0xff, 0x0a]), Buffer.from('z')]));
+    fs.writeFileSync(
+      file,
+      Buffer.concat([Buffer.from('ok\tr\tü\n'), Buffer.from([0x61, 0xff, 0x0a]), Buffer.from('z')]),
+    );
     expect(await readAll(file)).toEqual(['ok\tr\tü', null, 'z']);
   });
 
   it('gives FILE_NOT_FOUND for a missing file', async () => {
-    await expect(openLineSource(path.join(dir, 'nope.tsv'))).rejects.toMatchObject({ code: 'FILE_NOT_FOUND' });
+    await expect(openLineSource(path.join(dir, 'nope.tsv'))).rejects.toMatchObject({
+      code: 'FILE_NOT_FOUND',
+    });
   });
 });

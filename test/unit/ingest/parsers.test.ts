@@ -12,13 +12,19 @@ describe('TSV parser', () => {
   });
   it('skips blank lines and reports column counts, empty and overlong ids', () => {
     expect(tsv.parse('')).toEqual({ kind: 'skip' });
-    expect(tsv.parse('a\tb')).toEqual({ kind: 'invalid', reason: 'expected 3 tab-separated columns, found 2' });
+    expect(tsv.parse('a\tb')).toEqual({
+      kind: 'invalid',
+      reason: 'expected 3 tab-separated columns, found 2',
+    });
     expect(tsv.parse('\tb\tc')).toEqual({ kind: 'invalid', reason: 'empty head id' });
     expect(tsv.parse(`a\tb\t${'x'.repeat(MAX_ID_LENGTH + 1)}`)).toMatchObject({
       kind: 'invalid',
       reason: expect.stringContaining('tail id is 1025 characters long'),
     });
-    expect(tsv.parse('a\tb\u0001\tc')).toMatchObject({ kind: 'invalid', reason: expect.stringContaining('control') });
+    expect(tsv.parse('a\tb\u0001\tc')).toMatchObject({
+      kind: 'invalid',
+      reason: expect.stringContaining('control'),
+    });
   });
 });
 
@@ -32,8 +38,14 @@ describe('CSV parser', () => {
       relation: 'has "quotes", commas',
       tail: 'b',
     });
-    expect(csv.parse('x,b,c')).toMatchObject({ kind: 'invalid', reason: expect.stringContaining('expected 4') });
-    expect(csv.parse('x,"b,c,a')).toMatchObject({ kind: 'invalid', reason: expect.stringContaining('quote') });
+    expect(csv.parse('x,b,c')).toMatchObject({
+      kind: 'invalid',
+      reason: expect.stringContaining('expected 4'),
+    });
+    expect(csv.parse('x,"b,c,a')).toMatchObject({
+      kind: 'invalid',
+      reason: expect.stringContaining('quote'),
+    });
   });
   it('fails the file when the header lacks a column', () => {
     const csv = createParser('csv');
@@ -62,12 +74,20 @@ describe('N-Triples parser', () => {
       key: 'http://x/name',
       value: 'A "b"',
     });
-    expect(nt.parse('<a> <p> "3"^^<http://www.w3.org/2001/XMLSchema#int> .')).toMatchObject({ value: '3' });
+    expect(nt.parse('<a> <p> "3"^^<http://www.w3.org/2001/XMLSchema#int> .')).toMatchObject({
+      value: '3',
+    });
   });
   it('skips comments and reports syntax errors', () => {
     expect(nt.parse('# comment')).toEqual({ kind: 'skip' });
-    expect(nt.parse('<a> <p> <b>')).toMatchObject({ kind: 'invalid', reason: "expected '.' after the object" });
-    expect(nt.parse('<a> "p" <b> .')).toMatchObject({ kind: 'invalid', reason: 'the predicate must be an IRI' });
+    expect(nt.parse('<a> <p> <b>')).toMatchObject({
+      kind: 'invalid',
+      reason: "expected '.' after the object",
+    });
+    expect(nt.parse('<a> "p" <b> .')).toMatchObject({
+      kind: 'invalid',
+      reason: 'the predicate must be an IRI',
+    });
     expect(nt.parse('<a <p> <b> .')).toMatchObject({ kind: 'invalid' });
   });
 });

@@ -15,7 +15,8 @@ function randomGraph(n: number, r: number, m: number, seed: number): DenseGraph 
     rel[i] = next(r);
     t[i] = next(n);
   }
-  const names = (k: number, p: string) => Array.from({ length: k }, (_, i) => `${p}${String(i).padStart(5, '0')}`);
+  const names = (k: number, p: string) =>
+    Array.from({ length: k }, (_, i) => `${p}${String(i).padStart(5, '0')}`);
   return canonical(names(n, 'e'), names(r, 'r'), h, rel, t);
 }
 
@@ -57,7 +58,13 @@ describe('splitTriples', () => {
   });
 
   it('canonical sorts and dedupes triples', () => {
-    const g = canonical(['a', 'b'], ['r'], Int32Array.of(1, 0, 1), Int32Array.of(0, 0, 0), Int32Array.of(0, 1, 0));
+    const g = canonical(
+      ['a', 'b'],
+      ['r'],
+      Int32Array.of(1, 0, 1),
+      Int32Array.of(0, 0, 0),
+      Int32Array.of(0, 1, 0),
+    );
     expect(Array.from(g.heads)).toEqual([0, 1]);
     expect(Array.from(g.tails)).toEqual([1, 0]);
   });
