@@ -45,7 +45,11 @@ export const DEFAULT_BATCH_SIZE = 10_000;
 /** Bad lines quoted in a strict-mode failure; the rest are counted. */
 const QUOTED_ERRORS = 3;
 
-type LineVisitor = (lineNumber: number, text: string | null, parsed: ParsedLine) => void | Promise<void>;
+type LineVisitor = (
+  lineNumber: number,
+  text: string | null,
+  parsed: ParsedLine,
+) => void | Promise<void>;
 
 /**
  * Loads one triple file. Strict (default): a first pass validates every line and nothing is
@@ -65,7 +69,8 @@ export async function ingestFile(db: Database, options: IngestOptions): Promise<
     let bad = 0;
     await visit(source, newParser(), progress, 'validate', started, (n, _text, parsed) => {
       if (parsed.kind !== 'invalid') return;
-      if (parsed.fatal) throw new KgcError(ErrorCode.INGEST_INVALID_INPUT, `${name}:${n}: ${parsed.reason}.`);
+      if (parsed.fatal)
+        throw new KgcError(ErrorCode.INGEST_INVALID_INPUT, `${name}:${n}: ${parsed.reason}.`);
       bad += 1;
       if (problems.length < QUOTED_ERRORS) problems.push(`${name}:${n}: ${parsed.reason}`);
     });
@@ -91,7 +96,9 @@ export async function ingestFile(db: Database, options: IngestOptions): Promise<
   };
   const writer = new TripleWriter(db);
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
-  const rejects = options.skipInvalid ? new RejectFile(options.rejectPath ?? `${options.file}.rejects.tsv`) : undefined;
+  const rejects = options.skipInvalid
+    ? new RejectFile(options.rejectPath ?? `${options.file}.rejects.tsv`)
+    : undefined;
   let edges: TripleRow[] = [];
   let props: PropertyRow[] = [];
   const flush = async () => {
@@ -108,25 +115,33 @@ export async function ingestFile(db: Database, options: IngestOptions): Promise<
     }
   };
   try {
-    summary.lines = await visit(source, newParser(), progress, 'write', started, async (n, text, parsed) => {
-      switch (parsed.kind) {
-        case 'edge':
-          summary.triples += 1;
-          edges.push([parsed.head, parsed.relation, parsed.tail]);
-          break;
-        case 'property':
-          props.push([parsed.entity, parsed.key, parsed.value]);
-          break;
-        case 'invalid':
-          if (parsed.fatal) throw new KgcError(ErrorCode.INGEST_INVALID_INPUT, `${name}:${n}: ${parsed.reason}.`);
-          summary.skipped += 1;
-          rejects?.add(n, parsed.reason, text);
-          break;
-        case 'skip':
-          break;
-      }
-      if (edges.length >= batchSize || props.length >= batchSize) await flush();
-    });
+    summary.lines = await visit(
+      source,
+      newParser(),
+      progress,
+      'write',
+      started,
+      async (n, text, parsed) => {
+        switch (parsed.kind) {
+          case 'edge':
+            summary.triples += 1;
+            edges.push([parsed.head, parsed.relation, parsed.tail]);
+            break;
+          case 'property':
+            props.push([parsed.entity, parsed.key, parsed.value]);
+            break;
+          case 'invalid':
+            if (parsed.fatal)
+              throw new KgcError(ErrorCode.INGEST_INVALID_INPUT, `${name}:${n}: ${parsed.reason}.`);
+            summary.skipped += 1;
+            rejects?.add(n, parsed.reason, text);
+            break;
+          case 'skip':
+            break;
+        }
+        if (edges.length >= batchSize || props.length >= batchSize) await flush();
+      },
+    );
     await flush();
   } finally {
     progress.done();
@@ -152,7 +167,9 @@ async function visit(
     for (const text of chunk) {
       lineNumber += 1;
       const parsed: ParsedLine =
-        text === null ? { kind: 'invalid', reason: 'invalid UTF-8 byte sequence' } : parser.parse(text);
+        text === null
+          ? { kind: 'invalid', reason: 'invalid UTF-8 byte sequence' }
+          : parser.parse(text);
       if (parsed.kind === 'edge') triples += 1;
       const pending = onLine(lineNumber, text, parsed);
       if (pending) await pending;

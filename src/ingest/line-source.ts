@@ -85,14 +85,18 @@ function stripCr(line: string): string {
 async function checkReadable(file: string): Promise<number> {
   try {
     const stat = await fs.promises.stat(file);
-    if (stat.isDirectory()) throw new KgcError(ErrorCode.FILE_NOT_FOUND, `${file} is a directory, not a triple file.`);
+    if (stat.isDirectory())
+      throw new KgcError(ErrorCode.FILE_NOT_FOUND, `${file} is a directory, not a triple file.`);
     await fs.promises.access(file, fs.constants.R_OK);
     return stat.size;
   } catch (error) {
     if (error instanceof KgcError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new KgcError(ErrorCode.FILE_NOT_FOUND, `No such file: ${file}.`);
-    throw new KgcError(ErrorCode.FILE_NOT_FOUND, `Cannot read ${file} (${code ?? 'error'}): check its permissions.`);
+    throw new KgcError(
+      ErrorCode.FILE_NOT_FOUND,
+      `Cannot read ${file} (${code ?? 'error'}): check its permissions.`,
+    );
   }
 }
 

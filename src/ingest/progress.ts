@@ -17,7 +17,9 @@ export const silentProgress: ProgressSink = { update: () => undefined, done: () 
 
 const rate = (s: ProgressState) => (s.seconds > 0 ? Math.round(s.triples / s.seconds) : 0);
 const eta = (s: ProgressState) =>
-  s.fraction > 0.01 ? `${Math.max(0, Math.round((s.seconds / s.fraction) * (1 - s.fraction)))}s` : '?';
+  s.fraction > 0.01
+    ? `${Math.max(0, Math.round((s.seconds / s.fraction) * (1 - s.fraction)))}s`
+    : '?';
 
 /** A one-line bar redrawn in place (a terminal), at most ten times a second. */
 export function barProgress(write: (text: string) => void, width = 30): ProgressSink {

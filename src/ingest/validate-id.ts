@@ -17,13 +17,16 @@ export function idProblem(what: string, value: string): string | undefined {
   if (value.length > MAX_ID_LENGTH) {
     return `${what} is ${value.length} characters long; the limit is ${MAX_ID_LENGTH}`;
   }
-  if (CONTROL.test(value)) return `${what} contains a control character (tab, line break or similar)`;
+  if (CONTROL.test(value))
+    return `${what} contains a control character (tab, line break or similar)`;
   return undefined;
 }
 
 /** A validated edge, or the first problem found. */
 export function checkedEdge(head: string, relation: string, tail: string): ParsedLine {
   const problem =
-    idProblem('head id', head) ?? idProblem('relation name', relation) ?? idProblem('tail id', tail);
+    idProblem('head id', head) ??
+    idProblem('relation name', relation) ??
+    idProblem('tail id', tail);
   return problem ? { kind: 'invalid', reason: problem } : { kind: 'edge', head, relation, tail };
 }

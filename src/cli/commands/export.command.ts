@@ -18,7 +18,8 @@ interface ExportCliOptions {
 
 function fraction(value: string): number {
   const n = Number(value);
-  if (!Number.isFinite(n) || n < 0 || n >= 1) throw new InvalidArgumentError('expected a fraction in [0, 1).');
+  if (!Number.isFinite(n) || n < 0 || n >= 1)
+    throw new InvalidArgumentError('expected a fraction in [0, 1).');
   return n;
 }
 
@@ -34,7 +35,9 @@ function collect(value: string, previous: string[] = []): string[] {
 
 export function exportCommand(out: CliOutput): Command {
   return new Command('export')
-    .description('Export every (:Entity)-[r]->(:Entity) edge to TSV: train/valid/test.txt, or triples.txt')
+    .description(
+      'Export every (:Entity)-[r]->(:Entity) edge to TSV: train/valid/test.txt, or triples.txt',
+    )
     .requiredOption('--out <dir>', 'output folder (created if missing)')
     .option('--relation <name>', 'only this relation type (repeat for several)', collect)
     .option('--no-predictions', "leave out accepted predictions (edges with source = 'prediction')")
@@ -62,7 +65,8 @@ export function exportCommand(out: CliOutput): Command {
             `Exported ${summary.triples} triples (${summary.entities} entities, ${summary.relations} relations) ` +
               `in ${summary.seconds.toFixed(1)} s to ${summary.out}:`,
           );
-          for (const [name, count] of Object.entries(summary.files)) out.info(`  ${name}: ${count}`);
+          for (const [name, count] of Object.entries(summary.files))
+            out.info(`  ${name}: ${count}`);
         }
       } finally {
         await db.close();

@@ -32,10 +32,19 @@ export function parsePositiveInt(value: string): number {
 
 export function ingestCommand(out: CliOutput): Command {
   return new Command('ingest')
-    .description('Load triples (TSV, CSV with a header, N-Triples; gzip accepted) into Neo4j, idempotently')
+    .description(
+      'Load triples (TSV, CSV with a header, N-Triples; gzip accepted) into Neo4j, idempotently',
+    )
     .argument('<path>', 'the triple file')
-    .option('--format <format>', 'tsv | csv | nt (default: from the extension, else tsv)', parseFormat)
-    .option('--skip-invalid', 'write the good lines; write bad ones with reasons to the reject file')
+    .option(
+      '--format <format>',
+      'tsv | csv | nt (default: from the extension, else tsv)',
+      parseFormat,
+    )
+    .option(
+      '--skip-invalid',
+      'write the good lines; write bad ones with reasons to the reject file',
+    )
     .option('--rejects <file>', 'reject file for --skip-invalid (default: <path>.rejects.tsv)')
     .option('--batch-size <n>', 'triples per transaction', parsePositiveInt, DEFAULT_BATCH_SIZE)
     .option('--head-column <name>', 'CSV: the head column', DEFAULT_CSV_COLUMNS.head)
@@ -52,7 +61,11 @@ export function ingestCommand(out: CliOutput): Command {
         const summary = await ingestFile(db, {
           file,
           format: options.format,
-          columns: { head: options.headColumn, relation: options.relationColumn, tail: options.tailColumn },
+          columns: {
+            head: options.headColumn,
+            relation: options.relationColumn,
+            tail: options.tailColumn,
+          },
           skipInvalid: options.skipInvalid,
           rejectPath: options.rejects,
           batchSize: options.batchSize,

@@ -9,8 +9,8 @@ export interface EdgeFilter {
   includePredictions?: boolean;
 }
 
-/** Records pulled per round trip: large, so the stream is not latency-bound. */
-export const EXPORT_FETCH_SIZE = 20_000;
+/** Records (heads) pulled per round trip: large, so the stream is not latency-bound. */
+export const EXPORT_FETCH_SIZE = 5_000;
 
 /**
  * Streams every edge to `onEdge` as it arrives (the driver pulls `fetchSize` records at a
@@ -29,8 +29,11 @@ export async function streamEdges(
       includePredictions: filter.includePredictions ?? true,
     });
     for await (const record of result) {
-      onEdge(record.get(0) as string, record.get(1) as string, record.get(2) as string);
-      count += 1;
+      const head = record.get(0) as string;
+      for (const [relation, tail] of record.get(1) as [string, string][]) {
+        onEdge(head, relation, tail);
+        count += 1;
+      }
     }
     return count;
   } catch (error) {

@@ -42,7 +42,9 @@ class Vocabulary {
   }
   /** remap[provisional] = final id in sorted order. */
   sorted(): { names: string[]; remap: Int32Array } {
-    const order = this.names.map((_, i) => i).sort((a, b) => compare(this.names[a] as string, this.names[b] as string));
+    const order = this.names
+      .map((_, i) => i)
+      .sort((a, b) => compare(this.names[a] as string, this.names[b] as string));
     const remap = new Int32Array(order.length);
     order.forEach((provisional, final) => (remap[provisional] = final));
     return { names: order.map((i) => this.names[i] as string), remap };
@@ -102,7 +104,11 @@ export function canonical(
       (relations[a] as number) - (relations[b] as number) ||
       (tails[a] as number) - (tails[b] as number),
   );
-  const out = { h: new Int32Array(order.length), r: new Int32Array(order.length), t: new Int32Array(order.length) };
+  const out = {
+    h: new Int32Array(order.length),
+    r: new Int32Array(order.length),
+    t: new Int32Array(order.length),
+  };
   let n = 0;
   for (const i of order) {
     const hh = heads[i] as number;
@@ -114,5 +120,11 @@ export function canonical(
     out.t[n] = tt;
     n += 1;
   }
-  return { entities, relationNames, heads: out.h.slice(0, n), relations: out.r.slice(0, n), tails: out.t.slice(0, n) };
+  return {
+    entities,
+    relationNames,
+    heads: out.h.slice(0, n),
+    relations: out.r.slice(0, n),
+    tails: out.t.slice(0, n),
+  };
 }

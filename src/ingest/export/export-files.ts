@@ -31,7 +31,11 @@ export async function exportToFiles(db: Database, options: ExportOptions): Promi
   if (options.split) {
     const parts = splitTriples(graph, options.split);
     for (const [name, indexes] of Object.entries(parts)) {
-      files[`${name}.txt`] = await writeTripleFile(path.join(options.out, `${name}.txt`), graph, indexes);
+      files[`${name}.txt`] = await writeTripleFile(
+        path.join(options.out, `${name}.txt`),
+        graph,
+        indexes,
+      );
     }
   } else {
     files['triples.txt'] = await writeTripleFile(path.join(options.out, 'triples.txt'), graph);

@@ -7,7 +7,11 @@ import type { DenseGraph } from './dense-graph';
  * be re-ingested), in blocks to keep write calls few. Ids never hold tabs or line breaks:
  * ingest validation rejects them.
  */
-export async function writeTripleFile(file: string, graph: DenseGraph, indexes?: Int32Array): Promise<number> {
+export async function writeTripleFile(
+  file: string,
+  graph: DenseGraph,
+  indexes?: Int32Array,
+): Promise<number> {
   await fs.promises.mkdir(path.dirname(file), { recursive: true });
   const stream = fs.createWriteStream(file, { encoding: 'utf8' });
   const count = indexes ? indexes.length : graph.heads.length;
@@ -22,7 +26,8 @@ export async function writeTripleFile(file: string, graph: DenseGraph, indexes?:
       `${graph.entities[graph.heads[i] as number]}\t${graph.relationNames[graph.relations[i] as number]}\t${graph.entities[graph.tails[i] as number]}\n`,
     );
     if (block.length === 10_000) {
-      if (!stream.write(block.join(''))) await new Promise<void>((resolve) => stream.once('drain', () => resolve()));
+      if (!stream.write(block.join('')))
+        await new Promise<void>((resolve) => stream.once('drain', () => resolve()));
       block = [];
     }
   }

@@ -6,7 +6,14 @@ type Term = { kind: 'iri' | 'blank' | 'literal'; value: string; end: number };
 class NtSyntaxError extends Error {}
 
 const ESCAPES: Record<string, string> = {
-  t: '\t', b: '\b', n: '\n', r: '\r', f: '\f', '"': '"', "'": "'", '\\': '\\',
+  t: '\t',
+  b: '\b',
+  n: '\n',
+  r: '\r',
+  f: '\f',
+  '"': '"',
+  "'": "'",
+  '\\': '\\',
 };
 
 /**
@@ -31,9 +38,15 @@ export class NTriplesParser implements LineParser {
       i = skipSpace(line, i + 1);
       if (i < line.length && line[i] !== '#') throw new NtSyntaxError("unexpected text after '.'");
       if (object.kind === 'literal') {
-        const problem = idProblem('subject id', subject.value) ?? idProblem('predicate IRI', predicate.value);
+        const problem =
+          idProblem('subject id', subject.value) ?? idProblem('predicate IRI', predicate.value);
         if (problem) return { kind: 'invalid', reason: problem };
-        return { kind: 'property', entity: subject.value, key: predicate.value, value: object.value };
+        return {
+          kind: 'property',
+          entity: subject.value,
+          key: predicate.value,
+          value: object.value,
+        };
       }
       return checkedEdge(subject.value, predicate.value, object.value);
     } catch (error) {

@@ -4,7 +4,10 @@ import { CsvParser, DEFAULT_CSV_COLUMNS, type CsvColumns } from './csv-parser';
 import { NTriplesParser } from './ntriples-parser';
 import { TsvParser } from './tsv-parser';
 
-export function createParser(format: IngestFormat, columns: CsvColumns = DEFAULT_CSV_COLUMNS): LineParser {
+export function createParser(
+  format: IngestFormat,
+  columns: CsvColumns = DEFAULT_CSV_COLUMNS,
+): LineParser {
   switch (format) {
     case 'tsv':
       return new TsvParser();

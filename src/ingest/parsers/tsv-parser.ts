@@ -10,7 +10,10 @@ export class TsvParser implements LineParser {
     if (line.length === 0) return { kind: 'skip' };
     const fields = line.split('\t');
     if (fields.length !== 3) {
-      return { kind: 'invalid', reason: `expected 3 tab-separated columns, found ${fields.length}` };
+      return {
+        kind: 'invalid',
+        reason: `expected 3 tab-separated columns, found ${fields.length}`,
+      };
     }
     return checkedEdge(fields[0] as string, fields[1] as string, fields[2] as string);
   }
