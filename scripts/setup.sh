@@ -39,6 +39,7 @@ fi
 if [[ -f engine/node/package.json ]]; then
   step "Building the native engine (release)"
   npm run --silent build:engine
+  (cd engine && cargo build --release --quiet -p neptune_core --bin neptune)
 fi
 
 step "Compiling TypeScript"

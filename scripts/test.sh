@@ -19,6 +19,14 @@ if [[ -f engine/Cargo.toml ]]; then
   rust_failed=$(grep -Eo '[0-9]+ failed' "$cargo_log" | awk '{s+=$1} END {print s+0}')
 fi
 
+# A small fixed training workload whose rate is printed, never asserted (timings live in bench/).
+fb="../shared/datasets/FB15k-237"
+if [[ -x engine/target/release/neptune && -f "$fb/train.txt" ]]; then
+  printf '\n==> Fixed workload: 20 FB15k-237 batches, reference settings (rate printed, not asserted)\n'
+  engine/target/release/neptune train --dataset "$fb" --preset fb15k-237 --epochs 1 --eval-every 0 \
+    --threads 2 --max-batches 20 2>/dev/null | grep -E '^timed' || echo "(workload did not run)"
+fi
+
 printf '\n==> Jest (unit, integration, e2e; one real Neo4j)\n'
 jest_json="$(mktemp)"
 npx --no-install jest --ci --json --outputFile="$jest_json" || status=1

@@ -1,0 +1,109 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+export const NEPTUNE_BIN = path.join(ROOT, 'engine', 'target', 'release', 'neptune');
+const PEER = path.join(ROOT, 'bench', 'peer', 'neptune_torch.py');
+
+export interface TimedRun {
+  /** Seconds per full epoch (measured, or extrapolated from the timed batches). */
+  epochSeconds: number;
+  peakRssMiB: number;
+  output: string;
+}
+
+/** Runs a command under GNU time for its peak RSS. */
+function timed(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): { output: string; rssMiB: number } {
+  const result = spawnSync('/usr/bin/time', ['-f', 'KGC_MAXRSS_KB=%M', command, ...args], {
+    env,
+    encoding: 'utf8',
+    maxBuffer: 64 * 2 ** 20,
+  });
+  const output = `${result.stdout}${result.stderr}`;
+  if (result.status !== 0)
+    throw new Error(`${command} ${args.join(' ')} failed:\n${output.slice(-2000)}`);
+  const rss = /KGC_MAXRSS_KB=(\d+)/.exec(output);
+  return { output, rssMiB: rss ? Number(rss[1]) / 1024 : NaN };
+}
+
+/** Ours: the engine's own CLI, `--max-batches` timing (first batch excluded) or a full epoch. */
+export function runOurs(
+  dataset: string,
+  preset: string,
+  maxBatches: number | undefined,
+  threads: number,
+): TimedRun {
+  const args = [
+    'train',
+    '--dataset',
+    dataset,
+    '--preset',
+    preset,
+    '--epochs',
+    '1',
+    '--eval-every',
+    '0',
+    '--threads',
+    String(threads),
+  ];
+  if (maxBatches) args.push('--max-batches', String(maxBatches));
+  const { output, rssMiB } = timed(NEPTUNE_BIN, args, process.env);
+  const extrapolated = /-> ([\d.]+) s per epoch/.exec(output);
+  const full = /epoch\s+1\s+loss\s+[\d.]+\s+([\d.]+)s/.exec(output);
+  const seconds = Number((maxBatches ? extrapolated : full)?.[1]);
+  return { epochSeconds: seconds, peakRssMiB: rssMiB, output };
+}
+
+/** The PyTorch peer: Debian's torch, OpenBLAS at its best (tuning variables unset). */
+export function runPeer(
+  dataset: string,
+  preset: string,
+  maxBatches: number | undefined,
+  threads: number,
+  extra: string[] = [],
+): TimedRun {
+  const env = { ...process.env };
+  delete env.OPENBLAS_CORETYPE;
+  delete env.OPENBLAS_L2_SIZE;
+  const args = [
+    PEER,
+    '--dataset',
+    dataset,
+    '--preset',
+    preset,
+    '--epochs',
+    '1',
+    '--no-eval',
+    '--threads',
+    String(threads),
+    ...extra,
+  ];
+  if (maxBatches) args.push('--max-batches', String(maxBatches));
+  const { output, rssMiB } = timed('/usr/bin/python3', args, env);
+  const epochLine = output.split('\n').find((line) => line.startsWith('{"epoch"'));
+  const epoch = epochLine ? (JSON.parse(epochLine) as Record<string, number>) : {};
+  const seconds = maxBatches ? epoch.extrapolatedEpochSeconds : epoch.epochSeconds;
+  return { epochSeconds: Number(seconds), peakRssMiB: rssMiB, output };
+}
+
+/** sgemm peak of the machine, measured with the peer's BLAS on large squares, in GFLOP/s. */
+export function sgemmPeak(threads: number): number {
+  const script = [
+    'import torch, time',
+    `torch.set_num_threads(${threads})`,
+    'n = 2048; a = torch.randn(n, n); b = torch.randn(n, n); torch.mm(a, b)',
+    'best = 0.0',
+    'for _ in range(5):',
+    '    t = time.perf_counter(); torch.mm(a, b); best = max(best, 2 * n ** 3 / (time.perf_counter() - t) / 1e9)',
+    'print(best)',
+  ].join('\n');
+  const env = { ...process.env };
+  delete env.OPENBLAS_CORETYPE;
+  delete env.OPENBLAS_L2_SIZE;
+  const result = spawnSync('/usr/bin/python3', ['-c', script], { env, encoding: 'utf8' });
+  return Number(result.stdout.trim());
+}

@@ -1,0 +1,165 @@
+/**
+ * Training speed, ours vs the PyTorch peer, side by side in one run on this machine.
+ *
+ *   npx tsx bench/train-speed/train-speed.ts [--datasets FB15k-237,WN18RR] [--batches 60]
+ *       [--peer-batches 30] [--threads 2] [--no-eval] [--out bench/train-speed/results]
+ *
+ * `--batches 0` times a full epoch of ours. Prints a table and writes a JSON record.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { evaluate, Scorer } from '../../src/model';
+import { datasetShape, epochFlops } from './flops';
+import { describeMachine } from './machine';
+import { NEPTUNE_BIN, runOurs, runPeer, sgemmPeak } from './runners';
+import { spawnSync } from 'node:child_process';
+
+const DATASETS_DIR = path.resolve(__dirname, '..', '..', '..', 'shared', 'datasets');
+const SETTINGS: Record<string, { preset: string; de: number; dr: number; sameRelation: boolean }> =
+  {
+    'FB15k-237': { preset: 'fb15k-237', de: 200, dr: 150, sameRelation: true },
+    WN18RR: { preset: 'wn18rr', de: 500, dr: 30, sameRelation: false },
+  };
+
+function option(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 && process.argv[i + 1] ? (process.argv[i + 1] as string) : fallback;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+}
+
+/** Eval and serving: a short-trained model of ours (weights do not change the cost). */
+async function evalAndServe(dir: string, preset: string, threads: number) {
+  const modelDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kgc-speed-'));
+  const save = spawnSync(NEPTUNE_BIN, [
+    'train',
+    '--dataset',
+    dir,
+    '--preset',
+    preset,
+    '--epochs',
+    '1',
+    '--eval-every',
+    '0',
+    '--max-batches',
+    '3',
+    '--save',
+    modelDir,
+    '--threads',
+    String(threads),
+  ]);
+  if (save.status !== 0) throw new Error(`saving a model failed: ${save.stderr}`);
+  let started = process.hrtime.bigint();
+  await evaluate(modelDir, { dir }, 'valid', threads);
+  const evalSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+
+  const scorer = Scorer.load(modelDir);
+  const n = scorer.entities.length;
+  const single: number[] = [];
+  for (let i = 0; i < 300; i++) {
+    started = process.hrtime.bigint();
+    scorer.topK(i % n, 0, 10);
+    single.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  const queries = Array.from({ length: 128 }, (_, i) => ({
+    entity: (i * 97) % n,
+    relation: i % scorer.relations.length,
+  }));
+  started = process.hrtime.bigint();
+  scorer.topKBatch(queries, 10);
+  const batchPerQueryMs = Number(process.hrtime.bigint() - started) / 1e6 / queries.length;
+  return { evalSeconds, singleQueryMs: median(single.slice(20)), batchPerQueryMs };
+}
+
+async function main(): Promise<void> {
+  const datasets = option('datasets', 'FB15k-237,WN18RR').split(',');
+  const batches = Number(option('batches', '60'));
+  const peerBatches = Number(option('peer-batches', '30'));
+  const threads = Number(option('threads', '2'));
+  const withEval = !process.argv.includes('--no-eval');
+  const machine = describeMachine();
+  const peak = sgemmPeak(threads);
+  console.log(
+    `machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, load ${machine.loadAverage.join(' ')}`,
+  );
+  console.log(
+    `sgemm peak (torch/OpenBLAS, 2048^2, ${threads} threads): ${peak.toFixed(0)} GFLOP/s\n`,
+  );
+
+  const rows: Record<string, unknown>[] = [];
+  for (const name of datasets) {
+    const setting = SETTINGS[name];
+    if (!setting)
+      throw new Error(`unknown dataset ${name}: use ${Object.keys(SETTINGS).join(', ')}`);
+    const dir = path.join(DATASETS_DIR, name);
+    const shape = datasetShape(dir, setting.sameRelation);
+    const oursFlops = epochFlops(shape, setting.de, setting.dr, false);
+    const peerFlops = epochFlops(shape, setting.de, setting.dr, true);
+    const ours = runOurs(dir, setting.preset, batches || undefined, threads);
+    const peer = runPeer(dir, setting.preset, peerBatches || undefined, threads);
+    const row: Record<string, unknown> = {
+      dataset: name,
+      batchesPerEpoch: shape.batches,
+      distinctRelationsPerBatch: Number(shape.distinctRelationsPerBatch.toFixed(1)),
+      oursEpochSeconds: ours.epochSeconds,
+      peerEpochSeconds: peer.epochSeconds,
+      speedup: peer.epochSeconds / ours.epochSeconds,
+      oursTflopPerEpoch: oursFlops / 1e12,
+      oursGflops: oursFlops / ours.epochSeconds / 1e9,
+      percentOfPeak: (100 * oursFlops) / ours.epochSeconds / 1e9 / peak,
+      peerGflops: peerFlops / peer.epochSeconds / 1e9,
+      oursPeakRssMiB: ours.peakRssMiB,
+      peerPeakRssMiB: peer.peakRssMiB,
+      timedBatches: { ours: batches || 'full epoch', peer: peerBatches || 'full epoch' },
+    };
+    if (withEval) {
+      Object.assign(row, await evalAndServe(dir, setting.preset, threads));
+      const peerEval = runPeer(dir, setting.preset, 2, threads, ['--eval-seconds']);
+      const final = peerEval.output.split('\n').find((line) => line.includes('"final": true'));
+      row.peerEvalSeconds = final
+        ? (JSON.parse(final) as { evalSeconds: number }).evalSeconds
+        : NaN;
+      row.evalSpeedup = (row.peerEvalSeconds as number) / (row.evalSeconds as number);
+    }
+    rows.push(row);
+  }
+
+  const f = (x: unknown, digits = 1) => (typeof x === 'number' ? x.toFixed(digits) : String(x));
+  console.log(
+    '| dataset | ours s/epoch | peer s/epoch | ratio | ours GFLOP/s | % of sgemm peak | peer GFLOP/s | ours peak RSS MiB | peer peak RSS MiB |',
+  );
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const r of rows) {
+    console.log(
+      `| ${r.dataset} | ${f(r.oursEpochSeconds)} | ${f(r.peerEpochSeconds)} | ${f(r.speedup, 2)}x | ${f(r.oursGflops, 0)} | ${f(r.percentOfPeak, 0)}% | ${f(r.peerGflops, 0)} | ${f(r.oursPeakRssMiB, 0)} | ${f(r.peerPeakRssMiB, 0)} |`,
+    );
+  }
+  if (withEval) {
+    console.log(
+      '\n| dataset | ours eval (valid, s) | peer eval (valid, s) | ratio | top-10 single query ms | batch of 128, ms per query |',
+    );
+    console.log('|---|---:|---:|---:|---:|---:|');
+    for (const r of rows) {
+      console.log(
+        `| ${r.dataset} | ${f(r.evalSeconds, 2)} | ${f(r.peerEvalSeconds, 2)} | ${f(r.evalSpeedup, 1)}x | ${f(r.singleQueryMs, 3)} | ${f(r.batchPerQueryMs, 3)} |`,
+      );
+    }
+  }
+  const outDir = path.resolve(option('out', path.join(__dirname, 'results')));
+  fs.mkdirSync(outDir, { recursive: true });
+  const file = path.join(outDir, `train-speed-${machine.date.slice(0, 16).replace(/:/g, '')}.json`);
+  fs.writeFileSync(
+    file,
+    `${JSON.stringify({ machine, sgemmPeakGflops: peak, threads, rows }, null, 2)}\n`,
+  );
+  console.log(`\nwrote ${path.relative(process.cwd(), file)}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});
