@@ -101,7 +101,7 @@ impl Dataset {
     /// decimal ids; replace them with [`Dataset::with_names`].
     pub fn from_arrays(n_ent: usize, n_rel: usize, train: &[u32], valid: &[u32], test: &[u32]) -> Result<Dataset> {
         let split = |name: &str, v: &[u32]| -> Result<Vec<Triple>> {
-            if v.len() % 3 != 0 {
+            if !v.len().is_multiple_of(3) {
                 return Err(Error::Dataset(format!("{name}: length {} is not a multiple of 3", v.len())));
             }
             Ok(v.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect())
