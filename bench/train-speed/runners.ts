@@ -30,6 +30,20 @@ function timed(
   return { output, rssMiB: rss ? Number(rss[1]) / 1024 : NaN };
 }
 
+/** `neptune train` arguments for one epoch without validation. */
+export function oursTrainArgs(dataset: string, preset: string, threads: number): string[] {
+  const args = ['train', '--dataset', dataset, '--preset', preset, '--epochs', '1'];
+  return [...args, '--eval-every', '0', '--threads', String(threads)];
+}
+
+/** The peer's environment: OpenBLAS at its best, its tuning variables unset. */
+function peerEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.OPENBLAS_CORETYPE;
+  delete env.OPENBLAS_L2_SIZE;
+  return env;
+}
+
 /** Ours: the engine's own CLI, `--max-batches` timing (first batch excluded) or a full epoch. */
 export function runOurs(
   dataset: string,
@@ -37,19 +51,7 @@ export function runOurs(
   maxBatches: number | undefined,
   threads: number,
 ): TimedRun {
-  const args = [
-    'train',
-    '--dataset',
-    dataset,
-    '--preset',
-    preset,
-    '--epochs',
-    '1',
-    '--eval-every',
-    '0',
-    '--threads',
-    String(threads),
-  ];
+  const args = oursTrainArgs(dataset, preset, threads);
   if (maxBatches) args.push('--max-batches', String(maxBatches));
   const { output, rssMiB } = timed(NEPTUNE_BIN, args, process.env);
   const extrapolated = /-> ([\d.]+) s per epoch/.exec(output);
@@ -66,9 +68,7 @@ export function runPeer(
   threads: number,
   extra: string[] = [],
 ): TimedRun {
-  const env = { ...process.env };
-  delete env.OPENBLAS_CORETYPE;
-  delete env.OPENBLAS_L2_SIZE;
+  const env = peerEnv();
   const args = [
     PEER,
     '--dataset',
@@ -101,9 +101,7 @@ export function sgemmPeak(threads: number): number {
     '    t = time.perf_counter(); torch.mm(a, b); best = max(best, 2 * n ** 3 / (time.perf_counter() - t) / 1e9)',
     'print(best)',
   ].join('\n');
-  const env = { ...process.env };
-  delete env.OPENBLAS_CORETYPE;
-  delete env.OPENBLAS_L2_SIZE;
+  const env = peerEnv();
   const result = spawnSync('/usr/bin/python3', ['-c', script], { env, encoding: 'utf8' });
   return Number(result.stdout.trim());
 }

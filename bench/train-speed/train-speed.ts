@@ -12,7 +12,7 @@ import path from 'node:path';
 import { evaluate, Scorer } from '../../src/model';
 import { datasetShape, epochFlops } from './flops';
 import { describeMachine } from './machine';
-import { NEPTUNE_BIN, runOurs, runPeer, sgemmPeak } from './runners';
+import { NEPTUNE_BIN, oursTrainArgs, runOurs, runPeer, sgemmPeak } from './runners';
 import { spawnSync } from 'node:child_process';
 
 const DATASETS_DIR = path.resolve(__dirname, '..', '..', '..', 'shared', 'datasets');
@@ -36,21 +36,8 @@ function median(values: number[]): number {
 async function evalAndServe(dir: string, preset: string, threads: number) {
   const modelDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kgc-speed-'));
   const save = spawnSync(NEPTUNE_BIN, [
-    'train',
-    '--dataset',
-    dir,
-    '--preset',
-    preset,
-    '--epochs',
-    '1',
-    '--eval-every',
-    '0',
-    '--max-batches',
-    '3',
-    '--save',
-    modelDir,
-    '--threads',
-    String(threads),
+    ...oursTrainArgs(dir, preset, threads),
+    ...['--max-batches', '3', '--save', modelDir],
   ]);
   if (save.status !== 0) throw new Error(`saving a model failed: ${save.stderr}`);
   let started = process.hrtime.bigint();

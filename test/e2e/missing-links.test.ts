@@ -1,13 +1,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../../src/config';
 import { Database, TripleWriter } from '../../src/graph';
 import { exportDenseGraph, splitTriples } from '../../src/ingest';
 import { resolveTrainingConfig, train } from '../../src/model';
 import { startServer } from '../../src/server/start-server';
 import { classGraph } from '../support/generated-graph';
-import { testDatabase, testTarget, uniqueId } from '../support/test-database';
+import { testDatabase, testServerConfig, uniqueId } from '../support/test-database';
 
 const MIGRATIONS = path.resolve(__dirname, '../../migrations');
 
@@ -16,16 +15,6 @@ interface Row {
   rank: number;
   logit: number;
   probability: number;
-}
-
-function config() {
-  const target = testTarget();
-  return loadConfig({
-    NEO4J_URI: target.uri,
-    NEO4J_USER: target.user,
-    NEO4J_PASSWORD: target.password,
-    KGC_HTTP_PORT: '0',
-  });
 }
 
 async function query(url: string, text: string, variables: Record<string, unknown>) {
@@ -87,7 +76,7 @@ describe('missingLinks over HTTP, filtered against the live graph', () => {
       }),
       { outDir: modelDir },
     );
-    server = await startServer(config(), { migrationsDir: MIGRATIONS, modelDir });
+    server = await startServer(testServerConfig(), { migrationsDir: MIGRATIONS, modelDir });
   });
 
   afterAll(async () => {
@@ -173,7 +162,7 @@ describe('missingLinks over HTTP, filtered against the live graph', () => {
   });
 
   it('says MODEL_NOT_READY when no model is served', async () => {
-    const bare = await startServer(config(), { migrationsDir: MIGRATIONS });
+    const bare = await startServer(testServerConfig(), { migrationsDir: MIGRATIONS });
     try {
       const result = await query(bare.url, MISSING, { entity: id('e1'), relation: isA });
       expect(result.errors?.[0]?.extensions.code).toBe('MODEL_NOT_READY');

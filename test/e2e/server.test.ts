@@ -1,23 +1,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../../src/config';
 import { ErrorCode } from '../../src/errors';
 import { Database } from '../../src/graph';
 import { startServer } from '../../src/server/start-server';
-import { testDatabase, testTarget, uniqueId } from '../support/test-database';
+import { testDatabase, testServerConfig, uniqueId } from '../support/test-database';
 
 const MIGRATIONS = path.resolve(__dirname, '../../migrations');
-
-function config() {
-  const target = testTarget();
-  return loadConfig({
-    NEO4J_URI: target.uri,
-    NEO4J_USER: target.user,
-    NEO4J_PASSWORD: target.password,
-    KGC_HTTP_PORT: '0',
-  });
-}
 
 async function post(url: string, query: string) {
   const response = await fetch(url, {
@@ -30,7 +19,7 @@ async function post(url: string, query: string) {
 
 describe('the GraphQL server over HTTP', () => {
   it('answers the health query and /healthz against the real database', async () => {
-    const server = await startServer(config(), { migrationsDir: MIGRATIONS });
+    const server = await startServer(testServerConfig(), { migrationsDir: MIGRATIONS });
     try {
       const result = await post(server.url, '{ health { status database version } }');
       expect(result.status).toBe(200);
@@ -53,7 +42,11 @@ describe('the GraphQL server over HTTP', () => {
     fs.writeFileSync(path.join(dir, 'V0001__not_yet.cypher'), 'RETURN 1;\n');
     const db: Database = testDatabase();
     await expect(
-      startServer(config(), { migrationsDir: dir, migrationChain: uniqueId('chain') }, db),
+      startServer(
+        testServerConfig(),
+        { migrationsDir: dir, migrationChain: uniqueId('chain') },
+        db,
+      ),
     ).rejects.toMatchObject({
       code: ErrorCode.MIGRATIONS_PENDING,
       message: expect.stringContaining('V0001__not_yet.cypher'),

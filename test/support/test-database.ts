@@ -1,3 +1,4 @@
+import { loadConfig } from '../../src/config';
 import crypto from 'node:crypto';
 import { Database } from '../../src/graph';
 import type { ConnectionTarget } from '../../src/graph';
@@ -21,4 +22,15 @@ export function testDatabase(): Database {
 /** Unique ids keep tests apart on the shared server. */
 export function uniqueId(prefix: string): string {
   return `${prefix}_${crypto.randomBytes(6).toString('hex')}`;
+}
+
+/** The app's config pointed at the run's shared server, HTTP on a free port. */
+export function testServerConfig() {
+  const target = testTarget();
+  return loadConfig({
+    NEO4J_URI: target.uri,
+    NEO4J_USER: target.user,
+    NEO4J_PASSWORD: target.password,
+    KGC_HTTP_PORT: '0',
+  });
 }
