@@ -1,7 +1,8 @@
-//! Row-major matrix products on top of the pure-Rust `gemm` crate.
+//! Row-major matrix products on top of the pure-Rust `gemm` kernels (`gemm-f32`, `gemm-f64`).
 
 use crate::real::Real;
-use gemm::Parallelism;
+use gemm_common::Parallelism;
+use std::any::TypeId;
 
 /// A row-major operand, optionally used transposed.
 #[derive(Clone, Copy)]
@@ -50,29 +51,43 @@ pub fn matmul<T: Real>(c: &mut [T], a: Op<'_, T>, b: Op<'_, T>, accumulate: bool
     let (ars, acs) = a.strides();
     let (brs, bcs) = b.strides();
     let par = if parallel && rayon::current_num_threads() > 1 { Parallelism::Rayon(0) } else { Parallelism::None };
-    // SAFETY: shapes and lengths were checked above; `c` does not alias `a` or `b` (borrowck).
-    unsafe {
-        gemm::gemm(
-            m,
-            n,
-            k,
-            c.as_mut_ptr(),
-            1,
-            n as isize,
-            accumulate,
-            a.data.as_ptr(),
-            acs,
-            ars,
-            b.data.as_ptr(),
-            bcs,
-            brs,
-            T::ONE,
-            T::ONE,
-            false,
-            false,
-            false,
-            par,
-        );
+    // The kernels prefer a column-major destination; computing C^T = B^T A^T turns our
+    // row-major C into one: swap m/n and the operands, and swap each operand's strides.
+    macro_rules! call {
+        ($f:expr, $t:ty) => {
+            // SAFETY: shapes and lengths were checked above; `c` does not alias `a` or `b`
+            // (borrowck); T is exactly $t (TypeId checked by the caller).
+            unsafe {
+                $f(
+                    n,
+                    m,
+                    k,
+                    c.as_mut_ptr() as *mut $t,
+                    n as isize,
+                    1,
+                    accumulate,
+                    b.data.as_ptr() as *const $t,
+                    brs,
+                    bcs,
+                    a.data.as_ptr() as *const $t,
+                    ars,
+                    acs,
+                    1.0,
+                    1.0,
+                    false,
+                    false,
+                    false,
+                    par,
+                )
+            }
+        };
+    }
+    if TypeId::of::<T>() == TypeId::of::<f32>() {
+        call!(gemm_f32::gemm::f32::get_gemm_fn(), f32)
+    } else if TypeId::of::<T>() == TypeId::of::<f64>() {
+        call!(gemm_f64::gemm::f64::get_gemm_fn(), f64)
+    } else {
+        unreachable!("Real is implemented for f32 and f64 only")
     }
 }
 

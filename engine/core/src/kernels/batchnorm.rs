@@ -6,7 +6,8 @@ use crate::real::Real;
 
 /// Training mode. Writes `xhat = (x - mean) * inv` (B x D, kept for backward), `inv` (D),
 /// `out = gamma * xhat + beta` (B x D), and the batch `mean` and biased `var` (D) for
-/// [`update_running`]. Needs `b >= 2`.
+/// [`update_running`]. Meant for `b >= 2` (the trainer guarantees it; with `b == 1` every
+/// output is `beta`, as the variance is 0).
 #[allow(clippy::too_many_arguments)]
 pub fn forward_train<T: Real>(
     bn: &BatchNorm<T>,
@@ -19,7 +20,6 @@ pub fn forward_train<T: Real>(
     mean: &mut [T],
     var: &mut [T],
 ) {
-    debug_assert!(b >= 2);
     let bf = T::from_f64(b as f64);
     mean[..d].iter_mut().for_each(|m| *m = T::ZERO);
     for row in x[..b * d].chunks_exact(d) {
@@ -54,7 +54,8 @@ pub fn forward_train<T: Real>(
 /// unbiased variance.
 pub fn update_running<T: Real>(bn: &mut BatchNorm<T>, mean: &[T], var: &[T], b: usize) {
     let mom = T::from_f64(BN_MOMENTUM);
-    let unbias = T::from_f64(b as f64 / (b as f64 - 1.0));
+    // b == 1 has no unbiased variance; PyTorch refuses that batch, we keep the biased one.
+    let unbias = T::from_f64(if b > 1 { b as f64 / (b as f64 - 1.0) } else { 1.0 });
     for j in 0..bn.gamma.len() {
         bn.running_mean[j] = (T::ONE - mom) * bn.running_mean[j] + mom * mean[j];
         bn.running_var[j] = (T::ONE - mom) * bn.running_var[j] + mom * var[j] * unbias;
