@@ -41,5 +41,5 @@ describe('kgc demo (the main job) against a running Neo4j', () => {
     const again = runCli(['demo', '--no-serve', '--epochs', '1'], env, 180_000);
     expect(again.status).toBe(0);
     expect(again.stdout).toMatch(/\(0 new, \d+ already there\)/);
-  });
+  }, 400_000);
 });
