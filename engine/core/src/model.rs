@@ -109,8 +109,7 @@ impl Model {
         let n = self.params.n_ent;
         let mut out = Vec::with_capacity(queries.len() * n);
         let mut ws = Workspace::<f32>::new();
-        // Bounded batches keep the per-relation core matrices (U x d_e²) small.
-        for chunk in queries.chunks(256) {
+        for chunk in queries.chunks(crate::train::eval_batch(n)) {
             batch.clear();
             chunk.iter().for_each(|&(h, r)| batch.push(h, r, &[]));
             forward(&self.params, &Dropouts::default(), &batch, &mut ws, Mode::Eval);

@@ -64,8 +64,11 @@ pub struct Trainer {
     pool: ThreadPool,
 }
 
-/// Eval batch: bounded so the per-relation core matrices (U x d_e²) stay small.
-const EVAL_BATCH: usize = 256;
+/// Queries per evaluation batch: at most 256 (bounds the per-relation core matrices, U x d_e²)
+/// and at most 2^24 logits (64 MiB) per batch for large entity counts.
+pub fn eval_batch(n_ent: usize) -> usize {
+    ((1usize << 24) / n_ent.max(1)).clamp(1, 256)
+}
 
 impl Trainer {
     pub fn new(config: Config) -> Result<Trainer> {
@@ -98,7 +101,7 @@ impl Trainer {
             Split::Test => &dataset.test,
         };
         Ok(self.pool.install(|| {
-            evaluate_triples(&model.params, triples, dataset.n_relations(), model.config.inverse_mode, &filter, EVAL_BATCH)
+            evaluate_triples(&model.params, triples, dataset.n_relations(), model.config.inverse_mode, &filter, eval_batch(dataset.n_entities()))
         }))
     }
 
@@ -176,7 +179,7 @@ impl Trainer {
             let due = cfg.eval_every > 0 && (epoch % cfg.eval_every == 0 || epoch == cfg.epochs);
             if due && !dataset.valid.is_empty() {
                 let t = Instant::now();
-                let metrics = self.pool.install(|| evaluate_triples(&params, &dataset.valid, dataset.n_relations(), mode, &filter, EVAL_BATCH));
+                let metrics = self.pool.install(|| evaluate_triples(&params, &dataset.valid, dataset.n_relations(), mode, &filter, eval_batch(dataset.n_entities())));
                 let mrr = metrics.overall.mrr;
                 let improved = state.best_mrr.is_none_or(|b| mrr > b);
                 if improved {
