@@ -41,7 +41,12 @@ export interface IngestSummary {
   seconds: number;
 }
 
-export const DEFAULT_BATCH_SIZE = 10_000;
+/**
+ * Bigger batches amortise per-transaction costs (measured on FB15k-237: 5k rows per batch about
+ * 1.5x slower than 25k; 50k about 1.1x faster than 25k). 50k edges is a few tens of MB of
+ * transaction state on the server.
+ */
+export const DEFAULT_BATCH_SIZE = 50_000;
 /** Bad lines quoted in a strict-mode failure; the rest are counted. */
 const QUOTED_ERRORS = 3;
 
