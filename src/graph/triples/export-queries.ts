@@ -10,13 +10,28 @@ export const PREDICTION_SOURCE = 'prediction';
  * Every (:Entity)-[r]->(:Entity) edge, one record per head: `h` and its out-edges as
  * `[type, tail id]` pairs, plain strings only. Grouping by head cuts the record count ~20x on
  * FB15k-237, and per-record decoding dominates the stream's cost (measured: about 1.5x faster
- * than one record per edge). `$relations` null means all types. Unordered: the exporter sorts.
+ * than one record per edge). Unordered: the exporter sorts.
+ *
+ * The query text carries only the filters in use: a WHERE that is always true still costs its
+ * evaluation per edge (measured: the unfiltered stream about 1.3x faster without it).
+ * `$relations` binds the relation filter.
  */
-export const STREAM_EDGES = `
+export function streamEdgesQuery(options: {
+  relations: boolean;
+  excludePredictions: boolean;
+}): string {
+  const conditions: string[] = [];
+  if (options.relations) conditions.push('type(r) IN $relations');
+  if (options.excludePredictions) {
+    conditions.push(
+      `(r.${PROVENANCE_PROPERTY} IS NULL OR r.${PROVENANCE_PROPERTY} <> '${PREDICTION_SOURCE}')`,
+    );
+  }
+  const where = conditions.length > 0 ? `\n  WHERE ${conditions.join(' AND ')}` : '';
+  return `
 MATCH (h:Entity)
-WITH h, [(h)-[r]->(t:Entity)
-  WHERE ($relations IS NULL OR type(r) IN $relations)
-    AND ($includePredictions OR r.${PROVENANCE_PROPERTY} IS NULL OR r.${PROVENANCE_PROPERTY} <> '${PREDICTION_SOURCE}')
+WITH h, [(h)-[r]->(t:Entity)${where}
   | [type(r), t.id]] AS out
 WHERE size(out) > 0
 RETURN h.id AS h, out`;
+}

@@ -1,4 +1,5 @@
-import { streamEdges, type Database, type EdgeFilter } from '../../graph';
+import type { Database, EdgeFilter } from '../../graph';
+import { streamOutEdges } from '../../graph/triples/edge-stream';
 
 /**
  * A graph as dense integer ids. `entities[i]` / `relations[j]` name id i / j; both vocabularies
@@ -62,10 +63,23 @@ export async function exportDenseGraph(db: Database, filter: EdgeFilter = {}): P
   const h = new IntColumn();
   const r = new IntColumn();
   const t = new IntColumn();
-  await streamEdges(db, filter, (head, relation, tail) => {
-    h.push(entityVocab.idOf(head));
-    r.push(relationVocab.idOf(relation));
-    t.push(entityVocab.idOf(tail));
+  // The head is looked up once per record; a head's edges often repeat one relation, so the
+  // last relation is checked before the vocabulary's hash lookup.
+  let lastRelation = '';
+  let lastRelationId = -1;
+  await streamOutEdges(db, filter, (head, out) => {
+    const hid = entityVocab.idOf(head);
+    for (let i = 0; i < out.length; i++) {
+      const edge = out[i] as readonly [string, string];
+      const relation = edge[0];
+      if (relation !== lastRelation || lastRelationId < 0) {
+        lastRelation = relation;
+        lastRelationId = relationVocab.idOf(relation);
+      }
+      h.push(hid);
+      r.push(lastRelationId);
+      t.push(entityVocab.idOf(edge[1]));
+    }
   });
   const entities = entityVocab.sorted();
   const relations = relationVocab.sorted();
@@ -96,6 +110,59 @@ export function canonical(
   relations: Int32Array,
   tails: Int32Array,
 ): DenseGraph {
+  const e = Math.max(entities.length, 1);
+  const r = Math.max(relationNames.length, 1);
+  // (h, r, t) packed into one exact double when it fits in 53 bits (FB15k-237: 36): a native
+  // numeric sort of one Float64Array instead of a comparator call per comparison (measured
+  // several times faster). Larger graphs take the comparator path.
+  const packed = e * e * r <= Number.MAX_SAFE_INTEGER;
+  const sorted = packed
+    ? sortPacked(heads, relations, tails, e, r)
+    : sortByComparator(heads, relations, tails);
+  return { entities, relationNames, heads: sorted.h, relations: sorted.r, tails: sorted.t };
+}
+
+interface Columns {
+  h: Int32Array;
+  r: Int32Array;
+  t: Int32Array;
+}
+
+function sortPacked(
+  heads: Int32Array,
+  relations: Int32Array,
+  tails: Int32Array,
+  e: number,
+  r: number,
+): Columns {
+  const keys = new Float64Array(heads.length);
+  for (let i = 0; i < keys.length; i++) {
+    keys[i] = ((heads[i] as number) * r + (relations[i] as number)) * e + (tails[i] as number);
+  }
+  keys.sort();
+  const out = {
+    h: new Int32Array(keys.length),
+    r: new Int32Array(keys.length),
+    t: new Int32Array(keys.length),
+  };
+  let n = 0;
+  let previous = -1;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as number;
+    if (key === previous) continue;
+    previous = key;
+    const t = key % e;
+    const hr = (key - t) / e;
+    const rr = hr % r;
+    out.h[n] = (hr - rr) / r;
+    out.r[n] = rr;
+    out.t[n] = t;
+    n += 1;
+  }
+  return { h: out.h.slice(0, n), r: out.r.slice(0, n), t: out.t.slice(0, n) };
+}
+
+function sortByComparator(heads: Int32Array, relations: Int32Array, tails: Int32Array): Columns {
   const order = new Int32Array(heads.length);
   for (let i = 0; i < order.length; i++) order[i] = i;
   order.sort(
@@ -120,11 +187,5 @@ export function canonical(
     out.t[n] = tt;
     n += 1;
   }
-  return {
-    entities,
-    relationNames,
-    heads: out.h.slice(0, n),
-    relations: out.r.slice(0, n),
-    tails: out.t.slice(0, n),
-  };
+  return { h: out.h.slice(0, n), r: out.r.slice(0, n), t: out.t.slice(0, n) };
 }
