@@ -38,8 +38,7 @@ fi
 
 if [[ -f engine/node/package.json ]]; then
   step "Building the native engine (release)"
-  npm run --silent build:engine
-  (cd engine && cargo build --release --quiet -p neptune_core --bin neptune)
+  bash scripts/build-engine.sh
 fi
 
 step "Compiling TypeScript"

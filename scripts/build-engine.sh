@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Builds the native engine (release) and puts the napi-rs addon where engine/node/index.js
+# (the committed loader napi-rs generated) looks for it. Uses cargo only: the napi CLI's
+# platform packages do not install reliably from a lockfile (npm optional-dependency bug).
+# After changing the binding's API, regenerate index.js / index.d.ts with
+# `npx @napi-rs/cli@3 build --platform --release` in engine/node and commit them.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../engine"
+cargo build --release --quiet -p neptune_node -p neptune_core --bins --lib
+case "$(uname -s)-$(uname -m)" in
+  Linux-x86_64) name=linux-x64-gnu; lib=libneptune_node.so ;;
+  Linux-aarch64) name=linux-arm64-gnu; lib=libneptune_node.so ;;
+  Darwin-x86_64) name=darwin-x64; lib=libneptune_node.dylib ;;
+  Darwin-arm64) name=darwin-arm64; lib=libneptune_node.dylib ;;
+  *) echo "build-engine: unsupported platform $(uname -s)-$(uname -m)" >&2; exit 1 ;;
+esac
+cp "target/release/$lib" "node/neptune.$name.node.tmp"
+mv "node/neptune.$name.node.tmp" "node/neptune.$name.node"
