@@ -7,7 +7,9 @@ bash scripts/setup.sh || exit 1
 
 status=0
 printf '\n==> Lint and type check\n'
-npx --no-install eslint . && npx --no-install prettier --check . --log-level warn && npx --no-install tsc -p tsconfig.json --noEmit || status=1
+npx --no-install eslint . || status=1
+npx --no-install prettier --check . --log-level warn || status=1
+npx --no-install tsc -p tsconfig.json --noEmit || status=1
 
 rust_passed=0; rust_failed=0
 if [[ -f engine/Cargo.toml ]]; then

@@ -8,9 +8,14 @@ import { evaluate, Split } from '../../src/model';
 
 async function main(): Promise<void> {
   const [modelDir, datasetDir, split = 'test'] = process.argv.slice(2);
-  if (!modelDir || !datasetDir) throw new Error('usage: directions.ts <modelDir> <DatasetDir> [split]');
+  if (!modelDir || !datasetDir)
+    throw new Error('usage: directions.ts <modelDir> <DatasetDir> [split]');
   const m = await evaluate(modelDir, { dir: datasetDir }, split as Split, 1);
-  for (const [label, r] of [['overall', m.overall], ['tail', m.tail], ['head', m.head]] as const) {
+  for (const [label, r] of [
+    ['overall', m.overall],
+    ['tail', m.tail],
+    ['head', m.head],
+  ] as const) {
     process.stdout.write(
       `${label.padEnd(8)} MRR ${r.mrr.toFixed(4)} MR ${r.mr.toFixed(2)} H@1 ${r.hits1.toFixed(3)} ` +
         `H@3 ${r.hits3.toFixed(3)} H@10 ${r.hits10.toFixed(3)} (${r.count})\n`,

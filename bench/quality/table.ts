@@ -39,7 +39,10 @@ const lines = [
   '|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
   ...rows.map((r) => {
     const t = r.test;
-    const vs = r.conveMrr === undefined ? '' : `${t.mrr >= r.conveMrr ? '+' : ''}${(t.mrr - r.conveMrr).toFixed(3)}`;
+    const vs =
+      r.conveMrr === undefined
+        ? ''
+        : `${t.mrr >= r.conveMrr ? '+' : ''}${(t.mrr - r.conveMrr).toFixed(3)}`;
     return (
       `| ${r.name} | ${r.dataset} | ${settings(r)} | ${r.epochsRun} | ${r.keptEpoch} | ` +
       `${r.validMrr === undefined ? '' : f3(r.validMrr)} | ${f3(t.mrr)} | ${t.mr.toFixed(2)} | ` +
