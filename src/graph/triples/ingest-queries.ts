@@ -11,21 +11,23 @@ MERGE (:Entity {id: id})`;
 /**
  * Creates each `(h)-[:rel]->(t)` that does not exist yet. Not `MERGE (h)-[:$(row[1])]->(t)`:
  * on 5.26 a MERGE with a dynamic type is planned as a scan of every relationship per row
- * (DirectedAllRelationshipsScan, quadratic). Both endpoints are index-hinted, which pins the
- * plan to two unique-index seeks plus an Expand(Into) between the bound nodes for the existence
- * check; without the hints an empty (or just emptied) store gets a relationship-scan plan that
- * stays cached for the next batches. (An earlier version looked the tail up a second time
- * inside the check, through its own hinted index seek: measured 1.3x slower.)
+ * (DirectedAllRelationshipsScan, quadratic). The existence check goes through an index-hinted
+ * `t2`, which pins the plan to an index seek plus an expand; without the hint an empty (or
+ * just emptied) store gets a relationship-scan plan that stays cached for the next batches.
+ * Do not "simplify" the check to `MATCH (h)-[x]->(t)` with both ends bound: measured about 1.1x
+ * faster on a warm server, but on a fresh store (no relationships when the second batch is
+ * planned) it got the DirectedAllRelationshipsScan plan and one 50k batch ran for over ten
+ * minutes (bench/ingest/RESULTS.md).
  * Rows within one batch are distinct (the writer dedupes), so the check against the committed
  * graph is enough for idempotency.
  */
 export const CREATE_MISSING_EDGES = `
 UNWIND $rows AS row
-MATCH (h:Entity {id: row[0]}) USING INDEX h:Entity(id)
-MATCH (t:Entity {id: row[2]}) USING INDEX t:Entity(id)
+MATCH (h:Entity {id: row[0]})
+MATCH (t:Entity {id: row[2]})
 WITH h, t, row
 WHERE NOT EXISTS {
-  MATCH (h)-[x]->(t)
+  MATCH (h)-[x]->(t2:Entity {id: row[2]}) USING INDEX t2:Entity(id)
   WHERE type(x) = row[1]
 }
 CREATE (h)-[:$(row[1])]->(t)`;
