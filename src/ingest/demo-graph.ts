@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { seededRandom } from './seeded-random';
 
 /** Every demo id starts with this, so the demo's data is easy to find and remove. */
 export const DEMO_PREFIX = 'demo:';
@@ -13,18 +14,6 @@ export const DEMO_RELATIONS = [
   'knows',
 ];
 
-/** mulberry32: a fixed seed gives the same demo graph everywhere. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * A small world with structure a model can learn: people live in cities, cities lie in
  * countries, people are citizens of their city's country (mostly), work for companies based in
@@ -32,7 +21,7 @@ function random(seed: number): () => number {
  * the "missing links" the demo asks for.
  */
 export function demoTriples(people = 300, seed = 42): [string, string, string][] {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const pick = (n: number) => Math.floor(next() * n);
   const id = (kind: string, i: number) => `${DEMO_PREFIX}${kind}_${String(i).padStart(3, '0')}`;
   const countries = 6;

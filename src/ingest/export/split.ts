@@ -1,3 +1,4 @@
+import { seededRandom } from '../seeded-random';
 import type { DenseGraph } from './dense-graph';
 
 export interface SplitOptions {
@@ -14,18 +15,6 @@ export interface SplitIndexes {
   test: Int32Array;
 }
 
-/** mulberry32: tiny, seedable, the same sequence on every platform. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = a;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * A deterministic train/valid/test split: the same graph and seed give the same parts (the
  * graph's triples are already in canonical order). Shuffle, then walk the shuffled triples and
@@ -36,7 +25,7 @@ function random(seed: number): () => number {
  */
 export function splitTriples(graph: DenseGraph, options: SplitOptions): SplitIndexes {
   const n = graph.heads.length;
-  const next = random(options.seed);
+  const next = seededRandom(options.seed);
   const order = new Int32Array(n);
   for (let i = 0; i < n; i++) order[i] = i;
   for (let i = n - 1; i > 0; i--) {
