@@ -198,7 +198,7 @@ pub fn load(dir: &Path) -> Result<Checkpoint> {
     } else {
         None
     };
-    let model = Model { config: m.config, params: p, entities: m.entities, relations: m.relations, epoch: m.epoch, valid_metrics: m.valid_metrics };
+    let model = Model::new(m.config, p, m.entities, m.relations, m.epoch, m.valid_metrics);
     Ok(Checkpoint { model, adam, train_state: m.train_state })
 }
 

@@ -8,8 +8,8 @@
 //! expected rank of a random order rather than rank 1. A NaN score ranks last.
 
 use crate::dataset::{InverseMode, PairIndex, Triple};
-use crate::net::{forward, Batch, Dropouts, Mode, Workspace};
 use crate::params::Params;
+use crate::scoring::{logits_into, CoreCache, ScoreBuffers};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -111,28 +111,59 @@ pub fn filtered_rank(scores: &[f32], t: u32, known: &[u32]) -> f64 {
     1.0 + gt as f64 + eq as f64 / 2.0
 }
 
+/// Cores kept at once during an evaluation (bounds its memory on graphs with many relations).
+const CORE_BUDGET_BYTES: usize = 256 << 20;
+
 /// Evaluates `triples` (base relation ids) with filtered ranking. `filter` must be built from
 /// train + valid + test with reverses in `mode` (see `Dataset::filter_index`). Runs on the
 /// ambient rayon pool.
+///
+/// Queries are scored grouped by model relation, so each relation's core `R[r] · W` is computed
+/// once per evaluation (see [`crate::scoring`]) rather than once per batch it appears in.
 pub fn evaluate_triples(p: &Params<f32>, triples: &[Triple], n_base_rel: usize, mode: InverseMode, filter: &PairIndex, batch_size: usize) -> Metrics {
     // (h, r_model, answer, base relation, direction)
     let queries: Vec<(u32, u32, u32, u32, Direction)> = triples
         .iter()
         .flat_map(|&[h, r, t]| [(h, r, t, r, Direction::Tail), (t, mode.reverse(r, n_base_rel), h, r, Direction::Head)])
         .collect();
+    let mut order: Vec<usize> = (0..queries.len()).collect();
+    order.sort_by_key(|&i| queries[i].1);
+    let max_cores = (CORE_BUDGET_BYTES / (p.d_e * p.d_e * 4).max(1)).max(1);
+
     let mut ranks = vec![0.0f64; queries.len()];
-    let mut ws = Workspace::<f32>::new();
-    let mut batch = Batch::default();
+    let mut cache = CoreCache::new(p.n_rel);
+    let mut buf = ScoreBuffers::default();
+    let (mut pairs, mut logits, mut batch_ranks) = (Vec::new(), Vec::new(), Vec::new());
     let n = p.n_ent;
-    for (qs, rs) in queries.chunks(batch_size.max(1)).zip(ranks.chunks_mut(batch_size.max(1))) {
-        batch.clear();
-        for &(h, r, ..) in qs {
-            batch.push(h, r, &[]);
+    let mut start = 0;
+    while start < order.len() {
+        // A segment: the queries of the next `max_cores` relations.
+        let (mut end, mut rels) = (start, Vec::new());
+        while end < order.len() {
+            let r = queries[order[end]].1;
+            if rels.last() != Some(&r) {
+                if rels.len() == max_cores {
+                    break;
+                }
+                rels.push(r);
+            }
+            end += 1;
         }
-        forward(p, &Dropouts::default(), &batch, &mut ws, Mode::Eval);
-        ws.logits[..qs.len() * n].par_chunks(n).zip(rs.par_iter_mut()).zip(qs.par_iter()).for_each(|((row, rank), &(h, r, t, ..))| {
-            *rank = filtered_rank(row, t, filter.lookup(h, r));
-        });
+        cache.clear();
+        cache.prepare(p, &rels);
+        for ids in order[start..end].chunks(batch_size.max(1)) {
+            pairs.clear();
+            pairs.extend(ids.iter().map(|&i| (queries[i].0, queries[i].1)));
+            logits.resize(ids.len() * n, 0.0f32);
+            logits_into(p, &cache, &pairs, &mut buf, &mut logits);
+            batch_ranks.resize(ids.len(), 0.0f64);
+            logits[..ids.len() * n].par_chunks(n).zip(batch_ranks.par_iter_mut()).zip(ids.par_iter()).for_each(|((row, rank), &i)| {
+                let (h, r, t, ..) = queries[i];
+                *rank = filtered_rank(row, t, filter.lookup(h, r));
+            });
+            ids.iter().zip(&batch_ranks).for_each(|(&i, &rank)| ranks[i] = rank);
+        }
+        start = end;
     }
     summarize(&queries.iter().map(|q| (q.3, q.4)).collect::<Vec<_>>(), &ranks)
 }

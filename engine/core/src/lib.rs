@@ -45,6 +45,7 @@ pub mod net;
 pub mod params;
 pub mod real;
 pub mod rng;
+pub mod scoring;
 pub mod train;
 
 pub use checkpoint::{Checkpoint, TrainState};

@@ -4,9 +4,10 @@ use crate::config::Config;
 use crate::dataset::InverseMode;
 use crate::error::{Error, Result};
 use crate::eval::Metrics;
-use crate::net::{forward, Batch, Dropouts, Mode, Workspace};
 use crate::params::Params;
 use crate::real::sigmoid;
+use crate::scoring::{logits_into, CoreCache, ScoreBuffers};
+use rayon::prelude::*;
 
 /// One scored candidate entity.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -20,6 +21,9 @@ pub struct Prediction {
 /// A NePTuNe model with its vocabularies. Relation ids in queries are model relation ids:
 /// base relations `0..n_relations`, and in `NewRelation` mode their reverses
 /// `n_relations..2 * n_relations` (see [`Model::reverse_relation`]).
+///
+/// Scoring keeps each relation's core `R[r] · W` once computed (see [`crate::scoring`]); call
+/// [`Model::clear_cache`] after changing `params` in place.
 #[derive(Clone, Debug)]
 pub struct Model {
     pub config: Config,
@@ -31,9 +35,20 @@ pub struct Model {
     pub epoch: usize,
     /// Validation metrics of these weights, when known.
     pub valid_metrics: Option<Metrics>,
+    cores: CoreCache,
 }
 
 impl Model {
+    pub fn new(config: Config, params: Params<f32>, entities: Vec<String>, relations: Vec<String>, epoch: usize, valid_metrics: Option<Metrics>) -> Model {
+        let cores = CoreCache::new(params.n_rel);
+        Model { config, params, entities, relations, epoch, valid_metrics, cores }
+    }
+
+    /// Forgets the cached relation cores (needed only after changing `params` in place).
+    pub fn clear_cache(&mut self) {
+        self.cores = CoreCache::new(self.params.n_rel);
+    }
+
     pub fn n_entities(&self) -> usize {
         self.params.n_ent
     }
@@ -100,22 +115,32 @@ impl Model {
 
     /// Logits of `(h, r, e)` for every entity `e` of each query, row-major `queries.len() x N`.
     pub fn scores(&self, queries: &[(u32, u32)]) -> Result<Vec<f32>> {
+        let n = self.params.n_ent;
+        let mut out = vec![0.0f32; queries.len() * n];
+        self.score_chunks(queries, |start, logits| out[start * n..][..logits.len()].copy_from_slice(logits))?;
+        Ok(out)
+    }
+
+    /// Scores `queries` in chunks of at most [`crate::train::eval_batch`] queries, calling
+    /// `each(first query index, chunk logits)`.
+    fn score_chunks(&self, queries: &[(u32, u32)], mut each: impl FnMut(usize, &[f32])) -> Result<()> {
         self.validate()?;
-        let mut batch = Batch::default();
         for &(h, r) in queries {
             self.check_query(h, r)?;
-            batch.push(h, r, &[]);
         }
         let n = self.params.n_ent;
-        let mut out = Vec::with_capacity(queries.len() * n);
-        let mut ws = Workspace::<f32>::new();
-        for chunk in queries.chunks(crate::train::eval_batch(n)) {
-            batch.clear();
-            chunk.iter().for_each(|&(h, r)| batch.push(h, r, &[]));
-            forward(&self.params, &Dropouts::default(), &batch, &mut ws, Mode::Eval);
-            out.extend_from_slice(&ws.logits[..chunk.len() * n]);
+        let mut rels: Vec<u32> = queries.iter().map(|q| q.1).collect();
+        rels.sort_unstable();
+        rels.dedup();
+        self.cores.prepare(&self.params, &rels);
+        let (mut buf, mut logits) = (ScoreBuffers::default(), Vec::new());
+        let chunk = crate::train::eval_batch(n);
+        for (c, qs) in queries.chunks(chunk).enumerate() {
+            logits.resize(qs.len() * n, 0.0);
+            logits_into(&self.params, &self.cores, qs, &mut buf, &mut logits);
+            each(c * chunk, &logits);
         }
-        Ok(out)
+        Ok(())
     }
 
     /// The `k` highest-scoring entities for `(h, r, ?)`, best first, skipping `exclude`
@@ -131,30 +156,45 @@ impl Model {
             return Err(Error::arg("excludes", format!("{} lists for {} queries", excludes.len(), queries.len())));
         }
         let n = self.params.n_ent;
-        let logits = self.scores(queries)?;
-        let mut banned = vec![false; n];
-        let mut out = Vec::with_capacity(queries.len());
-        for (i, row) in logits.chunks(n.max(1)).enumerate().take(queries.len()) {
-            let ex = excludes.get(i).copied().unwrap_or(&[]);
-            for &e in ex {
-                if let Some(b) = banned.get_mut(e as usize) {
-                    *b = true;
-                }
-            }
-            out.push(top_k_row(row, k, &banned));
-            for &e in ex {
-                if let Some(b) = banned.get_mut(e as usize) {
-                    *b = false;
-                }
-            }
-        }
+        let mut out = vec![Vec::new(); queries.len()];
+        self.score_chunks(queries, |start, logits| {
+            let rows = logits.par_chunks(n.max(1)).zip(out[start..].par_iter_mut()).enumerate();
+            rows.for_each(|(i, (row, top))| *top = top_k_row(row, k, excludes.get(start + i).copied().unwrap_or(&[])));
+        })?;
         Ok(out)
     }
 }
 
-/// Top `k` of one score row, skipping `banned`; NaN scores are never returned.
-fn top_k_row(row: &[f32], k: usize, banned: &[bool]) -> Vec<Prediction> {
-    let mut idx: Vec<u32> = (0..row.len() as u32).filter(|&e| !banned[e as usize] && !row[e as usize].is_nan()).collect();
+/// Top `k` of one score row, skipping the entities in `exclude`; NaN scores are never returned.
+/// Ties keep the lower entity id first.
+fn top_k_row(row: &[f32], k: usize, exclude: &[u32]) -> Vec<Prediction> {
+    let k = k.min(row.len());
+    if k == 0 {
+        return Vec::new();
+    }
+    let mut excluded = exclude.to_vec();
+    excluded.sort_unstable();
+    let banned = |e: u32| !excluded.is_empty() && excluded.binary_search(&e).is_ok();
+    if k > 64 {
+        return top_k_by_selection(row, k, &excluded);
+    }
+    // `best` stays sorted, best first; a candidate enters only if it beats the current k-th
+    // (strictly: on a tie the earlier, lower id stays), so most entities cost one comparison.
+    let mut best: Vec<(f32, u32)> = Vec::with_capacity(k + 1);
+    for (e, &v) in row.iter().enumerate() {
+        if v.is_nan() || (best.len() == k && v <= best[k - 1].0) || banned(e as u32) {
+            continue;
+        }
+        let at = best.partition_point(|&(s, _)| s >= v);
+        best.insert(at, (v, e as u32));
+        best.truncate(k);
+    }
+    best.into_iter().map(|(logit, entity)| Prediction { entity, logit, probability: sigmoid(logit) }).collect()
+}
+
+/// [`top_k_row`] for large `k`: select over all candidates (`excluded` sorted).
+fn top_k_by_selection(row: &[f32], k: usize, excluded: &[u32]) -> Vec<Prediction> {
+    let mut idx: Vec<u32> = (0..row.len() as u32).filter(|e| !row[*e as usize].is_nan() && excluded.binary_search(e).is_err()).collect();
     let k = k.min(idx.len());
     if k == 0 {
         return Vec::new();
@@ -175,11 +215,16 @@ mod tests {
     #[test]
     fn top_k_orders_and_excludes() {
         let row = [0.1f32, 3.0, -2.0, 3.0, f32::NAN, 1.0];
-        let banned = [false, false, false, false, false, true];
-        let got = top_k_row(&row, 3, &banned);
+        let got = top_k_row(&row, 3, &[5]);
         let ids: Vec<u32> = got.iter().map(|p| p.entity).collect();
         assert_eq!(ids, vec![1, 3, 0]);
         assert!((got[0].probability - 1.0 / (1.0 + (-3.0f32).exp())).abs() < 1e-6);
-        assert_eq!(top_k_row(&row, 100, &banned).len(), 4);
+        assert_eq!(top_k_row(&row, 100, &[5]).len(), 4);
+        // the selection path used for large k agrees
+        let long: Vec<f32> = (0..300).map(|i| ((i * 37) % 101) as f32).collect();
+        let small: Vec<u32> = top_k_row(&long, 64, &[3]).iter().map(|p| p.entity).collect();
+        let large: Vec<u32> = top_k_row(&long, 200, &[3]).iter().map(|p| p.entity).collect();
+        assert_eq!(small[..], large[..64]);
+        assert_eq!(top_k_row(&row, 2, &[1]).iter().map(|p| p.entity).collect::<Vec<_>>(), vec![3, 5]);
     }
 }

@@ -215,14 +215,7 @@ impl Trainer {
     }
 
     fn model(&self, dataset: &Dataset, params: Params<f32>, epoch: usize, valid: Option<Metrics>) -> Model {
-        Model {
-            config: self.config.clone(),
-            params,
-            entities: dataset.entities.clone(),
-            relations: dataset.relations.clone(),
-            epoch,
-            valid_metrics: valid,
-        }
+        Model::new(self.config.clone(), params, dataset.entities.clone(), dataset.relations.clone(), epoch, valid)
     }
 
     fn save_last(&self, dataset: &Dataset, params: &Params<f32>, adam: &Adam<f32>, state: &TrainState) -> Result<()> {

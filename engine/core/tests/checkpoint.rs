@@ -12,14 +12,8 @@ fn model() -> Model {
     let mut params = Params::<f32>::init(&cfg, 5, 4);
     params.bn0.running_mean[1] = 0.5;
     params.bn1.running_var[2] = 2.5;
-    Model {
-        config: cfg,
-        params,
-        entities: ["a", "b", "c", "d", "e"].map(String::from).to_vec(),
-        relations: ["likes", "knows"].map(String::from).to_vec(),
-        epoch: 7,
-        valid_metrics: None,
-    }
+    let entities = ["a", "b", "c", "d", "e"].map(String::from).to_vec();
+    Model::new(cfg, params, entities, ["likes", "knows"].map(String::from).to_vec(), 7, None)
 }
 
 fn expect_checkpoint_error(r: Result<Model, Error>, needle: &str) {

@@ -18,6 +18,13 @@ pub fn forward<T: Real>(x: &[T], a: &[T], group: &[u32], d: usize, mask: &Mask, 
     });
 }
 
+/// `yr = xr · au` for one example without dropout (`au`: D x D), as the eval-mode forward
+/// computes it; used by the cached-core scoring path.
+pub fn row_times_matrix<T: Real>(xr: &[T], au: &[T], yr: &mut [T]) {
+    let identity = Mask::new(0, 0, crate::rng::Stream::Hidden1, 0.0);
+    fwd_row(xr, au, 0, &identity, T::ONE, yr);
+}
+
 multiversion!(fn fwd_row<T>(xr: &[T], au: &[T], bi: usize, mask: &Mask, scale: T, yr: &mut [T]) => fwd_row_body);
 
 #[inline(always)]
