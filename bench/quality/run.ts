@@ -9,7 +9,13 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { cpus, loadavg } from 'node:os';
-import { evaluate, resolveTrainingConfig, train, TrainingOverrides } from '../../src/model';
+import {
+  evaluate,
+  graphSize,
+  resolveTrainingConfig,
+  train,
+  TrainingOverrides,
+} from '../../src/model';
 
 const CONVE_MRR: Record<string, number> = { Kinship: 0.83, UMLS: 0.94, Nations: 0.82 };
 
@@ -19,7 +25,11 @@ async function main(): Promise<void> {
     throw new Error('usage: run.ts <name> <DatasetDir> <preset> [overrides JSON] [hypothesis]');
   }
   const overrides = JSON.parse(overridesJson ?? '{}') as TrainingOverrides;
-  const config = resolveTrainingConfig(preset, { threads: 1, ...overrides });
+  const config = resolveTrainingConfig(
+    preset,
+    { threads: 1, ...overrides },
+    await graphSize({ dir: datasetDir }),
+  );
   const outDir = join('/tmp/q', name);
   mkdirSync(outDir, { recursive: true });
   const dataset = basename(datasetDir);

@@ -46,6 +46,14 @@ async function evalAndServe(dir: string, preset: string, threads: number) {
 
   const scorer = Scorer.load(modelDir);
   const n = scorer.entities.length;
+  const nRel = scorer.relations.length;
+  // The first query on a relation also computes (and caches) its core R[r]·W.
+  const firstOnRelation: number[] = [];
+  for (let r = 1; r < Math.min(nRel, 21); r++) {
+    started = process.hrtime.bigint();
+    scorer.topK((r * 31) % n, r, 10);
+    firstOnRelation.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
   const single: number[] = [];
   for (let i = 0; i < 300; i++) {
     started = process.hrtime.bigint();
@@ -54,12 +62,18 @@ async function evalAndServe(dir: string, preset: string, threads: number) {
   }
   const queries = Array.from({ length: 128 }, (_, i) => ({
     entity: (i * 97) % n,
-    relation: i % scorer.relations.length,
+    relation: i % nRel,
   }));
+  scorer.topKBatch(queries, 10); // warm: every relation's core cached, as in a running server
   started = process.hrtime.bigint();
   scorer.topKBatch(queries, 10);
   const batchPerQueryMs = Number(process.hrtime.bigint() - started) / 1e6 / queries.length;
-  return { evalSeconds, singleQueryMs: median(single.slice(20)), batchPerQueryMs };
+  return {
+    evalSeconds,
+    singleQueryMs: median(single.slice(20)),
+    firstQueryOnRelationMs: median(firstOnRelation),
+    batchPerQueryMs,
+  };
 }
 
 async function main(): Promise<void> {
@@ -127,12 +141,12 @@ async function main(): Promise<void> {
   }
   if (withEval) {
     console.log(
-      '\n| dataset | ours eval (valid, s) | peer eval (valid, s) | ratio | top-10 single query ms | batch of 128, ms per query |',
+      '\n| dataset | ours eval (valid, s) | peer eval (valid, s) | ratio | top-10 single query ms | first query on a relation, ms | batch of 128, ms per query |',
     );
-    console.log('|---|---:|---:|---:|---:|---:|');
+    console.log('|---|---:|---:|---:|---:|---:|---:|');
     for (const r of rows) {
       console.log(
-        `| ${r.dataset} | ${f(r.evalSeconds, 2)} | ${f(r.peerEvalSeconds, 2)} | ${f(r.evalSpeedup, 1)}x | ${f(r.singleQueryMs, 3)} | ${f(r.batchPerQueryMs, 3)} |`,
+        `| ${r.dataset} | ${f(r.evalSeconds, 2)} | ${f(r.peerEvalSeconds, 2)} | ${f(r.evalSpeedup, 1)}x | ${f(r.singleQueryMs, 3)} | ${f(r.firstQueryOnRelationMs, 3)} | ${f(r.batchPerQueryMs, 3)} |`,
       );
     }
   }

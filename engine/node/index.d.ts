@@ -46,6 +46,14 @@ export declare function engineVersion(): string
  */
 export declare function evaluate(modelDir: string, dataset: string | DatasetArrays, split: string, threads: number): Promise<MetricsJs>
 
+/** The size of a graph, which the `default` preset scales with. */
+export interface GraphSize {
+  entities: number
+  /** Base relations (before reverses). */
+  relations: number
+  trainTriples: number
+}
+
 export interface MetricsJs {
   overall: RankStatsJs
   tail: RankStatsJs
@@ -53,8 +61,11 @@ export interface MetricsJs {
   perRelation: Array<RelationMetricsJs>
 }
 
-/** The full settings of a preset, as JSON (snake_case keys, the core's `Config`). */
-export declare function presetConfig(name: string): string
+/**
+ * The full settings of a preset, as JSON (snake_case keys, the core's `Config`); with `graph`,
+ * `default` is sized to that graph.
+ */
+export declare function presetConfig(name: string, graph?: GraphSize | undefined | null): string
 
 /** Preset names accepted in `configJson.preset`. */
 export declare function presets(): Array<string>

@@ -1,12 +1,26 @@
 import type { Database, EdgeFilter } from '../graph';
 import { exportDenseGraph, splitTriples } from '../ingest';
 import type { DenseGraph, SplitOptions } from '../ingest';
-import { train } from '../model';
-import type { EngineConfig, TrainOptions, TrainSummary } from '../model';
+import { graphSize, resolveTrainingConfig, train } from '../model';
+import type {
+  EngineConfig,
+  TrainingArrays,
+  TrainingOverrides,
+  TrainOptions,
+  TrainSummary,
+} from '../model';
+
+/** A preset and overrides, resolved once the graph's size is known (see `resolveTrainingConfig`). */
+export interface TrainingRequest {
+  preset: string;
+  overrides?: TrainingOverrides;
+}
 
 export interface GraphTrainingOptions extends TrainOptions {
   filter?: EdgeFilter;
   split: SplitOptions;
+  /** Called with the engine config actually used, before training starts. */
+  onResolvedConfig?: (config: EngineConfig) => void;
 }
 
 export interface GraphTrainingResult extends TrainSummary {
@@ -29,22 +43,21 @@ function tripleIds(graph: DenseGraph, indexes: Int32Array): Uint32Array {
 /** Export the graph from Neo4j, split it deterministically, train a model on it. */
 export async function trainFromGraph(
   db: Database,
-  config: EngineConfig,
+  request: TrainingRequest,
   options: GraphTrainingOptions,
 ): Promise<GraphTrainingResult> {
   const graph = await exportDenseGraph(db, options.filter);
   const split = splitTriples(graph, options.split);
-  const summary = await train(
-    {
-      entities: graph.entities,
-      relations: graph.relationNames,
-      train: tripleIds(graph, split.train),
-      valid: tripleIds(graph, split.valid),
-      test: tripleIds(graph, split.test),
-    },
-    config,
-    options,
-  );
+  const data: TrainingArrays = {
+    entities: graph.entities,
+    relations: graph.relationNames,
+    train: tripleIds(graph, split.train),
+    valid: tripleIds(graph, split.valid),
+    test: tripleIds(graph, split.test),
+  };
+  const config = resolveTrainingConfig(request.preset, request.overrides, await graphSize(data));
+  options.onResolvedConfig?.(config);
+  const summary = await train(data, config, options);
   return {
     ...summary,
     triples: graph.heads.length,

@@ -5,6 +5,8 @@ export type { Split } from './evaluate';
 export { Scorer } from './scorer';
 export type { ScoredEntity, TopKOptions } from './scorer';
 export { PRESETS, resolveTrainingConfig } from './training-settings';
+export { graphSize } from './graph-size';
+export type { GraphSize } from './graph-size';
 export type { EngineConfig, Preset, TrainingOverrides } from './training-settings';
 export type { TrainingArrays, TrainingData } from './training-data';
 export type { Metrics, RankMetrics, RelationMetrics } from './metrics';

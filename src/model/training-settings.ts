@@ -1,4 +1,5 @@
 import { ErrorCode, KgcError } from '../errors';
+import type { GraphSize } from './graph-size';
 import { mapEngineError, nativeEngine } from './native-engine';
 
 export const PRESETS = ['default', 'fb15k-237', 'wn18rr'] as const;
@@ -49,9 +50,14 @@ const ENGINE_KEYS: Record<keyof TrainingOverrides, string> = {
 /** The engine's complete config (snake_case), as the preset gives it plus the overrides. */
 export type EngineConfig = Record<string, unknown>;
 
+/**
+ * The engine config of `preset` plus `overrides`. With `graph`, the `default` preset is first
+ * sized to that graph (relation width, batch size, validation interval); overrides still win.
+ */
 export function resolveTrainingConfig(
   preset: string,
   overrides: TrainingOverrides = {},
+  graph?: GraphSize,
 ): EngineConfig {
   if (!(PRESETS as readonly string[]).includes(preset)) {
     throw new KgcError(
@@ -61,7 +67,7 @@ export function resolveTrainingConfig(
   }
   let config: EngineConfig;
   try {
-    config = JSON.parse(nativeEngine().presetConfig(preset)) as EngineConfig;
+    config = JSON.parse(nativeEngine().presetConfig(preset, graph)) as EngineConfig;
   } catch (error) {
     throw mapEngineError(error);
   }

@@ -69,6 +69,8 @@ describe('missingLinks over HTTP, filtered against the live graph', () => {
       resolveTrainingConfig('default', {
         entityDim: 32,
         relationDim: 8,
+        dropoutIn: 0.2,
+        dropoutH2: 0.3,
         lr: 0.01,
         epochs: 40,
         evalEvery: 0,

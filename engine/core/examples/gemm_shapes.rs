@@ -1,11 +1,12 @@
 //! Times the GEMM shapes of one FB15k-237 training batch on 1 and 2 threads.
-//! `cargo run --release --example gemm_shapes`
+//! `cargo run --release --example gemm_shapes [wn18rr]` (WN18RR's sizes: d_e 500, d_r 30).
 
 use neptune_core::linalg::{matmul, Op};
 use std::time::Instant;
 
 fn main() {
-    let (b, n, d, dr, u) = (128usize, 14541usize, 200usize, 150usize, 74usize);
+    let wn18rr = std::env::args().any(|a| a == "wn18rr");
+    let (b, n, d, dr, u) = if wn18rr { (128usize, 40943usize, 500usize, 30usize, 16usize) } else { (128, 14541, 200, 150, 74) };
     let v = |len: usize| (0..len).map(|i| ((i * 7919) % 101) as f32 / 101.0 - 0.5).collect::<Vec<f32>>();
     let (x2, e, dl, ru, w, da) = (v(b * d), v(n * d), v(b * n), v(u * dr), v(dr * d * d), v(u * d * d));
     let mut out = vec![0f32; (n * d).max(dr * d * d).max(b * n)];

@@ -85,20 +85,23 @@ impl Config {
     ///   kaiming-uniform, lr 0.0005, dropout 0.3/0.2/0.4, 1500 epochs).
     /// * `"wn18rr"`: the reference WN18RR run (500/30, LeakyReLU, `r_reverse`, xavier-normal,
     ///   lr 0.003, dropout 0.1/0.2/0.7, 2500 epochs).
-    /// * `"default"`: for users' small and medium graphs. d_e 200 / d_r 100 keeps W at 4 M
-    ///   parameters (cheap per batch, enough capacity for thousands of relations' worth of
-    ///   structure); LeakyReLU avoids a learnable slope that small graphs cannot pin down;
-    ///   `r_reverse` keeps head and tail prediction apart, which matters for asymmetric relations;
-    ///   moderate dropout (0.2/0.2/0.3) since small graphs overfit quickly but not as fast as the
-    ///   reference FB15k-237 settings assume; lr 0.003 with decay 0.995 converges within a few
-    ///   hundred epochs; validation every 10 epochs with patience 5 stops once MRR plateaus.
+    /// * `"default"`: for users' graphs; [`Config::preset_for_graph`] sizes it to a graph (d_r,
+    ///   batch size, validation interval; see [`crate::graph_sizing`]). Unsized, it is the
+    ///   small-graph setting. d_e 200; LeakyReLU avoids a learnable slope that small graphs
+    ///   cannot pin down; `r_reverse` keeps head and tail prediction apart, which matters for
+    ///   asymmetric relations (better on UMLS and Kinship; graphs like Nations, with few
+    ///   entities and many mutually implied relations, do better with `same_relation`); dropout
+    ///   0.3/0.2/0.4, the FB15k-237 reference values, better than 0.2/0.2/0.3 in 4 of 5 paired
+    ///   runs on the small graphs (they overfit fast); lr 0.003 with decay 0.995 converges
+    ///   within 70-200 epochs there; validation with patience 5 stops once MRR plateaus.
+    ///   Evidence: bench/quality/RESULTS.md.
     pub fn preset(name: &str) -> Result<Config> {
         let base = Config {
             d_e: 200,
-            d_r: 100,
-            dropout_in: 0.2,
+            d_r: 30,
+            dropout_in: 0.3,
             dropout_h1: 0.2,
-            dropout_h2: 0.3,
+            dropout_h2: 0.4,
             label_smoothing: 0.1,
             activation: Activation::LeakyRelu,
             inverse_mode: InverseMode::NewRelation,
@@ -146,6 +149,12 @@ impl Config {
             }),
             other => Err(Error::Config(format!("unknown preset `{other}`; expected one of {PRESETS:?}"))),
         }
+    }
+
+    /// [`Config::preset`], with `default` sized to `size` (the reference presets are fixed).
+    pub fn preset_for_graph(name: &str, size: crate::GraphSize) -> Result<Config> {
+        let config = Config::preset(name)?;
+        Ok(if name == "default" { crate::graph_sizing::size_default(config, size) } else { config })
     }
 
     /// Rejects settings the engine cannot train with.

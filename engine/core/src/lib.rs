@@ -38,6 +38,7 @@ pub mod config;
 pub mod dataset;
 pub mod error;
 pub mod eval;
+pub mod graph_sizing;
 pub mod kernels;
 pub mod linalg;
 pub mod model;
@@ -53,6 +54,7 @@ pub use config::{Activation, Config, InitScheme, PRESETS};
 pub use dataset::{Dataset, InverseMode, Triple};
 pub use error::{Error, Result};
 pub use eval::{Direction, Metrics, RankStats, RelationMetrics};
+pub use graph_sizing::GraphSize;
 pub use model::{Model, Prediction};
 pub use train::{Progress, Split, StopReason, TrainOutcome, Trainer};
 

@@ -24,9 +24,30 @@ pub fn presets() -> Vec<String> {
     neptune_core::PRESETS.iter().map(|p| p.to_string()).collect()
 }
 
-/// The full settings of a preset, as JSON (snake_case keys, the core's `Config`).
+/// The size of a graph, which the `default` preset scales with.
+#[napi(object)]
+pub struct GraphSize {
+    pub entities: u32,
+    /// Base relations (before reverses).
+    pub relations: u32,
+    pub train_triples: u32,
+}
+
+/// The full settings of a preset, as JSON (snake_case keys, the core's `Config`); with `graph`,
+/// `default` is sized to that graph.
 #[napi]
-pub fn preset_config(name: String) -> napi::Result<String> {
-    let config = neptune_core::Config::preset(&name).map_err(convert::to_napi_error)?;
+pub fn preset_config(name: String, graph: Option<GraphSize>) -> napi::Result<String> {
+    let config = match graph {
+        Some(g) => neptune_core::Config::preset_for_graph(
+            &name,
+            neptune_core::GraphSize {
+                entities: g.entities as usize,
+                relations: g.relations as usize,
+                train_triples: g.train_triples as usize,
+            },
+        ),
+        None => neptune_core::Config::preset(&name),
+    }
+    .map_err(convert::to_napi_error)?;
     serde_json::to_string(&config).map_err(|e| napi::Error::from_reason(e.to_string()))
 }

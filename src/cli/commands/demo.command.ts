@@ -10,7 +10,6 @@ import {
   writeDemoGraph,
 } from '../../ingest';
 import { trainFromGraph } from '../../jobs/train-from-graph';
-import { resolveTrainingConfig } from '../../model';
 import { startServer } from '../../server/start-server';
 import type { CliOutput } from '../cli-output';
 import { trainingProgressReporter } from '../training-progress';
@@ -39,7 +38,7 @@ export function demoCommand(out: CliOutput): Command {
     .option('--no-serve', 'exit after the sample query instead of serving until Ctrl-C')
     .action(async (options: DemoOptions) => {
       const config = loadConfig();
-      const epochs = parseCount(options.epochs, '--epochs', 1);
+      const epochs = parseCount(options.epochs, '--epochs', 1) ?? 100;
       if (config.neo4j.kind === 'local') await localNeo4jFromConfig(config, out.info).start();
       const db = openDatabase(config);
       let stopServer: (() => Promise<void>) | undefined;
@@ -60,19 +59,15 @@ export function demoCommand(out: CliOutput): Command {
         );
 
         const modelDir = path.join(config.stateDir, 'models', 'demo');
-        const engineConfig = resolveTrainingConfig('default', {
-          epochs,
-          evalEvery: 10,
-          patience: 5,
-        });
         out.info(
           `Training NePTuNe on the demo graph (${epochs} epochs at most, early stopping) ...`,
         );
-        const trained = await trainFromGraph(db, engineConfig, {
+        const request = { preset: 'default', overrides: { epochs, evalEvery: 10, patience: 5 } };
+        const trained = await trainFromGraph(db, request, {
           outDir: modelDir,
           filter: { relations: DEMO_RELATIONS },
           split: { seed: 1, validFraction: 0.1, testFraction: 0.1 },
-          onProgress: trainingProgressReporter(Number(engineConfig.epochs)),
+          onProgress: trainingProgressReporter(epochs),
         });
         out.info(
           `Trained on ${trained.triples} triples, ${trained.entities} entities: ${trained.epochsRun} epochs ` +

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { Command } from 'commander';
 import { loadConfig } from '../../config';
 import { ErrorCode, KgcError } from '../../errors';
-import { resolveTrainingConfig, train, TrainingOverrides } from '../../model';
+import { graphSize, resolveTrainingConfig, train, TrainingOverrides } from '../../model';
 import type { CliOutput } from '../cli-output';
 import { trainingProgressReporter } from '../training-progress';
 import { metricsLine, parseCount } from './command-args';
@@ -42,7 +42,12 @@ export function trainCommand(out: CliOutput): Command {
         threads: parseCount(options.threads, '--threads', 0),
         seed: parseCount(options.seed, '--seed', 0),
       };
-      const engineConfig = resolveTrainingConfig(options.preset, overrides);
+      const dataset = { dir: path.resolve(options.dataset) };
+      const engineConfig = resolveTrainingConfig(
+        options.preset,
+        overrides,
+        await graphSize(dataset),
+      );
       const outDir = path.resolve(
         options.out ??
           path.join(
@@ -56,7 +61,7 @@ export function trainCommand(out: CliOutput): Command {
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
       try {
-        const summary = await train({ dir: path.resolve(options.dataset) }, engineConfig, {
+        const summary = await train(dataset, engineConfig, {
           outDir,
           resumeFrom: options.resume ? path.resolve(options.resume, 'checkpoints') : undefined,
           onProgress: trainingProgressReporter(Number(engineConfig.epochs)),

@@ -68,7 +68,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             print_metrics("test", &evaluate(&model, &data, Split::Test, threads)?);
         }
         "train" => {
-            let mut cfg = Config::preset(m.get("preset").map_or("default", |s| s.as_str()))?;
+            let size = neptune_core::GraphSize { entities: data.n_entities(), relations: data.n_relations(), train_triples: data.train.len() };
+            let mut cfg = Config::preset_for_graph(m.get("preset").map_or("default", |s| s.as_str()), size)?;
             if let Some(v) = num(&m, "epochs")? { cfg.epochs = v; }
             if let Some(v) = num(&m, "threads")? { cfg.threads = v; }
             if let Some(v) = num(&m, "eval-every")? { cfg.eval_every = v; }
