@@ -40,9 +40,17 @@ async function evalAndServe(dir: string, preset: string, threads: number) {
     ...['--max-batches', '3', '--save', modelDir],
   ]);
   if (save.status !== 0) throw new Error(`saving a model failed: ${save.stderr}`);
+  // Like the peer's --eval-seconds: the ranking of all valid queries, data and model loaded.
+  const evalRun = spawnSync(
+    NEPTUNE_BIN,
+    ['eval', '--model', modelDir, '--dataset', dir, '--threads', String(threads)],
+    { encoding: 'utf8' },
+  );
+  const evalSeconds = Number(/^valid: .* in ([\d.]+)s\)/m.exec(evalRun.stdout)?.[1]);
+  // Through the product's API: loading the files and the model included.
   let started = process.hrtime.bigint();
   await evaluate(modelDir, { dir }, 'valid', threads);
-  const evalSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const apiEvalSeconds = Number(process.hrtime.bigint() - started) / 1e9;
 
   const scorer = Scorer.load(modelDir);
   const n = scorer.entities.length;
@@ -70,6 +78,7 @@ async function evalAndServe(dir: string, preset: string, threads: number) {
   const batchPerQueryMs = Number(process.hrtime.bigint() - started) / 1e6 / queries.length;
   return {
     evalSeconds,
+    apiEvalSeconds,
     singleQueryMs: median(single.slice(20)),
     firstQueryOnRelationMs: median(firstOnRelation),
     batchPerQueryMs,
@@ -141,12 +150,12 @@ async function main(): Promise<void> {
   }
   if (withEval) {
     console.log(
-      '\n| dataset | ours eval (valid, s) | peer eval (valid, s) | ratio | top-10 single query ms | first query on a relation, ms | batch of 128, ms per query |',
+      '\n| dataset | ours eval (valid, s) | peer eval (valid, s) | ratio | ours via API, loading included, s | top-10 single query ms | first query on a relation, ms | batch of 128, ms per query |',
     );
-    console.log('|---|---:|---:|---:|---:|---:|---:|');
+    console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
     for (const r of rows) {
       console.log(
-        `| ${r.dataset} | ${f(r.evalSeconds, 2)} | ${f(r.peerEvalSeconds, 2)} | ${f(r.evalSpeedup, 1)}x | ${f(r.singleQueryMs, 3)} | ${f(r.firstQueryOnRelationMs, 3)} | ${f(r.batchPerQueryMs, 3)} |`,
+        `| ${r.dataset} | ${f(r.evalSeconds, 2)} | ${f(r.peerEvalSeconds, 2)} | ${f(r.evalSpeedup, 1)}x | ${f(r.apiEvalSeconds, 2)} | ${f(r.singleQueryMs, 3)} | ${f(r.firstQueryOnRelationMs, 3)} | ${f(r.batchPerQueryMs, 3)} |`,
       );
     }
   }

@@ -44,9 +44,9 @@ fn num<T: std::str::FromStr>(m: &HashMap<String, String>, k: &str) -> Result<Opt
     m.get(k).map(|v| v.parse::<T>().map_err(|_| format!("--{k}: cannot parse `{v}`"))).transpose()
 }
 
-fn print_metrics(label: &str, m: &Metrics) {
+fn print_metrics(label: &str, m: &Metrics, seconds: f64) {
     let o = &m.overall;
-    println!("{label}: MRR {:.4}  MR {:.1}  H@1 {:.4}  H@3 {:.4}  H@10 {:.4}  ({} queries)", o.mrr, o.mr, o.hits1, o.hits3, o.hits10, o.count);
+    println!("{label}: MRR {:.4}  MR {:.1}  H@1 {:.4}  H@3 {:.4}  H@10 {:.4}  ({} queries in {seconds:.3}s)", o.mrr, o.mr, o.hits1, o.hits3, o.hits10, o.count);
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -64,8 +64,12 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         "eval" => {
             let model = Model::load(m.get("model").ok_or("--model DIR is required")?)?;
             let threads = num(&m, "threads")?.unwrap_or(0);
-            print_metrics("valid", &evaluate(&model, &data, Split::Valid, threads)?);
-            print_metrics("test", &evaluate(&model, &data, Split::Test, threads)?);
+            // Seconds: filter index and ranking of the split, the model and data already loaded.
+            for (label, split) in [("valid", Split::Valid), ("test", Split::Test)] {
+                let t = Instant::now();
+                let metrics = evaluate(&model, &data, split, threads)?;
+                print_metrics(label, &metrics, t.elapsed().as_secs_f64());
+            }
         }
         "train" => {
             let size = neptune_core::GraphSize { entities: data.n_entities(), relations: data.n_relations(), train_triples: data.train.len() };
@@ -131,7 +135,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             }
             println!("stopped: {:?} after {} epochs; best epoch {}", outcome.stop, outcome.epochs_run, outcome.state.best_epoch);
             if m.contains_key("test") {
-                print_metrics("test", &trainer.evaluate(&outcome.model, &data, Split::Test)?);
+                let t = Instant::now();
+                let test = trainer.evaluate(&outcome.model, &data, Split::Test)?;
+                print_metrics("test", &test, t.elapsed().as_secs_f64());
             }
             if let Some(d) = m.get("save") { outcome.model.save(d)?; }
         }
