@@ -3,6 +3,8 @@ import path from 'node:path';
 
 export interface Shape {
   entities: number;
+  /** Base relations (before reverses). */
+  relations: number;
   /** Unique (h, r) training pairs after adding reversed triples. */
   pairs: number;
   batches: number;
@@ -45,6 +47,7 @@ export function datasetShape(dir: string, sameRelation: boolean, batch = 128): S
   }
   return {
     entities: entities.size,
+    relations: relations.size,
     pairs: p,
     batches: Math.floor(p / batch),
     distinctRelationsPerBatch: distinct,

@@ -105,3 +105,21 @@ export function sgemmPeak(threads: number): number {
   const result = spawnSync('/usr/bin/python3', ['-c', script], { env, encoding: 'utf8' });
   return Number(result.stdout.trim());
 }
+
+/** Copy bandwidth (bytes read + written per second, GB/s) of 256 MiB buffers, the peer's torch. */
+export function copyBandwidth(threads: number): number {
+  const script = [
+    'import torch, time',
+    `torch.set_num_threads(${threads})`,
+    'n = 1 << 26; a = torch.ones(n); b = torch.empty(n); b.copy_(a)',
+    'best = 0.0',
+    'for _ in range(5):',
+    '    t = time.perf_counter(); b.copy_(a); best = max(best, 8 * n / (time.perf_counter() - t) / 1e9)',
+    'print(best)',
+  ].join('\n');
+  const result = spawnSync('/usr/bin/python3', ['-c', script], {
+    env: peerEnv(),
+    encoding: 'utf8',
+  });
+  return Number(result.stdout.trim());
+}

@@ -12,7 +12,15 @@ import path from 'node:path';
 import { evaluate, Scorer } from '../../src/model';
 import { datasetShape, epochFlops } from './flops';
 import { describeMachine } from './machine';
-import { NEPTUNE_BIN, oursTrainArgs, runOurs, runPeer, sgemmPeak } from './runners';
+import {
+  activationFloats,
+  breakdown,
+  BreakdownRow,
+  ModelSizes,
+  parameterCount,
+  parsePhases,
+} from './breakdown';
+import { copyBandwidth, NEPTUNE_BIN, oursTrainArgs, runOurs, runPeer, sgemmPeak } from './runners';
 import { spawnSync } from 'node:child_process';
 
 const DATASETS_DIR = path.resolve(__dirname, '..', '..', '..', 'shared', 'datasets');
@@ -93,12 +101,15 @@ async function main(): Promise<void> {
   const withEval = !process.argv.includes('--no-eval');
   const machine = describeMachine();
   const peak = sgemmPeak(threads);
+  const bandwidth = copyBandwidth(threads);
   console.log(
     `machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, load ${machine.loadAverage.join(' ')}`,
   );
   console.log(
-    `sgemm peak (torch/OpenBLAS, 2048^2, ${threads} threads): ${peak.toFixed(0)} GFLOP/s\n`,
+    `sgemm peak (torch/OpenBLAS, 2048^2, ${threads} threads): ${peak.toFixed(0)} GFLOP/s; ` +
+      `copy bandwidth (256 MiB, read + write): ${bandwidth.toFixed(1)} GB/s\n`,
   );
+  const breakdowns: Record<string, BreakdownRow[]> = {};
 
   const rows: Record<string, unknown>[] = [];
   for (const name of datasets) {
@@ -111,6 +122,17 @@ async function main(): Promise<void> {
     const peerFlops = epochFlops(shape, setting.de, setting.dr, true);
     const ours = runOurs(dir, setting.preset, batches || undefined, threads);
     const peer = runPeer(dir, setting.preset, peerBatches || undefined, threads);
+    const sizes: ModelSizes = {
+      entities: shape.entities,
+      relations: setting.sameRelation ? shape.relations : 2 * shape.relations,
+      de: setting.de,
+      dr: setting.dr,
+      batch: 128,
+      distinct: shape.distinctRelationsPerBatch,
+    };
+    breakdowns[name] = breakdown(parsePhases(ours.output), sizes, peak, bandwidth);
+    // The issue's memory bound: parameters + Adam state (3 x parameters) + one batch's activations.
+    const boundMiB = (4 * (3 * parameterCount(sizes) + activationFloats(sizes))) / 2 ** 20;
     const row: Record<string, unknown> = {
       dataset: name,
       batchesPerEpoch: shape.batches,
@@ -123,6 +145,8 @@ async function main(): Promise<void> {
       percentOfPeak: (100 * oursFlops) / ours.epochSeconds / 1e9 / peak,
       peerGflops: peerFlops / peer.epochSeconds / 1e9,
       oursPeakRssMiB: ours.peakRssMiB,
+      memoryBoundMiB: boundMiB,
+      rssOverBound: ours.peakRssMiB / boundMiB,
       peerPeakRssMiB: peer.peakRssMiB,
       timedBatches: { ours: batches || 'full epoch', peer: peerBatches || 'full epoch' },
     };
@@ -140,13 +164,26 @@ async function main(): Promise<void> {
 
   const f = (x: unknown, digits = 1) => (typeof x === 'number' ? x.toFixed(digits) : String(x));
   console.log(
-    '| dataset | ours s/epoch | peer s/epoch | ratio | ours GFLOP/s | % of sgemm peak | peer GFLOP/s | ours peak RSS MiB | peer peak RSS MiB |',
+    '| dataset | ours s/epoch | peer s/epoch | ratio | ours GFLOP/s | % of sgemm peak | peer GFLOP/s | ours peak RSS MiB | bound MiB | RSS / bound | peer peak RSS MiB |',
   );
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of rows) {
     console.log(
-      `| ${r.dataset} | ${f(r.oursEpochSeconds)} | ${f(r.peerEpochSeconds)} | ${f(r.speedup, 2)}x | ${f(r.oursGflops, 0)} | ${f(r.percentOfPeak, 0)}% | ${f(r.peerGflops, 0)} | ${f(r.oursPeakRssMiB, 0)} | ${f(r.peerPeakRssMiB, 0)} |`,
+      `| ${r.dataset} | ${f(r.oursEpochSeconds)} | ${f(r.peerEpochSeconds)} | ${f(r.speedup, 2)}x | ${f(r.oursGflops, 0)} | ${f(r.percentOfPeak, 0)}% | ${f(r.peerGflops, 0)} | ${f(r.oursPeakRssMiB, 0)} | ${f(r.memoryBoundMiB, 0)} | ${f(r.rssOverBound, 2)} | ${f(r.peerPeakRssMiB, 0)} |`,
     );
+  }
+  for (const [name, rowsOf] of Object.entries(breakdowns)) {
+    console.log(`\n${name}: one batch of ours by phase, against its floor on this machine`);
+    console.log('| phase | ours ms/batch | floor ms/batch | ours / floor |');
+    console.log('|---|---:|---:|---:|');
+    let [ours, floor] = [0, 0];
+    for (const b of rowsOf) {
+      ours += b.oursMs;
+      floor += b.floorMs;
+      const ratio = b.floorMs > 0 ? `${f(b.oursMs / b.floorMs, 2)}x` : '–';
+      console.log(`| ${b.group} | ${f(b.oursMs, 2)} | ${f(b.floorMs, 2)} | ${ratio} |`);
+    }
+    console.log(`| **total** | ${f(ours, 2)} | ${f(floor, 2)} | ${f(ours / floor, 2)}x |`);
   }
   if (withEval) {
     console.log(
@@ -164,7 +201,7 @@ async function main(): Promise<void> {
   const file = path.join(outDir, `train-speed-${machine.date.slice(0, 16).replace(/:/g, '')}.json`);
   fs.writeFileSync(
     file,
-    `${JSON.stringify({ machine, sgemmPeakGflops: peak, threads, rows }, null, 2)}\n`,
+    `${JSON.stringify({ machine, sgemmPeakGflops: peak, copyBandwidthGBs: bandwidth, threads, rows, breakdowns }, null, 2)}\n`,
   );
   console.log(`\nwrote ${path.relative(process.cwd(), file)}`);
 }

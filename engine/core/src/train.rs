@@ -117,7 +117,8 @@ impl Trainer {
         if index.len() < 2 {
             return Err(Error::Dataset("training needs at least two distinct (head, relation) pairs".into()));
         }
-        let filter = dataset.filter_index(mode);
+        // Built at the first validation (runs without validation never need it).
+        let mut filter: Option<PairIndex> = None;
         let n_model_rel = mode.model_relations(dataset.n_relations());
         let (mut params, mut adam, mut state, mut best) = match &self.resume_from {
             Some(dir) => self.load_resume(dir, dataset)?,
@@ -179,7 +180,8 @@ impl Trainer {
             let due = cfg.eval_every > 0 && (epoch % cfg.eval_every == 0 || epoch == cfg.epochs);
             if due && !dataset.valid.is_empty() {
                 let t = Instant::now();
-                let metrics = self.pool.install(|| evaluate_triples(&params, &dataset.valid, dataset.n_relations(), mode, &filter, eval_batch(dataset.n_entities())));
+                let filter = filter.get_or_insert_with(|| dataset.filter_index(mode));
+                let metrics = self.pool.install(|| evaluate_triples(&params, &dataset.valid, dataset.n_relations(), mode, filter, eval_batch(dataset.n_entities())));
                 let mrr = metrics.overall.mrr;
                 let improved = state.best_mrr.is_none_or(|b| mrr > b);
                 if improved {
