@@ -21,6 +21,8 @@ const RESULTS = path.join(__dirname, 'results');
 const PRESET: Record<string, string> = { 'FB15k-237': 'fb15k-237', WN18RR: 'wn18rr' };
 
 interface Point {
+  /** Mean training loss of the epoch. */
+  loss?: number;
   mrr: number;
   hits10: number;
   epochSeconds?: number;
@@ -54,10 +56,11 @@ function peerCurve(file: string): Map<number, Point> {
     if (!line.startsWith('{"epoch"')) continue;
     const e = JSON.parse(line) as {
       epoch: number;
+      loss: number;
       epochSeconds: number;
       valid?: { mrr: number; hits10: number };
     };
-    if (e.valid) curve.set(e.epoch, { ...e.valid, epochSeconds: e.epochSeconds });
+    if (e.valid) curve.set(e.epoch, { ...e.valid, loss: e.loss, epochSeconds: e.epochSeconds });
   }
   return curve;
 }
@@ -66,15 +69,20 @@ function peerCurve(file: string): Map<number, Point> {
 function oursCurve(file: string): Map<number, Point> {
   const curve = new Map<number, Point>();
   const seconds = new Map<number, number>();
+  const losses = new Map<number, number>();
   for (const line of linesOf(file)) {
-    const epoch = /^epoch\s+(\d+)\s+loss\s+[\d.e-]+\s+([\d.]+)s/.exec(line);
-    if (epoch) seconds.set(Number(epoch[1]), Number(epoch[2]));
+    const epoch = /^epoch\s+(\d+)\s+loss\s+([\d.e-]+)\s+([\d.]+)s/.exec(line);
+    if (epoch) {
+      losses.set(Number(epoch[1]), Number(epoch[2]));
+      seconds.set(Number(epoch[1]), Number(epoch[3]));
+    }
     const valid = /valid @(\d+): MRR ([\d.]+)\s+H@1 [\d.]+\s+H@10 ([\d.]+)/.exec(line);
     if (valid) {
       const n = Number(valid[1]);
       curve.set(n, {
         mrr: Number(valid[2]),
         hits10: Number(valid[3]),
+        loss: losses.get(n),
         epochSeconds: seconds.get(n),
       });
     }
@@ -115,16 +123,16 @@ function main(): void {
   const ours = oursCurve(oursFile);
   console.log(`${dataset}, preset ${preset}, validation (filtered, both directions)\n`);
   console.log(
-    '| epoch | ours MRR | peer MRR | ours − peer | ours H@10 | peer H@10 | ours s/epoch | peer s/epoch |',
+    '| epoch | ours loss | peer loss | ours MRR | peer MRR | ours − peer | ours H@10 | peer H@10 | ours s/epoch | peer s/epoch |',
   );
-  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   const f = (v: number | undefined, digits = 4) => (v === undefined ? '–' : v.toFixed(digits));
   const all = [...new Set([...peer.keys(), ...ours.keys()])].sort((a, b) => a - b);
   for (const epoch of all) {
     const [o, p] = [ours.get(epoch), peer.get(epoch)];
     const diff = o && p ? f(o.mrr - p.mrr) : '–';
     console.log(
-      `| ${epoch} | ${f(o?.mrr)} | ${f(p?.mrr)} | ${diff} | ${f(o?.hits10)} | ${f(p?.hits10)} | ${f(o?.epochSeconds, 1)} | ${f(p?.epochSeconds, 1)} |`,
+      `| ${epoch} | ${f(o?.loss, 6)} | ${f(p?.loss, 6)} | ${f(o?.mrr)} | ${f(p?.mrr)} | ${diff} | ${f(o?.hits10)} | ${f(p?.hits10)} | ${f(o?.epochSeconds, 1)} | ${f(p?.epochSeconds, 1)} |`,
     );
   }
 }
