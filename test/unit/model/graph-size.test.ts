@@ -41,7 +41,7 @@ describe('the default preset sized to the graph', () => {
     expect([small.d_r, small.batch_size, small.eval_every]).toEqual([30, 128, 10]);
     const large = { entities: 14541, relations: 237, trainTriples: 272115 };
     const sized = resolveTrainingConfig('default', {}, large);
-    expect([sized.d_r, sized.batch_size, sized.eval_every]).toEqual([100, 512, 1]);
+    expect([sized.d_r, sized.batch_size, sized.eval_every, sized.lr]).toEqual([100, 512, 1, 0.006]);
     expect(resolveTrainingConfig('default', { batchSize: 64 }, large).batch_size).toBe(64);
     // The reference presets are the papers' settings whatever the graph.
     expect(resolveTrainingConfig('fb15k-237', {}, large)).toEqual(
