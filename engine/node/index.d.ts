@@ -20,6 +20,11 @@ export declare class NeptuneModel {
   get configJson(): string
   /** Validation MRR of these weights, when known. */
   get validMrr(): number | null
+  /**
+   * Computes every relation's core `R[r]·W` now when they fit in `budgetBytes`, so no query
+   * pays for its relation's first use; returns whether it did.
+   */
+  warmUp(budgetBytes: number): boolean
   /** The model relation that predicts heads of base relation `relation`. */
   reverseRelation(relation: number): number
   /** Top `k` tails of `(head, relation, ?)`, best first, skipping `exclude`. */

@@ -44,6 +44,18 @@ impl Model {
         Model { config, params, entities, relations, epoch, valid_metrics, cores }
     }
 
+    /// Computes every relation's core ahead of the first queries when they fit in
+    /// `budget_bytes` (n_rel x d_e² floats: 38 MB for FB15k-237); returns whether it did. A
+    /// server calls this at load so no query pays for its relation's core.
+    pub fn warm_up(&self, budget_bytes: usize) -> bool {
+        let (n_rel, d) = (self.params.n_rel, self.params.d_e);
+        if n_rel.saturating_mul(d * d * 4) > budget_bytes || self.validate().is_err() {
+            return false;
+        }
+        self.cores.prepare(&self.params, &(0..n_rel as u32).collect::<Vec<_>>());
+        true
+    }
+
     /// Forgets the cached relation cores (needed only after changing `params` in place).
     pub fn clear_cache(&mut self) {
         self.cores = CoreCache::new(self.params.n_rel);

@@ -58,6 +58,9 @@ fn top_k_is_the_best_of_the_scores_with_exclusions() {
         assert_eq!(top.iter().map(|t| t.entity).collect::<Vec<_>>(), want[..5].to_vec(), "query {q}");
         assert!(top.iter().all(|t| (t.logit - row[t.entity as usize]).abs() == 0.0));
     }
+    // Warming computes the rest of the cores; answers do not change.
+    assert!(!model.warm_up(10), "6 cores of 12² floats do not fit in 10 bytes");
+    assert!(model.warm_up(1 << 20));
     // Repeated queries (now served from the cache) give the same answers.
     assert_eq!(model.top_k(3, 2, 5, &exclude).unwrap(), tops[0]);
     assert_eq!(model.top_k(3, 2, 5, &[]).unwrap(), tops[2]);

@@ -57,6 +57,13 @@ impl NeptuneModel {
         self.inner.valid_metrics.as_ref().map(|m| m.overall.mrr)
     }
 
+    /// Computes every relation's core `R[r]·W` now when they fit in `budgetBytes`, so no query
+    /// pays for its relation's first use; returns whether it did.
+    #[napi]
+    pub fn warm_up(&self, budget_bytes: f64) -> bool {
+        self.inner.warm_up(budget_bytes.max(0.0) as usize)
+    }
+
     /// The model relation that predicts heads of base relation `relation`.
     #[napi]
     pub fn reverse_relation(&self, relation: u32) -> napi::Result<u32> {
