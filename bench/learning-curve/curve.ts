@@ -13,7 +13,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { NEPTUNE_BIN } from '../train-speed/runners';
+import { NEPTUNE_BIN, peerEnv } from '../train-speed/runners';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const DATASETS = path.resolve(ROOT, '..', 'shared', 'datasets');
@@ -34,10 +34,8 @@ function option(name: string, fallback: string): string {
 }
 
 function run(command: string, args: string[], outFile: string, cpu: string): void {
-  const env = { ...process.env };
   // The peer runs with OpenBLAS at its best; harmless for ours.
-  delete env.OPENBLAS_CORETYPE;
-  delete env.OPENBLAS_L2_SIZE;
+  const env = peerEnv();
   const [cmd, argv] = cpu ? ['taskset', ['-c', cpu, command, ...args]] : [command, args];
   const out = fs.openSync(outFile, 'w');
   const result = spawnSync(cmd, argv, { env, stdio: ['ignore', out, 'inherit'] });

@@ -37,7 +37,7 @@ export function oursTrainArgs(dataset: string, preset: string, threads: number):
 }
 
 /** The peer's environment: OpenBLAS at its best, its tuning variables unset. */
-function peerEnv(): NodeJS.ProcessEnv {
+export function peerEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
   delete env.OPENBLAS_CORETYPE;
   delete env.OPENBLAS_L2_SIZE;
@@ -90,31 +90,15 @@ export function runPeer(
   return { epochSeconds: Number(seconds), peakRssMiB: rssMiB, output };
 }
 
-/** sgemm peak of the machine, measured with the peer's BLAS on large squares, in GFLOP/s. */
-export function sgemmPeak(threads: number): number {
+/** Best of five timings of `op` after `setup` in the peer's torch, as `units / seconds / 1e9`. */
+function bestOfFive(threads: number, setup: string, op: string, units: string): number {
   const script = [
     'import torch, time',
     `torch.set_num_threads(${threads})`,
-    'n = 2048; a = torch.randn(n, n); b = torch.randn(n, n); torch.mm(a, b)',
+    setup,
     'best = 0.0',
     'for _ in range(5):',
-    '    t = time.perf_counter(); torch.mm(a, b); best = max(best, 2 * n ** 3 / (time.perf_counter() - t) / 1e9)',
-    'print(best)',
-  ].join('\n');
-  const env = peerEnv();
-  const result = spawnSync('/usr/bin/python3', ['-c', script], { env, encoding: 'utf8' });
-  return Number(result.stdout.trim());
-}
-
-/** Copy bandwidth (bytes read + written per second, GB/s) of 256 MiB buffers, the peer's torch. */
-export function copyBandwidth(threads: number): number {
-  const script = [
-    'import torch, time',
-    `torch.set_num_threads(${threads})`,
-    'n = 1 << 26; a = torch.ones(n); b = torch.empty(n); b.copy_(a)',
-    'best = 0.0',
-    'for _ in range(5):',
-    '    t = time.perf_counter(); b.copy_(a); best = max(best, 8 * n / (time.perf_counter() - t) / 1e9)',
+    `    t = time.perf_counter(); ${op}; best = max(best, ${units} / (time.perf_counter() - t) / 1e9)`,
     'print(best)',
   ].join('\n');
   const result = spawnSync('/usr/bin/python3', ['-c', script], {
@@ -122,4 +106,16 @@ export function copyBandwidth(threads: number): number {
     encoding: 'utf8',
   });
   return Number(result.stdout.trim());
+}
+
+/** sgemm peak of the machine, measured with the peer's BLAS on large squares, in GFLOP/s. */
+export function sgemmPeak(threads: number): number {
+  const setup = 'n = 2048; a = torch.randn(n, n); b = torch.randn(n, n); torch.mm(a, b)';
+  return bestOfFive(threads, setup, 'torch.mm(a, b)', '2 * n ** 3');
+}
+
+/** Copy bandwidth (bytes read + written per second, GB/s) of 256 MiB buffers, the peer's torch. */
+export function copyBandwidth(threads: number): number {
+  const setup = 'n = 1 << 26; a = torch.ones(n); b = torch.empty(n); b.copy_(a)';
+  return bestOfFive(threads, setup, 'b.copy_(a)', '8 * n');
 }

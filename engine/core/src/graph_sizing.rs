@@ -43,7 +43,7 @@ pub fn size_default(base: Config, size: GraphSize) -> Config {
         d_r: if size.relations <= SMALL_RELATION_COUNT { 30 } else { 100 },
         batch_size,
         lr: base.lr * (batch_size as f64 / 128.0).sqrt(),
-        eval_every: (100_000 as f64 / t as f64).round().clamp(1.0, 10.0) as usize,
+        eval_every: (100_000.0 / t as f64).round().clamp(1.0, 10.0) as usize,
         ..base
     }
 }

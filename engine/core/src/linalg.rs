@@ -1,5 +1,6 @@
 //! Row-major matrix products on top of the pure-Rust `gemm` kernels (`gemm-f32`, `gemm-f64`).
 
+use crate::kernels::SyncPtr;
 use crate::real::Real;
 use gemm_common::Parallelism;
 use rayon::prelude::*;
@@ -77,7 +78,7 @@ pub fn matmul<T: Real>(c: &mut [T], a: Op<'_, T>, b: Op<'_, T>, accumulate: bool
         // SAFETY: the whole product, shapes checked above.
         return unsafe { gemm_block(c.as_mut_ptr(), n, a, b, (0, m), (0, n), (0, k), accumulate) };
     }
-    let cp = SendPtr(c.as_mut_ptr());
+    let cp = SyncPtr(c.as_mut_ptr());
     (0..len.div_ceil(block)).into_par_iter().for_each(|i| {
         let cp = cp;
         let range = (i * block, ((i + 1) * block).min(len));
@@ -113,11 +114,6 @@ fn matmul_split_k<T: Real>(c: &mut [T], a: Op<'_, T>, b: Op<'_, T>, accumulate: 
         *cv = if accumulate { *cv + s } else { s };
     }
 }
-
-#[derive(Clone, Copy)]
-struct SendPtr<T>(*mut T);
-unsafe impl<T> Send for SendPtr<T> {}
-unsafe impl<T> Sync for SendPtr<T> {}
 
 /// Single-threaded `c[rows, cols] = [c +] a[rows, ks] · b[ks, cols]`, where `c` points at a
 /// row-major matrix with row stride `ldc`.

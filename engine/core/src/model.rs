@@ -141,10 +141,8 @@ impl Model {
             self.check_query(h, r)?;
         }
         let n = self.params.n_ent;
-        let mut rels: Vec<u32> = queries.iter().map(|q| q.1).collect();
-        rels.sort_unstable();
-        rels.dedup();
-        self.cores.prepare(&self.params, &rels);
+        // `prepare` skips cached relations and deduplicates the rest.
+        self.cores.prepare(&self.params, &queries.iter().map(|q| q.1).collect::<Vec<_>>());
         let (mut buf, mut logits) = (ScoreBuffers::default(), Vec::new());
         let chunk = crate::train::eval_batch(n);
         for (c, qs) in queries.chunks(chunk).enumerate() {
