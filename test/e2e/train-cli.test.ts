@@ -53,8 +53,14 @@ describe('kgc train and kgc evaluate', () => {
       string,
       number
     >;
-    for (const key of METRIC_KEYS) expect(metrics[key]).toBeGreaterThan(0);
-    expect(metrics.hits10).toBeLessThanOrEqual(1);
+    // Four epochs on a tiny graph: the values are early, only their consistency is fixed.
+    const { mrr, mr, hits1, hits3, hits10 } = metrics as Record<string, number>;
+    expect(mrr).toBeGreaterThan(0);
+    expect(mrr).toBeLessThanOrEqual(1);
+    expect(mr).toBeGreaterThanOrEqual(1);
+    expect(hits1).toBeLessThanOrEqual(hits3 as number);
+    expect(hits3).toBeLessThanOrEqual(hits10 as number);
+    expect(hits10).toBeLessThanOrEqual(1);
   });
 
   it('names the bad option or file in one line', () => {

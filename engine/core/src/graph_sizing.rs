@@ -2,24 +2,33 @@
 //!
 //! The reference presets are fixed; `default` is for graphs we have not seen, so a few settings
 //! follow the graph's size. Evidence (bench/quality/RESULTS.md, bench/train-speed):
-//! - `d_r` 30 for up to [`SMALL_RELATION_COUNT`] relations: better than 100 on Nations (+.108 test
-//!   MRR), UMLS (+.012) and Kinship with r_reverse; graphs with hundreds of relations keep 100
-//!   (the FB15k-237 reference uses 150 for 237 relations).
-//! - Batches grow with the graph (128 up to 40k training triples, 256, then 512 from 160k): an
-//!   epoch of a 300k-edge graph then has ~600 steps instead of ~2,300, and each step's fixed
-//!   costs (Adam over every parameter, one `R[r] · W` per distinct relation) are paid 4x less
-//!   often.
-//! - The learning rate grows with the square root of the batch (0.003 at 128, 0.006 at 512): on
-//!   FB15k-237 at batch 512, lr 0.006 reached validation MRR .185 after 6 epochs against .064 for
-//!   0.003 (bench/quality/runs/).
+//! - `d_r` follows the relation count and the data: 10 for small graphs (up to
+//!   [`SMALL_RELATION_COUNT`] relations and under [`SMALL_GRAPH_TRIPLES`] training triples),
+//!   30 for larger graphs with few relations (WN18RR's reference value), 100 above
+//!   [`SMALL_RELATION_COUNT`] relations (the FB15k-237 reference uses 150 for 237). On the small
+//!   graphs, with PReLU and batch 32: UMLS test MRR .942/.940/.934 (three seeds) at d_r 10
+//!   against .928/.918/.925 at 30, .929 at 20 and .908 at 5; Nations .819 against .740.
+//! - Batches grow with the graph (32 under [`TINY_GRAPH_TRIPLES`] training triples, 128 up to
+//!   40k, 256, then 512 from 160k). Tiny graphs have only a few dozen batches of 128 per epoch;
+//!   batch 32 gave UMLS .926 against .913 at 128 (one seed) and is what the d_r 10 runs used.
+//!   On large graphs an epoch of a 300k-edge graph has ~600 steps instead of ~2,300, and each
+//!   step's fixed costs (Adam over every parameter, one `R[r] · W` per distinct relation) are
+//!   paid 4x less often.
+//! - The learning rate grows with the square root of the batch above 128 (0.003 at 128 and
+//!   below, 0.006 at 512): on FB15k-237 at batch 512, lr 0.006 reached validation MRR .185
+//!   after 6 epochs against .064 for 0.003 (bench/quality/runs/).
 //! - Validation about every 100k training triples (every 10 epochs for graphs under 10k triples,
 //!   every epoch from 100k), so early stopping reacts within minutes on large graphs.
 
 use crate::config::Config;
 use serde::{Deserialize, Serialize};
 
-/// Relations up to which `d_r` is 30.
+/// Relations up to which `d_r` stays small (10 or 30); above it, 100.
 pub const SMALL_RELATION_COUNT: usize = 64;
+/// Training triples below which a graph with few relations gets `d_r` 10.
+pub const SMALL_GRAPH_TRIPLES: usize = 40_000;
+/// Training triples below which batches hold 32 queries.
+pub const TINY_GRAPH_TRIPLES: usize = 10_000;
 
 /// What the `default` preset scales with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -35,14 +44,20 @@ pub struct GraphSize {
 pub fn size_default(base: Config, size: GraphSize) -> Config {
     let t = size.train_triples.max(1);
     let batch_size = match t {
-        0..40_000 => 128,
+        0..TINY_GRAPH_TRIPLES => 32,
+        TINY_GRAPH_TRIPLES..40_000 => 128,
         40_000..160_000 => 256,
         _ => 512,
     };
+    let d_r = match (size.relations <= SMALL_RELATION_COUNT, t < SMALL_GRAPH_TRIPLES) {
+        (true, true) => 10,
+        (true, false) => 30,
+        (false, _) => 100,
+    };
     Config {
-        d_r: if size.relations <= SMALL_RELATION_COUNT { 30 } else { 100 },
+        d_r,
         batch_size,
-        lr: base.lr * (batch_size as f64 / 128.0).sqrt(),
+        lr: base.lr * (batch_size.max(128) as f64 / 128.0).sqrt(),
         eval_every: (100_000.0 / t as f64).round().clamp(1.0, 10.0) as usize,
         ..base
     }
@@ -60,14 +75,18 @@ mod tests {
     fn settings_follow_the_graph() {
         // UMLS-like: 46 relations, 5,216 training triples.
         let small = sized(46, 5_216);
-        assert_eq!((small.d_r, small.batch_size, small.eval_every), (30, 128, 10));
+        assert_eq!((small.d_r, small.batch_size, small.eval_every), (10, 32, 10));
+        // 25 relations, 20,000 triples: still d_r 10, batch 128.
+        let small_medium = sized(25, 20_000);
+        assert_eq!((small_medium.d_r, small_medium.batch_size, small_medium.eval_every), (10, 128, 5));
         // WN18RR-like: 11 relations, 86,835 triples.
         let medium = sized(11, 86_835);
         assert_eq!((medium.d_r, medium.batch_size, medium.eval_every), (30, 256, 1));
         // FB15k-237-like: 237 relations, 272,115 triples.
         let large = sized(237, 272_115);
         assert_eq!((large.d_r, large.batch_size, large.eval_every), (100, 512, 1));
-        assert_eq!((small.lr, large.lr), (0.003, 0.006));
+        // The lr grows with the batch above 128 only.
+        assert_eq!((small.lr, small_medium.lr, large.lr), (0.003, 0.003, 0.006));
         // Everything else is the preset's.
         assert_eq!((large.d_e, large.patience, large.dropout_h2), (200, 5, 0.4));
         assert!(large.validate().is_ok() && sized(0, 0).validate().is_ok());

@@ -16,6 +16,7 @@ import { classGraph, splitTriples, writeDatasetDir } from '../../support/generat
 const SMALL = {
   entityDim: 32,
   relationDim: 8,
+  activation: 'leaky_relu' as const,
   dropoutIn: 0.2,
   dropoutH2: 0.3,
   lr: 0.01,
