@@ -38,12 +38,13 @@ describe('the default preset sized to the graph', () => {
       {},
       { entities: 135, relations: 46, trainTriples: 5216 },
     );
-    expect([small.d_r, small.batch_size, small.eval_every, small.activation]).toEqual([
-      10,
-      32,
-      10,
-      'prelu',
-    ]);
+    expect([
+      small.d_r,
+      small.batch_size,
+      small.eval_every,
+      small.activation,
+      small.label_smoothing,
+    ]).toEqual([10, 32, 10, 'prelu', 0.05]);
     const large = { entities: 14541, relations: 237, trainTriples: 272115 };
     const sized = resolveTrainingConfig('default', {}, large);
     expect([sized.d_r, sized.batch_size, sized.eval_every, sized.lr]).toEqual([100, 512, 1, 0.006]);
