@@ -45,9 +45,13 @@ export function readCredentials(dir: string): Credentials | undefined {
   }
 }
 
-/** A generated password, stored readable by the owner only; never printed. */
+/**
+ * A generated password (144 random bits as hex), stored readable by the owner only; never
+ * printed. Hex, not base64url: a password starting with '-' (1 in 64 for base64url) is read as an
+ * option by `neo4j-admin dbms set-initial-password`, which then fails for a missing password.
+ */
 export function createCredentials(dir: string): Credentials {
-  const credentials = { user: 'neo4j', password: crypto.randomBytes(18).toString('base64url') };
+  const credentials = { user: 'neo4j', password: crypto.randomBytes(18).toString('hex') };
   fs.writeFileSync(credentialsFile(dir), `${JSON.stringify(credentials)}\n`, { mode: 0o600 });
   return credentials;
 }
