@@ -18,5 +18,6 @@ describe('createCredentials', () => {
     expect(readCredentials(dir)?.password).toMatch(/^[0-9a-f]{36}$/);
     const file = fs.readdirSync(dir).map((name) => path.join(dir, name))[0] as string;
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 });
