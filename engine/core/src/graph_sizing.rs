@@ -27,7 +27,8 @@ use serde::{Deserialize, Serialize};
 
 /// Relations up to which `d_r` stays small (10 or 30); above it, 100.
 pub const SMALL_RELATION_COUNT: usize = 64;
-/// Training triples below which a graph with few relations gets `d_r` 10.
+/// Training triples below which a graph with few relations gets `d_r` 10 and label smoothing
+/// 0.05 (and below which batches hold at most 128 queries).
 pub const SMALL_GRAPH_TRIPLES: usize = 40_000;
 /// Training triples below which batches hold 32 queries.
 pub const TINY_GRAPH_TRIPLES: usize = 10_000;
@@ -47,16 +48,13 @@ pub fn size_default(base: Config, size: GraphSize) -> Config {
     let t = size.train_triples.max(1);
     let batch_size = match t {
         0..TINY_GRAPH_TRIPLES => 32,
-        TINY_GRAPH_TRIPLES..40_000 => 128,
-        40_000..160_000 => 256,
+        TINY_GRAPH_TRIPLES..SMALL_GRAPH_TRIPLES => 128,
+        SMALL_GRAPH_TRIPLES..160_000 => 256,
         _ => 512,
     };
-    let small = size.relations <= SMALL_RELATION_COUNT && t < SMALL_GRAPH_TRIPLES;
-    let d_r = match (size.relations <= SMALL_RELATION_COUNT, small) {
-        (true, true) => 10,
-        (true, false) => 30,
-        (false, _) => 100,
-    };
+    let few_relations = size.relations <= SMALL_RELATION_COUNT;
+    let small = few_relations && t < SMALL_GRAPH_TRIPLES;
+    let d_r = if small { 10 } else if few_relations { 30 } else { 100 };
     Config {
         d_r,
         label_smoothing: if small { 0.05 } else { base.label_smoothing },
