@@ -90,9 +90,8 @@ impl Config {
     ///   middle setting (d_r 30, batch 128). d_e 200; PReLU, better than LeakyReLU on UMLS in
     ///   every same-seed pair (test MRR .942/.940 against .925/.925 at d_r 10; .928/.918/.925
     ///   against .926/.910/.900 at d_r 30); `r_reverse` keeps head and tail prediction apart,
-    ///   which matters for asymmetric relations (better on UMLS and Kinship; graphs like Nations,
-    ///   with few entities and many mutually implied relations, do better with
-    ///   `same_relation`); dropout 0.3/0.2/0.4, the FB15k-237 reference values, better than
+    ///   which matters for asymmetric relations (better on UMLS and Kinship; sizing switches to
+    ///   `same_relation` on graphs with few triples per relation, like Nations); dropout 0.3/0.2/0.4, the FB15k-237 reference values, better than
     ///   0.2/0.2/0.3 in 4 of 5 paired runs on the small graphs (they overfit fast); lr 0.003 with
     ///   decay 0.995 converges within 70-300 epochs there; validation with patience 5 stops once
     ///   MRR plateaus. Evidence: bench/quality/RESULTS.md.

@@ -45,6 +45,14 @@ describe('the default preset sized to the graph', () => {
       small.activation,
       small.label_smoothing,
     ]).toEqual([10, 32, 10, 'prelu', 0.05]);
+    expect(small.inverse_mode).toBe('new_relation');
+    // Nations-like: 29 training triples per relation, too few to split between r and r_reverse.
+    const sparse = resolveTrainingConfig(
+      'default',
+      {},
+      { entities: 14, relations: 55, trainTriples: 1592 },
+    );
+    expect([sparse.d_r, sparse.inverse_mode]).toEqual([10, 'same_relation']);
     const large = { entities: 14541, relations: 237, trainTriples: 272115 };
     const sized = resolveTrainingConfig('default', {}, large);
     expect([sized.d_r, sized.batch_size, sized.eval_every, sized.lr]).toEqual([100, 512, 1, 0.006]);
