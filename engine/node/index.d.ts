@@ -67,10 +67,11 @@ export interface MetricsJs {
 }
 
 /**
- * The full settings of a preset, as JSON (snake_case keys, the core's `Config`); with `graph`,
- * `default` is sized to that graph.
+ * The full settings of a preset, as JSON (snake_case keys, the core's `Config`), with
+ * `overridesJson` (a JSON object of snake_case fields) applied; with `graph`, `default` is sized
+ * to that graph around the overrides.
  */
-export declare function presetConfig(name: string, graph?: GraphSize | undefined | null): string
+export declare function presetConfig(name: string, graph?: GraphSize | undefined | null, overridesJson?: string | undefined | null): string
 
 /** Preset names accepted in `configJson.preset`. */
 export declare function presets(): Array<string>

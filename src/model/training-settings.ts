@@ -51,8 +51,10 @@ const ENGINE_KEYS: Record<keyof TrainingOverrides, string> = {
 export type EngineConfig = Record<string, unknown>;
 
 /**
- * The engine config of `preset` plus `overrides`. With `graph`, the `default` preset is first
- * sized to that graph (relation width, batch size, validation interval); overrides still win.
+ * The engine config of `preset` plus `overrides`. With `graph`, the `default` preset is sized to
+ * that graph around the overrides: they win, and sized settings that depend on them follow (the
+ * learning rate follows an overridden batch size; the lr decay an overridden epoch count where
+ * the training budget binds).
  */
 export function resolveTrainingConfig(
   preset: string,
@@ -65,18 +67,27 @@ export function resolveTrainingConfig(
       `Unknown preset "${preset}": use one of ${PRESETS.join(', ')}.`,
     );
   }
-  let config: EngineConfig;
-  try {
-    config = JSON.parse(nativeEngine().presetConfig(preset, graph)) as EngineConfig;
-  } catch (error) {
-    throw mapEngineError(error);
-  }
+  const engineOverrides: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(overrides)) {
     if (value === undefined) continue;
     const engineKey = ENGINE_KEYS[key as keyof TrainingOverrides];
     if (!engineKey)
       throw new KgcError(ErrorCode.BAD_USER_INPUT, `Unknown training setting "${key}".`);
-    config[engineKey] = value;
+    engineOverrides[engineKey] = value;
   }
-  return config;
+  try {
+    const json = nativeEngine().presetConfig(preset, graph, JSON.stringify(engineOverrides));
+    return JSON.parse(json) as EngineConfig;
+  } catch (error) {
+    throw withUserNames(mapEngineError(error));
+  }
+}
+
+/** The engine names settings in snake_case; users set them in camelCase. */
+function withUserNames(error: KgcError): KgcError {
+  let message = error.message;
+  for (const [userKey, engineKey] of Object.entries(ENGINE_KEYS)) {
+    message = message.replaceAll(`\`${engineKey}\``, `"${userKey}"`);
+  }
+  return message === error.message ? error : new KgcError(error.code, message, { cause: error });
 }

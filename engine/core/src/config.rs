@@ -36,6 +36,12 @@ impl InitScheme {
     }
 }
 
+/// User overrides of a preset: snake_case [`Config`] field names to JSON values.
+pub type Overrides = serde_json::Map<String, serde_json::Value>;
+
+/// The most epochs the `default` preset trains (early stopping usually ends it sooner).
+pub const DEFAULT_MAX_EPOCHS: usize = 500;
+
 /// Model shape, regularisation and optimisation settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Config {
@@ -110,7 +116,7 @@ impl Config {
             lr: 0.003,
             decay: 0.995,
             batch_size: 128,
-            epochs: 500,
+            epochs: DEFAULT_MAX_EPOCHS,
             eval_every: 10,
             patience: 5,
             threads: 0,
@@ -153,8 +159,34 @@ impl Config {
 
     /// [`Config::preset`], with `default` sized to `size` (the reference presets are fixed).
     pub fn preset_for_graph(name: &str, size: crate::GraphSize) -> Result<Config> {
-        let config = Config::preset(name)?;
-        Ok(if name == "default" { crate::graph_sizing::size_default(config, size) } else { config })
+        Config::resolve(name, Some(size), &Overrides::new())
+    }
+
+    /// The preset `name` with the user's `overrides` (snake_case field -> JSON value) applied;
+    /// with `size`, `default` is then sized to the graph around them: overridden fields stay as
+    /// given, and sized fields that depend on them follow (the lr follows an overridden batch
+    /// size, the lr decay an overridden epoch count). Unknown fields and values of the wrong
+    /// type are refused, naming the field; ranges are checked by [`Config::validate`].
+    pub fn resolve(name: &str, size: Option<crate::GraphSize>, overrides: &Overrides) -> Result<Config> {
+        let mut value = serde_json::to_value(Config::preset(name)?).map_err(|e| Error::Config(e.to_string()))?;
+        for (key, given) in overrides {
+            let mut one = value.clone();
+            match one.get_mut(key) {
+                Some(field) => *field = given.clone(),
+                None => return Err(Error::Config(format!("unknown setting `{key}`"))),
+            }
+            // Field by field, so a type error names its field.
+            serde_json::from_value::<Config>(one.clone())
+                .map_err(|e| Error::Config(format!("setting `{key}` = {given}: {e}")))?;
+            value = one;
+        }
+        let config: Config = serde_json::from_value(value).map_err(|e| Error::Config(e.to_string()))?;
+        Ok(match size {
+            Some(size) if name == "default" => {
+                crate::graph_sizing::size_default(config, size, |key| overrides.contains_key(key))
+            }
+            _ => config,
+        })
     }
 
     /// Rejects settings the engine cannot train with.

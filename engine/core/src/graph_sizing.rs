@@ -28,7 +28,7 @@
 //!   relation) and Kinship (342) do better with `r_reverse` (+.02 to +.04, session 3). The
 //!   threshold sits between 29 and 113; only Nations is below it among the graphs measured.
 
-use crate::config::Config;
+use crate::config::{Config, DEFAULT_MAX_EPOCHS};
 use crate::dataset::InverseMode;
 use serde::{Deserialize, Serialize};
 
@@ -52,26 +52,62 @@ pub struct GraphSize {
     pub train_triples: usize,
 }
 
-/// `base` (the `default` preset) with its size-dependent settings picked for `size`.
-pub fn size_default(base: Config, size: GraphSize) -> Config {
+/// The user's value where they set one, else the sized one.
+fn keep_or<T>(user_set: bool, given: T, sized: T) -> T {
+    if user_set { given } else { sized }
+}
+
+/// Scoring work the `default` preset spends at most on one graph: training queries (twice the
+/// training triples, with reverses) x entities x `d_e`, summed over epochs. 3.2e13 is 20 epochs
+/// of FB15k-237 at d_e 200 (1.6e12 per epoch, 45 s at batch 512 on 2 Zen 3 cores): about 15
+/// minutes of training there. Smaller graphs never reach it within [`DEFAULT_MAX_EPOCHS`].
+pub const TRAINING_BUDGET: f64 = 3.2e13;
+/// Epochs trained however large the graph.
+pub const MIN_EPOCHS: usize = 5;
+/// Where the budget binds, the lr decays per epoch so that it ends at this fraction of its start.
+pub const ANNEALED_LR_FRACTION: f64 = 0.1;
+
+/// Epochs that fit in [`TRAINING_BUDGET`] for a graph of `size` at width `d_e`.
+pub fn budget_epochs(size: GraphSize, d_e: usize) -> usize {
+    let epoch_work = 2.0 * size.train_triples.max(1) as f64 * size.entities.max(1) as f64 * d_e.max(1) as f64;
+    ((TRAINING_BUDGET / epoch_work).floor() as usize).max(MIN_EPOCHS)
+}
+
+/// `base` (the `default` preset, with the user's overrides applied) with its size-dependent
+/// settings picked for `size`. Fields for which `pinned(field)` is true were set by the user and
+/// are kept; sized fields that depend on them are computed from the user's values.
+pub fn size_default(base: Config, size: GraphSize, pinned: impl Fn(&str) -> bool) -> Config {
     let t = size.train_triples.max(1);
-    let batch_size = match t {
-        0..TINY_GRAPH_TRIPLES => 32,
-        TINY_GRAPH_TRIPLES..SMALL_GRAPH_TRIPLES => 128,
-        SMALL_GRAPH_TRIPLES..160_000 => 256,
-        _ => 512,
-    };
+    let batch_size = keep_or(pinned("batch_size"),
+        base.batch_size,
+        match t {
+            0..TINY_GRAPH_TRIPLES => 32,
+            TINY_GRAPH_TRIPLES..SMALL_GRAPH_TRIPLES => 128,
+            SMALL_GRAPH_TRIPLES..160_000 => 256,
+            _ => 512,
+        },
+    );
     let few_relations = size.relations <= SMALL_RELATION_COUNT;
     let small = few_relations && t < SMALL_GRAPH_TRIPLES;
     let d_r = if small { 10 } else if few_relations { 30 } else { 100 };
     let sparse_relations = t < SPARSE_RELATION_TRIPLES * size.relations.max(1);
+    let inverse_mode = if sparse_relations { InverseMode::SameRelation } else { base.inverse_mode };
+    let label_smoothing = if small { 0.05 } else { base.label_smoothing };
+    let lr = base.lr * (batch_size.max(128) as f64 / 128.0).sqrt();
+    let eval_every = (100_000.0 / t as f64).round().clamp(1.0, 10.0) as usize;
+    // Large graphs: train for the budget, annealing the lr over the epochs actually trained.
+    let budget = budget_epochs(size, base.d_e);
+    let epochs = keep_or(pinned("epochs"), base.epochs, base.epochs.min(budget));
+    let decay = if budget < DEFAULT_MAX_EPOCHS { ANNEALED_LR_FRACTION.powf(1.0 / epochs.max(1) as f64) } else { base.decay };
     Config {
-        d_r,
-        inverse_mode: if sparse_relations { InverseMode::SameRelation } else { base.inverse_mode },
-        label_smoothing: if small { 0.05 } else { base.label_smoothing },
+        d_r: keep_or(pinned("d_r"), base.d_r, d_r),
+        inverse_mode: keep_or(pinned("inverse_mode"), base.inverse_mode, inverse_mode),
+        label_smoothing: keep_or(pinned("label_smoothing"), base.label_smoothing, label_smoothing),
         batch_size,
-        lr: base.lr * (batch_size.max(128) as f64 / 128.0).sqrt(),
-        eval_every: (100_000.0 / t as f64).round().clamp(1.0, 10.0) as usize,
+        lr: keep_or(pinned("lr"), base.lr, lr),
+        eval_every: keep_or(pinned("eval_every"), base.eval_every, eval_every),
+        epochs,
+        decay: keep_or(pinned("decay"), base.decay, decay),
         ..base
     }
 }
@@ -81,7 +117,7 @@ mod tests {
     use super::*;
 
     fn sized(relations: usize, train_triples: usize) -> Config {
-        size_default(Config::preset("default").unwrap(), GraphSize { entities: 1000, relations, train_triples })
+        size_default(Config::preset("default").unwrap(), GraphSize { entities: 1000, relations, train_triples }, |_| false)
     }
 
     #[test]
@@ -110,5 +146,62 @@ mod tests {
         assert_eq!((large.d_e, large.patience, large.dropout_h2, large.label_smoothing), (200, 5, 0.4, 0.1));
         assert_eq!((medium.inverse_mode, large.inverse_mode), (InverseMode::NewRelation, InverseMode::NewRelation));
         assert!(large.validate().is_ok() && sized(0, 0).validate().is_ok());
+    }
+
+    fn with_entities(entities: usize, relations: usize, train_triples: usize) -> GraphSize {
+        GraphSize { entities, relations, train_triples }
+    }
+
+    #[test]
+    fn large_graphs_train_for_the_budget_with_the_lr_annealed_over_it() {
+        let default = || Config::preset("default").unwrap();
+        // FB15k-237: 2 * 272,115 queries x 14,541 entities x 200 = 1.58e12 per epoch: 20 epochs.
+        let fb = with_entities(14_541, 237, 272_115);
+        assert_eq!(budget_epochs(fb, 200), 20);
+        let sized = size_default(default(), fb, |_| false);
+        assert_eq!(sized.epochs, 20);
+        // The lr ends at a tenth of its start: decay^20 = 0.1.
+        assert!((sized.decay.powi(20) - ANNEALED_LR_FRACTION).abs() < 1e-12);
+        // UMLS (135 entities, 5,216 triples) is nowhere near the budget: the preset's schedule.
+        let umls = size_default(default(), with_entities(135, 46, 5_216), |_| false);
+        assert_eq!((umls.epochs, umls.decay), (DEFAULT_MAX_EPOCHS, 0.995));
+        // However large the graph, a few epochs.
+        assert_eq!(budget_epochs(with_entities(5_000_000, 500, 50_000_000), 200), MIN_EPOCHS);
+    }
+
+    #[test]
+    fn overrides_win_and_what_depends_on_them_follows() {
+        let fb = with_entities(14_541, 237, 272_115);
+        let resolve = |pairs: &[(&str, serde_json::Value)]| {
+            let overrides: crate::Overrides = pairs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+            Config::resolve("default", Some(fb), &overrides).unwrap()
+        };
+        // More epochs than the budget: the decay anneals over the user's 100.
+        let long = resolve(&[("epochs", 100.into())]);
+        assert_eq!(long.epochs, 100);
+        assert!((long.decay.powi(100) - ANNEALED_LR_FRACTION).abs() < 1e-12);
+        // Both set: both kept.
+        let both = resolve(&[("epochs", 100.into()), ("decay", 1.0.into())]);
+        assert_eq!((both.epochs, both.decay), (100, 1.0));
+        // The lr follows an overridden batch size; an overridden lr is kept as given.
+        assert_eq!(resolve(&[("batch_size", 128.into())]).lr, 0.003);
+        assert_eq!(resolve(&[("batch_size", 128.into()), ("lr", 0.01.into())]).lr, 0.01);
+        // A wider model has fewer epochs in the same budget.
+        assert_eq!(resolve(&[("d_e", 400.into())]).epochs, 10);
+        // Reference presets take overrides but are never sized.
+        let reference = Config::resolve("fb15k-237", Some(fb), &[("epochs".to_string(), 3.into())].into_iter().collect()).unwrap();
+        assert_eq!((reference.epochs, reference.batch_size, reference.decay), (3, 128, 1.0));
+    }
+
+    #[test]
+    fn bad_overrides_name_their_field() {
+        let bad = |k: &str, v: serde_json::Value| {
+            let overrides: crate::Overrides = [(k.to_string(), v)].into_iter().collect();
+            Config::resolve("default", None, &overrides).unwrap_err().to_string()
+        };
+        assert!(bad("batch", 4.into()).contains("unknown setting `batch`"));
+        let wrong_type = bad("batch_size", "big".into());
+        assert!(wrong_type.contains("`batch_size`") && wrong_type.contains("invalid type"), "{wrong_type}");
+        assert!(bad("epochs", 1.5.into()).contains("`epochs`"));
     }
 }

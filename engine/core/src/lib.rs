@@ -50,7 +50,7 @@ pub mod scoring;
 pub mod train;
 
 pub use checkpoint::{Checkpoint, TrainState};
-pub use config::{Activation, Config, InitScheme, PRESETS};
+pub use config::{Activation, Config, InitScheme, Overrides, PRESETS};
 pub use dataset::{Dataset, InverseMode, Triple};
 pub use error::{Error, Result};
 pub use eval::{Direction, Metrics, RankStats, RelationMetrics};

@@ -33,21 +33,21 @@ pub struct GraphSize {
     pub train_triples: u32,
 }
 
-/// The full settings of a preset, as JSON (snake_case keys, the core's `Config`); with `graph`,
-/// `default` is sized to that graph.
+/// The full settings of a preset, as JSON (snake_case keys, the core's `Config`), with
+/// `overridesJson` (a JSON object of snake_case fields) applied; with `graph`, `default` is sized
+/// to that graph around the overrides.
 #[napi]
-pub fn preset_config(name: String, graph: Option<GraphSize>) -> napi::Result<String> {
-    let config = match graph {
-        Some(g) => neptune_core::Config::preset_for_graph(
-            &name,
-            neptune_core::GraphSize {
-                entities: g.entities as usize,
-                relations: g.relations as usize,
-                train_triples: g.train_triples as usize,
-            },
-        ),
-        None => neptune_core::Config::preset(&name),
-    }
-    .map_err(convert::to_napi_error)?;
+pub fn preset_config(name: String, graph: Option<GraphSize>, overrides_json: Option<String>) -> napi::Result<String> {
+    let overrides: neptune_core::Overrides = match overrides_json {
+        Some(json) => serde_json::from_str(&json)
+            .map_err(|e| convert::to_napi_error(neptune_core::Error::Config(format!("overrides: {e}"))))?,
+        None => neptune_core::Overrides::new(),
+    };
+    let size = graph.map(|g| neptune_core::GraphSize {
+        entities: g.entities as usize,
+        relations: g.relations as usize,
+        train_triples: g.train_triples as usize,
+    });
+    let config = neptune_core::Config::resolve(&name, size, &overrides).map_err(convert::to_napi_error)?;
     serde_json::to_string(&config).map_err(|e| napi::Error::from_reason(e.to_string()))
 }

@@ -57,9 +57,29 @@ describe('the default preset sized to the graph', () => {
     const sized = resolveTrainingConfig('default', {}, large);
     expect([sized.d_r, sized.batch_size, sized.eval_every, sized.lr]).toEqual([100, 512, 1, 0.006]);
     expect(resolveTrainingConfig('default', { batchSize: 64 }, large).batch_size).toBe(64);
+    // FB15k-237's size is over the training budget: 20 epochs, the lr annealed to a tenth.
+    expect(sized.epochs).toBe(20);
+    expect(Math.pow(sized.decay as number, 20)).toBeCloseTo(0.1, 10);
+    expect(small.epochs).toBe(500);
     // The reference presets are the papers' settings whatever the graph.
     expect(resolveTrainingConfig('fb15k-237', {}, large)).toEqual(
       resolveTrainingConfig('fb15k-237'),
+    );
+  });
+
+  it('sizes around the overrides: what depends on them follows, bad values name the setting', () => {
+    const large = { entities: 14541, relations: 237, trainTriples: 272115 };
+    const longer = resolveTrainingConfig('default', { epochs: 100 }, large);
+    expect(longer.epochs).toBe(100);
+    expect(Math.pow(longer.decay as number, 100)).toBeCloseTo(0.1, 10);
+    expect(resolveTrainingConfig('default', { epochs: 100, decay: 1 }, large).decay).toBe(1);
+    // The lr follows an overridden batch size (sqrt scaling above 128 only).
+    expect(resolveTrainingConfig('default', { batchSize: 128 }, large).lr).toBe(0.003);
+    expect(() =>
+      resolveTrainingConfig('default', { batchSize: 'big' as unknown as number }, large),
+    ).toThrow(/"batchSize"/);
+    expect(() => resolveTrainingConfig('default', { huge: 1 } as never, large)).toThrow(
+      /Unknown training setting "huge"/,
     );
   });
 });

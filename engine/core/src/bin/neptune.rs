@@ -73,26 +73,22 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         }
         "train" => {
             let size = neptune_core::GraphSize { entities: data.n_entities(), relations: data.n_relations(), train_triples: data.train.len() };
-            let mut cfg = Config::preset_for_graph(m.get("preset").map_or("default", |s| s.as_str()), size)?;
-            if let Some(v) = num(&m, "epochs")? { cfg.epochs = v; }
-            if let Some(v) = num(&m, "threads")? { cfg.threads = v; }
-            if let Some(v) = num(&m, "eval-every")? { cfg.eval_every = v; }
-            if let Some(v) = num(&m, "patience")? { cfg.patience = v; }
-            if let Some(v) = num(&m, "lr")? { cfg.lr = v; }
-            if let Some(v) = num(&m, "seed")? { cfg.seed = v; }
+            // Flags and --set key=value,key=value override any config field (values parsed as
+            // JSON, falling back to strings: --set activation=prelu,d_e=100); `default` is sized
+            // around them.
+            let mut overrides = neptune_core::Overrides::new();
+            for (flag, field) in [("epochs", "epochs"), ("threads", "threads"), ("eval-every", "eval_every"), ("patience", "patience"), ("lr", "lr"), ("seed", "seed")] {
+                if let Some(v) = m.get(flag) {
+                    overrides.insert(field.into(), serde_json::from_str(v).map_err(|_| format!("--{flag}: `{v}` is not a number"))?);
+                }
+            }
             if let Some(sets) = m.get("set") {
-                // --set key=value,key=value overrides any config field (values parsed as JSON,
-                // falling back to strings: --set activation=prelu,d_e=100).
-                let mut v = serde_json::to_value(&cfg)?;
                 for kv in sets.split(',') {
                     let (k, val) = kv.split_once('=').ok_or_else(|| format!("--set: `{kv}` is not key=value"))?;
-                    if v.get(k).is_none() {
-                        return Err(format!("--set: unknown config field `{k}`").into());
-                    }
-                    v[k] = serde_json::from_str(val).unwrap_or(serde_json::Value::String(val.to_string()));
+                    overrides.insert(k.into(), serde_json::from_str(val).unwrap_or(serde_json::Value::String(val.to_string())));
                 }
-                cfg = serde_json::from_value(v)?;
             }
+            let cfg = Config::resolve(m.get("preset").map_or("default", |s| s.as_str()), Some(size), &overrides)?;
             let max_batches: Option<usize> = num(&m, "max-batches")?;
             eprintln!("config: {}", serde_json::to_string(&cfg)?);
             let mut trainer = Trainer::new(cfg)?;
