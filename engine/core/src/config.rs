@@ -91,13 +91,14 @@ impl Config {
     ///   kaiming-uniform, lr 0.0005, dropout 0.3/0.2/0.4, 1500 epochs).
     /// * `"wn18rr"`: the reference WN18RR run (500/30, LeakyReLU, `r_reverse`, xavier-normal,
     ///   lr 0.003, dropout 0.1/0.2/0.7, 2500 epochs).
-    /// * `"default"`: for users' graphs; [`Config::preset_for_graph`] sizes it to a graph (d_r,
+    /// * `"default"`: for users' graphs; [`Config::resolve`] sizes it to a graph (d_r,
     ///   batch size, validation interval; see [`crate::graph_sizing`]). Unsized, it is the
     ///   middle setting (d_r 30, batch 128). d_e 200; PReLU, better than LeakyReLU on UMLS in
     ///   every same-seed pair (test MRR .942/.940 against .925/.925 at d_r 10; .928/.918/.925
     ///   against .926/.910/.900 at d_r 30); `r_reverse` keeps head and tail prediction apart,
     ///   which matters for asymmetric relations (better on UMLS and Kinship; sizing switches to
-    ///   `same_relation` on graphs with few triples per relation, like Nations); dropout 0.3/0.2/0.4, the FB15k-237 reference values, better than
+    ///   `same_relation` on graphs with few triples per relation, like Nations); dropout
+    ///   0.3/0.2/0.4, the FB15k-237 reference values, better than
     ///   0.2/0.2/0.3 in 4 of 5 paired runs on the small graphs (they overfit fast); lr 0.003 with
     ///   decay 0.995 converges within 70-300 epochs there; validation with patience 5 stops once
     ///   MRR plateaus. Evidence: bench/quality/RESULTS.md.
@@ -155,11 +156,6 @@ impl Config {
             }),
             other => Err(Error::Config(format!("unknown preset `{other}`; expected one of {PRESETS:?}"))),
         }
-    }
-
-    /// [`Config::preset`], with `default` sized to `size` (the reference presets are fixed).
-    pub fn preset_for_graph(name: &str, size: crate::GraphSize) -> Result<Config> {
-        Config::resolve(name, Some(size), &Overrides::new())
     }
 
     /// The preset `name` with the user's `overrides` (snake_case field -> JSON value) applied;

@@ -78,15 +78,13 @@ pub fn budget_epochs(size: GraphSize, d_e: usize) -> usize {
 /// are kept; sized fields that depend on them are computed from the user's values.
 pub fn size_default(base: Config, size: GraphSize, pinned: impl Fn(&str) -> bool) -> Config {
     let t = size.train_triples.max(1);
-    let batch_size = keep_or(pinned("batch_size"),
-        base.batch_size,
-        match t {
-            0..TINY_GRAPH_TRIPLES => 32,
-            TINY_GRAPH_TRIPLES..SMALL_GRAPH_TRIPLES => 128,
-            SMALL_GRAPH_TRIPLES..160_000 => 256,
-            _ => 512,
-        },
-    );
+    let sized_batch = match t {
+        0..TINY_GRAPH_TRIPLES => 32,
+        TINY_GRAPH_TRIPLES..SMALL_GRAPH_TRIPLES => 128,
+        SMALL_GRAPH_TRIPLES..160_000 => 256,
+        _ => 512,
+    };
+    let batch_size = keep_or(pinned("batch_size"), base.batch_size, sized_batch);
     let few_relations = size.relations <= SMALL_RELATION_COUNT;
     let small = few_relations && t < SMALL_GRAPH_TRIPLES;
     let d_r = if small { 10 } else if few_relations { 30 } else { 100 };
