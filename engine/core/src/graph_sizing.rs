@@ -17,8 +17,10 @@
 //!   step's fixed costs (Adam over every parameter, one `R[r] · W` per distinct relation) are
 //!   paid 4x less often.
 //! - The learning rate grows with the square root of the batch above 128 (0.003 at 128 and
-//!   below, 0.006 at 512): on FB15k-237 at batch 512, lr 0.006 reached validation MRR .185
-//!   after 6 epochs against .064 for 0.003 (bench/quality/runs/).
+//!   below, 0.0042 at 256): on FB15k-237 at batch 512, lr 0.006 reached validation MRR .185
+//!   after 6 epochs against .064 for 0.003 (bench/quality/runs/). Graphs over the training
+//!   budget ([`TRAINING_BUDGET`]) get a short, fast schedule instead: lr 0.012 annealed to a tenth
+//!   over the budget's epochs, no dropout ([`BUDGET_LR_FACTOR`]).
 //! - Validation about every 100k training triples (every 10 epochs for graphs under 10k triples,
 //!   every epoch from 100k), so early stopping reacts within minutes on large graphs.
 //! - Reversed triples share their relation's id (`same_relation`) when relations have fewer than
@@ -66,6 +68,11 @@ pub const TRAINING_BUDGET: f64 = 3.2e13;
 pub const MIN_EPOCHS: usize = 5;
 /// Where the budget binds, the lr decays per epoch so that it ends at this fraction of its start.
 pub const ANNEALED_LR_FRACTION: f64 = 0.1;
+/// Where the budget binds, the lr starts at this multiple of the preset's (0.003 -> 0.012), and
+/// dropout is off. WN18RR (22 budget epochs): with the preset's dropout, valid MRR stayed at .02
+/// for 10 epochs at lr .006 or .012; without dropout at .012 it took off at epoch 6 and reached
+/// .40 by epoch 22. FB15k-237: lr .012 beat .006 at every epoch (bench/quality/RESULTS.md, session 6).
+pub const BUDGET_LR_FACTOR: f64 = 4.0;
 
 /// Epochs that fit in [`TRAINING_BUDGET`] for a graph of `size` at width `d_e`.
 pub fn budget_epochs(size: GraphSize, d_e: usize) -> usize {
@@ -91,12 +98,15 @@ pub fn size_default(base: Config, size: GraphSize, pinned: impl Fn(&str) -> bool
     let sparse_relations = t < SPARSE_RELATION_TRIPLES * size.relations.max(1);
     let inverse_mode = if sparse_relations { InverseMode::SameRelation } else { base.inverse_mode };
     let label_smoothing = if small { 0.05 } else { base.label_smoothing };
-    let lr = base.lr * (batch_size.max(128) as f64 / 128.0).sqrt();
     let eval_every = (100_000.0 / t as f64).round().clamp(1.0, 10.0) as usize;
-    // Large graphs: train for the budget, annealing the lr over the epochs actually trained.
+    // Large graphs: train for the budget, annealing the lr over the epochs actually trained, and
+    // fast: a higher lr and no dropout (too few epochs to overfit; dropout only slows them).
     let budget = budget_epochs(size, base.d_e);
+    let budget_bound = budget < DEFAULT_MAX_EPOCHS;
     let epochs = keep_or(pinned("epochs"), base.epochs, base.epochs.min(budget));
-    let decay = if budget < DEFAULT_MAX_EPOCHS { ANNEALED_LR_FRACTION.powf(1.0 / epochs.max(1) as f64) } else { base.decay };
+    let decay = if budget_bound { ANNEALED_LR_FRACTION.powf(1.0 / epochs.max(1) as f64) } else { base.decay };
+    let lr = if budget_bound { base.lr * BUDGET_LR_FACTOR } else { base.lr * (batch_size.max(128) as f64 / 128.0).sqrt() };
+    let dropout = |field: &str, given: f64| keep_or(pinned(field) || !budget_bound, given, 0.0);
     Config {
         d_r: keep_or(pinned("d_r"), base.d_r, d_r),
         inverse_mode: keep_or(pinned("inverse_mode"), base.inverse_mode, inverse_mode),
@@ -106,6 +116,9 @@ pub fn size_default(base: Config, size: GraphSize, pinned: impl Fn(&str) -> bool
         eval_every: keep_or(pinned("eval_every"), base.eval_every, eval_every),
         epochs,
         decay: keep_or(pinned("decay"), base.decay, decay),
+        dropout_in: dropout("dropout_in", base.dropout_in),
+        dropout_h1: dropout("dropout_h1", base.dropout_h1),
+        dropout_h2: dropout("dropout_h2", base.dropout_h2),
         ..base
     }
 }
@@ -138,10 +151,14 @@ mod tests {
         // FB15k-237-like: 237 relations, 272,115 triples.
         let large = sized(237, 272_115);
         assert_eq!((large.d_r, large.batch_size, large.eval_every), (100, 512, 1));
-        // The lr grows with the batch above 128 only.
-        assert_eq!((small.lr, small_medium.lr, large.lr), (0.003, 0.003, 0.006));
+        // The lr grows with the square root of the batch above 128 only ...
+        assert_eq!((small.lr, small_medium.lr, medium.lr), (0.003, 0.003, 0.003 * 2f64.sqrt()));
+        // ... except over the budget (272,115 x 1,000 entities: 293 epochs), where it is 4x the
+        // preset's and dropout is off.
+        assert_eq!((large.lr, large.dropout_in, large.dropout_h1, large.dropout_h2), (0.012, 0.0, 0.0, 0.0));
         // Everything else is the preset's.
-        assert_eq!((large.d_e, large.patience, large.dropout_h2, large.label_smoothing), (200, 5, 0.4, 0.1));
+        assert_eq!((large.d_e, large.patience, large.label_smoothing), (200, 5, 0.1));
+        assert_eq!((medium.dropout_in, medium.dropout_h1, medium.dropout_h2), (0.3, 0.2, 0.4));
         assert_eq!((medium.inverse_mode, large.inverse_mode), (InverseMode::NewRelation, InverseMode::NewRelation));
         assert!(large.validate().is_ok() && sized(0, 0).validate().is_ok());
     }
@@ -160,6 +177,9 @@ mod tests {
         assert_eq!(sized.epochs, 20);
         // The lr ends at a tenth of its start: decay^20 = 0.1.
         assert!((sized.decay.powi(20) - ANNEALED_LR_FRACTION).abs() < 1e-12);
+        // WN18RR: 2 * 86,835 x 40,943 x 200 = 1.42e12 per epoch: 22 epochs, fast schedule.
+        let wn = size_default(default(), with_entities(40_943, 11, 86_835), |_| false);
+        assert_eq!((wn.epochs, wn.batch_size, wn.lr, wn.dropout_in + wn.dropout_h1 + wn.dropout_h2), (22, 256, 0.012, 0.0));
         // UMLS (135 entities, 5,216 triples) is nowhere near the budget: the preset's schedule.
         let umls = size_default(default(), with_entities(135, 46, 5_216), |_| false);
         assert_eq!((umls.epochs, umls.decay), (DEFAULT_MAX_EPOCHS, 0.995));
@@ -181,9 +201,14 @@ mod tests {
         // Both set: both kept.
         let both = resolve(&[("epochs", 100.into()), ("decay", 1.0.into())]);
         assert_eq!((both.epochs, both.decay), (100, 1.0));
-        // The lr follows an overridden batch size; an overridden lr is kept as given.
-        assert_eq!(resolve(&[("batch_size", 128.into())]).lr, 0.003);
-        assert_eq!(resolve(&[("batch_size", 128.into()), ("lr", 0.01.into())]).lr, 0.01);
+        // Overridden lr and dropout are kept as given; the rest of the fast schedule stays.
+        let lr = resolve(&[("lr", 0.01.into())]);
+        assert_eq!((lr.lr, lr.dropout_h2), (0.01, 0.0));
+        let dropout = resolve(&[("dropout_h2", 0.5.into())]);
+        assert_eq!((dropout.lr, dropout.dropout_in, dropout.dropout_h2), (0.012, 0.0, 0.5));
+        // Under the budget the lr follows an overridden batch size.
+        let under: crate::Overrides = [("batch_size".to_string(), 128.into())].into_iter().collect();
+        assert_eq!(Config::resolve("default", Some(with_entities(1_000, 11, 86_835)), &under).unwrap().lr, 0.003);
         // A wider model has fewer epochs in the same budget.
         assert_eq!(resolve(&[("d_e", 400.into())]).epochs, 10);
         // Reference presets take overrides but are never sized.

@@ -55,10 +55,14 @@ describe('the default preset sized to the graph', () => {
     expect([sparse.d_r, sparse.inverse_mode]).toEqual([10, 'same_relation']);
     const large = { entities: 14541, relations: 237, trainTriples: 272115 };
     const sized = resolveTrainingConfig('default', {}, large);
-    expect([sized.d_r, sized.batch_size, sized.eval_every, sized.lr]).toEqual([100, 512, 1, 0.006]);
+    expect([sized.d_r, sized.batch_size, sized.eval_every]).toEqual([100, 512, 1]);
     expect(resolveTrainingConfig('default', { batchSize: 64 }, large).batch_size).toBe(64);
-    // FB15k-237's size is over the training budget: 20 epochs, the lr annealed to a tenth.
+    // FB15k-237's size is over the training budget: 20 epochs at a 4x lr annealed to a tenth,
+    // no dropout.
     expect(sized.epochs).toBe(20);
+    expect([sized.lr, sized.dropout_in, sized.dropout_h1, sized.dropout_h2]).toEqual([
+      0.012, 0, 0, 0,
+    ]);
     expect(Math.pow(sized.decay as number, 20)).toBeCloseTo(0.1, 10);
     expect(small.epochs).toBe(500);
     // The reference presets are the papers' settings whatever the graph.
@@ -73,8 +77,13 @@ describe('the default preset sized to the graph', () => {
     expect(longer.epochs).toBe(100);
     expect(Math.pow(longer.decay as number, 100)).toBeCloseTo(0.1, 10);
     expect(resolveTrainingConfig('default', { epochs: 100, decay: 1 }, large).decay).toBe(1);
-    // The lr follows an overridden batch size (sqrt scaling above 128 only).
-    expect(resolveTrainingConfig('default', { batchSize: 128 }, large).lr).toBe(0.003);
+    // Under the budget the lr follows an overridden batch size (sqrt scaling above 128 only).
+    const medium = { entities: 1000, relations: 11, trainTriples: 86835 };
+    expect(resolveTrainingConfig('default', {}, medium).lr).toBeCloseTo(0.003 * Math.SQRT2, 12);
+    expect(resolveTrainingConfig('default', { batchSize: 128 }, medium).lr).toBe(0.003);
+    // An overridden dropout is kept on a graph over the budget; the rest stay off.
+    const dropout = resolveTrainingConfig('default', { dropoutH2: 0.5 }, large);
+    expect([dropout.dropout_in, dropout.dropout_h2]).toEqual([0, 0.5]);
     expect(() =>
       resolveTrainingConfig('default', { batchSize: 'big' as unknown as number }, large),
     ).toThrow(/"batchSize"/);
