@@ -69,8 +69,8 @@ pub const MIN_EPOCHS: usize = 5;
 /// Where the budget binds, the lr decays per epoch so that it ends at this fraction of its start.
 pub const ANNEALED_LR_FRACTION: f64 = 0.1;
 /// Where the budget binds, the lr starts at this multiple of the preset's (0.003 -> 0.012), and
-/// dropout is off. WN18RR (22 budget epochs): with the preset's dropout, valid MRR stayed at .02
-/// for 10 epochs at lr .006 or .012; without dropout at .012 it took off at epoch 6 and reached
+/// dropout is off. WN18RR (22 budget epochs): with dropout, valid MRR stayed near .02 for 6-11
+/// epochs at lr .0042, .006 or .012; without dropout at .012 it took off at epoch 6 and reached
 /// .40 by epoch 22. FB15k-237: lr .012 beat .006 at every epoch (bench/quality/RESULTS.md, session 6).
 pub const BUDGET_LR_FACTOR: f64 = 4.0;
 
