@@ -6,10 +6,12 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/setup.sh || exit 1
 
 status=0
+lint=passed
 printf '\n==> Lint and type check\n'
-npx --no-install eslint . || status=1
-npx --no-install prettier --check . --log-level warn || status=1
-npx --no-install tsc -p tsconfig.json --noEmit || status=1
+npx --no-install eslint . || lint=failed
+npx --no-install prettier --check . --log-level warn || lint=failed
+npx --no-install tsc -p tsconfig.json --noEmit || lint=failed
+[[ $lint == passed ]] || status=1
 
 rust_passed=0; rust_failed=0
 if [[ -f engine/Cargo.toml ]]; then
@@ -38,6 +40,7 @@ read -r jest_passed jest_failed < <(node -e '
 ' "$jest_json" 2>/dev/null || echo "0 1")
 
 printf '\n==> Summary\n'
+echo "lint and type check: $lint"
 echo "cargo: $rust_passed passed, $rust_failed failed"
 echo "jest: $jest_passed passed, $jest_failed failed"
 echo "total: $((rust_passed + jest_passed)) passed, $((rust_failed + jest_failed)) failed"
