@@ -57,8 +57,8 @@ describe('the default preset sized to the graph', () => {
     const sized = resolveTrainingConfig('default', {}, large);
     expect([sized.d_r, sized.batch_size, sized.eval_every]).toEqual([100, 512, 1]);
     expect(resolveTrainingConfig('default', { batchSize: 64 }, large).batch_size).toBe(64);
-    // FB15k-237's size is over the training budget: 20 epochs at a 4x lr annealed to a tenth,
-    // no dropout.
+    // FB15k-237's size is over the training budget: 20 epochs, so the fast schedule: a 4x lr
+    // annealed to a tenth, no dropout.
     expect(sized.epochs).toBe(20);
     expect([sized.lr, sized.dropout_in, sized.dropout_h1, sized.dropout_h2]).toEqual([
       0.012, 0, 0, 0,
@@ -81,7 +81,14 @@ describe('the default preset sized to the graph', () => {
     const medium = { entities: 1000, relations: 11, trainTriples: 86835 };
     expect(resolveTrainingConfig('default', {}, medium).lr).toBeCloseTo(0.003 * Math.SQRT2, 12);
     expect(resolveTrainingConfig('default', { batchSize: 128 }, medium).lr).toBe(0.003);
-    // An overridden dropout is kept on a graph over the budget; the rest stay off.
+    // A 30% sample of FB15k-237 has a budget of 69 epochs: annealed, but with dropout.
+    const fb30 = resolveTrainingConfig(
+      'default',
+      {},
+      { entities: 14097, relations: 237, trainTriples: 81634 },
+    );
+    expect([fb30.epochs, fb30.dropout_in]).toEqual([69, 0.3]);
+    // An overridden dropout is kept on a graph with the fast schedule; the rest stay off.
     const dropout = resolveTrainingConfig('default', { dropoutH2: 0.5 }, large);
     expect([dropout.dropout_in, dropout.dropout_h2]).toEqual([0, 0.5]);
     expect(() =>
