@@ -68,7 +68,7 @@ pub const TRAINING_BUDGET: f64 = 3.2e13;
 pub const MIN_EPOCHS: usize = 5;
 /// Where the budget binds, the lr decays per epoch so that it ends at this fraction of its start.
 pub const ANNEALED_LR_FRACTION: f64 = 0.1;
-/// Budgets of at most this many epochs get the fast schedule: lr x [`BUDGET_LR_FACTOR`], no
+/// Budgets of at most this many epochs get the fast schedule: lr x [`FAST_SCHEDULE_LR_FACTOR`], no
 /// dropout. WN18RR (22 budget epochs): with dropout, valid MRR stayed near .02 for 6-11 epochs at
 /// lr .0042, .006 or .012; without dropout at .012 it took off at epoch 6 and reached .40 by
 /// epoch 22. FB15k-237 (20): .284 against .242. A 30% sample of FB15k-237 (69 budget epochs):
@@ -77,7 +77,7 @@ pub const ANNEALED_LR_FRACTION: f64 = 0.1;
 /// it, not measured exactly (bench/quality/RESULTS.md, session 6).
 pub const FAST_SCHEDULE_EPOCHS: usize = 30;
 /// The fast schedule's lr as a multiple of the preset's (0.003 -> 0.012).
-pub const BUDGET_LR_FACTOR: f64 = 4.0;
+pub const FAST_SCHEDULE_LR_FACTOR: f64 = 4.0;
 
 /// Epochs that fit in [`TRAINING_BUDGET`] for a graph of `size` at width `d_e`.
 pub fn budget_epochs(size: GraphSize, d_e: usize) -> usize {
@@ -111,8 +111,8 @@ pub fn size_default(base: Config, size: GraphSize, pinned: impl Fn(&str) -> bool
     let fast = budget <= FAST_SCHEDULE_EPOCHS;
     let epochs = keep_or(pinned("epochs"), base.epochs, base.epochs.min(budget));
     let decay = if budget_bound { ANNEALED_LR_FRACTION.powf(1.0 / epochs.max(1) as f64) } else { base.decay };
-    let lr = if fast { base.lr * BUDGET_LR_FACTOR } else { base.lr * (batch_size.max(128) as f64 / 128.0).sqrt() };
-    let dropout = |field: &str, given: f64| keep_or(pinned(field) || !fast, given, 0.0);
+    let lr = if fast { base.lr * FAST_SCHEDULE_LR_FACTOR } else { base.lr * (batch_size.max(128) as f64 / 128.0).sqrt() };
+    let dropout = |field: &str, given: f64| keep_or(pinned(field), given, if fast { 0.0 } else { given });
     Config {
         d_r: keep_or(pinned("d_r"), base.d_r, d_r),
         inverse_mode: keep_or(pinned("inverse_mode"), base.inverse_mode, inverse_mode),
