@@ -27,6 +27,8 @@ export declare class NeptuneModel {
   warmUp(budgetBytes: number): boolean
   /** The model relation that predicts heads of base relation `relation`. */
   reverseRelation(relation: number): number
+  /** The logit of each triple `(heads[i], relations[i], tails[i])`. */
+  scoreTriples(heads: Uint32Array, relations: Uint32Array, tails: Uint32Array): Float32Array
   /** Top `k` tails of `(head, relation, ?)`, best first, skipping `exclude`. */
   topK(head: number, relation: number, k: number, exclude?: Uint32Array | undefined | null): TopK
   /** Top `k` for each `(heads[i], relations[i])`; `excludes[i]` (optional) belongs to query `i`. */

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { Command } from 'commander';
 import { consoleOutput, formatError } from './cli-output';
+import { apikeyCommand } from './commands/apikey.command';
 import { demoCommand } from './commands/demo.command';
 import { exportCommand } from './commands/export.command';
 import { ingestCommand } from './commands/ingest.command';
@@ -10,12 +11,13 @@ import { migrateCommand } from './commands/migrate.command';
 import { neo4jCommand } from './commands/neo4j.command';
 import { schemaCommand } from './commands/schema.command';
 import { serveCommand } from './commands/serve.command';
+import { SERVICE_VERSION } from '../server/service-version';
 
 export function buildProgram(): Command {
   const out = consoleOutput;
   return new Command('kgc')
     .description('Knowledge-completion server: NePTuNe link prediction over a Neo4j graph')
-    .version('0.1.0')
+    .version(SERVICE_VERSION)
     .addCommand(neo4jCommand(out))
     .addCommand(migrateCommand(out))
     .addCommand(serveCommand(out))
@@ -24,7 +26,8 @@ export function buildProgram(): Command {
     .addCommand(evaluateCommand(out))
     .addCommand(demoCommand(out))
     .addCommand(ingestCommand(out))
-    .addCommand(exportCommand(out));
+    .addCommand(exportCommand(out))
+    .addCommand(apikeyCommand(out));
 }
 
 /** The only place that ends the process: errors become one line and a non-zero exit. */

@@ -1,9 +1,12 @@
 import os from 'node:os';
 import path from 'node:path';
 import { ErrorCode, KgcError } from '../errors';
+import { ApiKeyEntry, parseApiKeys } from './api-keys';
 import {
   Env,
+  readBoolean,
   readEnum,
+  readList,
   readInt,
   readMemorySize,
   readOptionalString,
@@ -36,6 +39,23 @@ export interface DatabaseClientConfig {
   connectTimeoutMs: number;
 }
 
+/** Who may call the API and what a request may cost (design.md, Security). */
+export interface ApiConfig {
+  /** Empty: anonymous reads, every mutation refused. */
+  keys: ApiKeyEntry[];
+  /** With keys configured, whether reads without a key are allowed. */
+  anonymousReads: boolean;
+  /** Stack traces and internal messages in error responses. Never in production. */
+  debug: boolean;
+  maxBodyBytes: number;
+  maxQueryDepth: number;
+  maxQueryTokens: number;
+  maxAliases: number;
+  introspection: boolean;
+  /** Origins allowed by CORS; empty: no CORS headers (same-origin and non-browser clients). */
+  corsOrigins: string[];
+}
+
 export interface Config {
   neo4j: ExternalNeo4jConfig | LocalNeo4jConfig;
   client: DatabaseClientConfig;
@@ -47,6 +67,7 @@ export interface Config {
   /** The model `kgc serve` loads when no --model is given. */
   modelDir: string | undefined;
   http: { host: string; port: number };
+  api: ApiConfig;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
 }
 
@@ -80,6 +101,20 @@ function readNeo4j(env: Env): Config['neo4j'] {
   };
 }
 
+function readApi(env: Env): ApiConfig {
+  return {
+    keys: parseApiKeys(env.KGC_API_KEYS),
+    anonymousReads: readBoolean(env, 'KGC_ANONYMOUS_READS', false),
+    debug: readBoolean(env, 'KGC_DEBUG', false),
+    maxBodyBytes: readInt(env, 'KGC_MAX_BODY_BYTES', 1024 * 1024, { min: 1024, max: 64 * 2 ** 20 }),
+    maxQueryDepth: readInt(env, 'KGC_MAX_QUERY_DEPTH', 10, { min: 2, max: 100 }),
+    maxQueryTokens: readInt(env, 'KGC_MAX_QUERY_TOKENS', 2000, { min: 50, max: 100_000 }),
+    maxAliases: readInt(env, 'KGC_MAX_ALIASES', 30, { min: 1, max: 1000 }),
+    introspection: readBoolean(env, 'KGC_INTROSPECTION', true),
+    corsOrigins: readList(env, 'KGC_CORS_ORIGINS'),
+  };
+}
+
 /**
  * Reads and validates the whole configuration once. A wrong value throws an INVALID_CONFIG
  * KgcError naming the variable and what it expects.
@@ -101,6 +136,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       host: readString(env, 'KGC_HTTP_HOST', '127.0.0.1'),
       port: readInt(env, 'KGC_HTTP_PORT', 4000, { min: 0, max: 65535 }),
     },
+    api: readApi(env),
     logLevel: readEnum(env, 'KGC_LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error'] as const),
   };
 }

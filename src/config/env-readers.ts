@@ -73,3 +73,21 @@ export function readUri(env: Env, name: string, schemes: readonly string[]): str
     throw invalid(name, value, `a URI with scheme ${schemes.join(', ')}`);
   return value;
 }
+
+export function readBoolean(env: Env, name: string, fallback: boolean): boolean {
+  const value = raw(env, name);
+  if (value === undefined) return fallback;
+  if (/^(true|1|yes)$/i.test(value)) return true;
+  if (/^(false|0|no)$/i.test(value)) return false;
+  throw invalid(name, value, 'true or false');
+}
+
+/** A comma-separated list; empty entries dropped. */
+export function readList(env: Env, name: string): string[] {
+  const value = raw(env, name);
+  if (value === undefined) return [];
+  return value
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
+}

@@ -2,7 +2,21 @@
 export const ErrorCode = {
   INVALID_CONFIG: 'INVALID_CONFIG',
   BAD_USER_INPUT: 'BAD_USER_INPUT',
+  /** A request that is not GraphQL over HTTP at all (malformed JSON, wrong method). */
+  BAD_REQUEST: 'BAD_REQUEST',
+  PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
   NOT_FOUND: 'NOT_FOUND',
+  /** No such entity in the graph. */
+  ENTITY_NOT_FOUND: 'ENTITY_NOT_FOUND',
+  /** In the graph, but added after the serving model was trained. */
+  ENTITY_NOT_IN_MODEL: 'ENTITY_NOT_IN_MODEL',
+  UNKNOWN_RELATION: 'UNKNOWN_RELATION',
+  /** An accept of an edge that is already a fact (ingested, not a prediction). */
+  EDGE_EXISTS: 'EDGE_EXISTS',
+  EDGE_NOT_FOUND: 'EDGE_NOT_FOUND',
+  /** Only accepted predictions can be reverted; ingested edges stay. */
+  EDGE_NOT_REVERTIBLE: 'EDGE_NOT_REVERTIBLE',
+  REJECTION_NOT_FOUND: 'REJECTION_NOT_FOUND',
   UNAUTHENTICATED: 'UNAUTHENTICATED',
   FORBIDDEN: 'FORBIDDEN',
   DATABASE_UNAVAILABLE: 'DATABASE_UNAVAILABLE',

@@ -15,3 +15,22 @@ export type { EdgeFilter } from './triples/edge-stream';
 export { PREDICTION_SOURCE, PROVENANCE_PROPERTY } from './triples/export-queries';
 export { knownAnswers } from './predictions/known-answers';
 export type { Direction, KnownAnswers } from './predictions/known-answers';
+export { idProblem, MAX_ID_LENGTH, relationshipTypeLiteral } from './identifiers';
+export {
+  entitiesById,
+  findEntity,
+  relationCounts,
+  relationInGraph,
+} from './entities/entity-queries';
+export type { EntityRecord, RelationCount } from './entities/entity-queries';
+export { checkEdgeKey, rejectionKey } from './predictions/edge-key';
+export type { EdgeKey } from './predictions/edge-key';
+export {
+  acceptPredictions,
+  rejectPrediction,
+  revertAcceptedPrediction,
+  undoRejection,
+} from './predictions/write-back';
+export type { AcceptedEdge, AcceptRequest, ModelScore, Rejection } from './predictions/write-back';
+export { DECISION_KINDS, listDecisions, parseDecisionCursor } from './predictions/decision-log';
+export type { DecisionKind, DecisionPage, DecisionRecord } from './predictions/decision-log';

@@ -33,6 +33,8 @@ export interface IngestSummary {
   written: number;
   /** Edge lines whose edge was already in the graph (or earlier in the file). */
   alreadyPresent: number;
+  /** Edges not written because an endpoint entity was deleted while the ingest ran. */
+  failed: number;
   /** N-Triples literal lines (entity properties) written. */
   properties: number;
   /** Bad lines (only with skipInvalid; strict mode fails instead). */
@@ -95,6 +97,7 @@ export async function ingestFile(db: Database, options: IngestOptions): Promise<
     triples: 0,
     written: 0,
     alreadyPresent: 0,
+    failed: 0,
     properties: 0,
     skipped: 0,
     seconds: 0,
@@ -111,6 +114,7 @@ export async function ingestFile(db: Database, options: IngestOptions): Promise<
       const result = await writer.writeEdges(edges);
       summary.written += result.created;
       summary.alreadyPresent += result.present + result.duplicates;
+      summary.failed += result.failed;
       edges = [];
     }
     if (props.length > 0) {

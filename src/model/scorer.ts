@@ -68,19 +68,24 @@ export class Scorer {
     const index = this.entityIndex.get(id);
     if (index === undefined) {
       throw new KgcError(
-        ErrorCode.NOT_FOUND,
-        `Entity "${id}" is not in the model's vocabulary (added after the last training?).`,
+        ErrorCode.ENTITY_NOT_IN_MODEL,
+        `Entity "${id}" is not in the serving model: it was added after the model was trained; the next retraining will include it.`,
       );
     }
     return index;
+  }
+
+  /** The relation's index, or undefined when the model has not seen it. */
+  findRelation(name: string): number | undefined {
+    return this.relationIndex.get(name);
   }
 
   relation(name: string): number {
     const index = this.relationIndex.get(name);
     if (index === undefined) {
       throw new KgcError(
-        ErrorCode.NOT_FOUND,
-        `Relation "${name}" is not in the model's vocabulary.`,
+        ErrorCode.UNKNOWN_RELATION,
+        `Relation "${name}" is not in the serving model; the next retraining will include it if the graph has such edges.`,
       );
     }
     return index;
@@ -97,6 +102,20 @@ export class Scorer {
         options.exclude,
       ])[0] ?? []
     );
+  }
+
+  /** The model's score of the edge `(head, relation, tail)`, as missingLinks ranks it. */
+  score(head: number, relation: number, tail: number): { logit: number; probability: number } {
+    try {
+      const logit = this.model.scoreTriples(
+        Uint32Array.of(head),
+        Uint32Array.of(relation),
+        Uint32Array.of(tail),
+      )[0] as number;
+      return { logit, probability: 1 / (1 + Math.exp(-logit)) };
+    } catch (error) {
+      throw mapEngineError(error);
+    }
   }
 
   /** Several queries in one engine call (cheaper per query than one by one). */

@@ -1,6 +1,17 @@
+import { DecisionResolver } from './decision.resolver';
+import { EntityResolver } from './entity.resolver';
 import { HealthResolver } from './health.resolver';
+import { ModelResolver } from './model.resolver';
 import { PredictionResolver } from './prediction.resolver';
 
 /** Every resolver class of the API; buildSchema takes this list. */
-export const resolvers = [HealthResolver, PredictionResolver] as const;
-export type { RequestContext, ServingModel } from './request-context';
+export const resolvers = [
+  HealthResolver,
+  PredictionResolver,
+  EntityResolver,
+  ModelResolver,
+  DecisionResolver,
+] as const;
+export { authChecker } from './auth-checker';
+export { createLoaders } from './loaders';
+export type { Caller, RequestContext, ServingModel } from './request-context';

@@ -1,15 +1,36 @@
-import type { Database } from '../graph';
+import type DataLoader from 'dataloader';
+import type { Database, EntityRecord } from '../graph';
 import type { Scorer } from '../model';
+import type { Role } from '../schema/role';
 
-/** The model answering queries, and where it came from. */
+/** The model answering queries, where it came from, and the version its answers carry. */
 export interface ServingModel {
   scorer: Scorer;
   source: string;
+  version: string;
 }
 
-/** What every resolver gets: the database boundary, the serving model, request facts. */
+/** Who sent the request: the API key's name and role, or null for anonymous. */
+export interface Caller {
+  name: string;
+  role: Role;
+}
+
+/** Per-request batching of graph reads (one query for all entities a response needs). */
+export interface RequestLoaders {
+  entity: DataLoader<string, EntityRecord | undefined>;
+}
+
+/**
+ * What every resolver gets. `model` is the serving model taken once when the request started,
+ * so one request never mixes two versions, even across a hot reload.
+ */
 export interface RequestContext {
   db: Database;
   model: ServingModel | undefined;
   version: string;
+  caller: Caller | null;
+  /** Whether API keys are configured at all (decides UNAUTHENTICATED vs FORBIDDEN). */
+  keysConfigured: boolean;
+  loaders: RequestLoaders;
 }

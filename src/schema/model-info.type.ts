@@ -2,7 +2,10 @@ import { Field, Float, Int, ObjectType } from 'type-graphql';
 
 @ObjectType({ description: 'The model that answers missingLinks' })
 export class ModelInfo {
-  @Field((_type) => String, { description: 'Where the model was loaded from' })
+  @Field((_type) => String, { description: 'The model version (Prediction.modelVersion)' })
+  version!: string;
+
+  @Field((_type) => String, { description: "The model directory's name" })
   source!: string;
 
   @Field((_type) => Int, { description: 'Epochs the weights were trained' })

@@ -1,9 +1,10 @@
 import { Field, Float, Int, ObjectType } from 'type-graphql';
+import { Entity } from './entity.type';
 
 @ObjectType({ description: 'A suggested missing edge, scored by the serving model' })
 export class Prediction {
-  @Field((_type) => String, { description: 'The suggested entity id' })
-  entity!: string;
+  @Field((_type) => Entity, { description: 'The suggested entity' })
+  entity!: Entity;
 
   @Field((_type) => Int, { description: '1 = most likely' })
   rank!: number;
@@ -13,4 +14,7 @@ export class Prediction {
 
   @Field((_type) => Float, { description: 'sigmoid(logit)' })
   probability!: number;
+
+  @Field((_type) => String, { description: 'The model version that scored it' })
+  modelVersion!: string;
 }

@@ -1,10 +1,10 @@
 import 'reflect-metadata';
 import { GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
 import { buildSchemaSync } from 'type-graphql';
-import { resolvers } from '../resolvers';
+import { authChecker, resolvers } from '../resolvers';
 
 export function buildGraphQLSchema(): GraphQLSchema {
-  return buildSchemaSync({ resolvers: [...resolvers], validate: false });
+  return buildSchemaSync({ resolvers: [...resolvers], authChecker, validate: false });
 }
 
 /** The SDL committed as schema.graphql; a test fails when it drifts. */

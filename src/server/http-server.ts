@@ -1,91 +1,204 @@
+import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApolloServer, HeaderMap } from '@apollo/server';
+import { HeaderMap } from '@apollo/server';
+import type { ApolloServer } from '@apollo/server';
+import type { ApiConfig } from '../config';
+import { ErrorCode, isKgcError, KgcError } from '../errors';
 import type { Database } from '../graph';
-import type { RequestContext, ServingModel } from '../resolvers';
-import { formatError } from './format-error';
-import { buildGraphQLSchema } from './graphql-schema';
-
-export const SERVICE_VERSION = '0.1.0';
+import { createLoaders } from '../resolvers';
+import type { ServingModel } from '../resolvers';
+import { authenticate } from './authenticate';
+import { setCorsHeaders } from './cors';
+import { createGraphQLServer, RequestTrace, ServerContext } from './graphql-server';
+import type { Logger } from './logger';
+import { readBody } from './read-body';
+import { SERVICE_VERSION } from './service-version';
 
 export interface RunningServer {
   url: string;
-  stop(): Promise<void>;
+  /** Stops accepting, lets in-flight requests finish (up to `drainMs`), then closes. */
+  stop(drainMs?: number): Promise<void>;
 }
 
-async function readBody(request: http.IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+export interface ServerDeps {
+  db: Database;
+  /** The model to answer with now; read once per request (hot reload swaps what it returns). */
+  model: () => ServingModel | undefined;
+  api: ApiConfig;
+  logger: Logger;
 }
 
-/**
- * GraphQL on /graphql and a plain /healthz, over node:http. The caller owns `db` and must have
- * checked migrations (see start-server.ts).
- */
-export async function listen(
-  db: Database,
-  model: ServingModel | undefined,
-  host: string,
-  port: number,
-): Promise<RunningServer> {
-  const apollo = new ApolloServer<RequestContext>({ schema: buildGraphQLSchema(), formatError });
+const STATUS: Partial<Record<string, number>> = {
+  [ErrorCode.BAD_REQUEST]: 400,
+  [ErrorCode.UNAUTHENTICATED]: 401,
+  [ErrorCode.FORBIDDEN]: 403,
+  [ErrorCode.PAYLOAD_TOO_LARGE]: 413,
+};
+
+/** GraphQL on /graphql and a plain /healthz over node:http. Every failure is answered. */
+export async function listen(deps: ServerDeps, host: string, port: number): Promise<RunningServer> {
+  const apollo = createGraphQLServer(deps.api);
   await apollo.start();
+  let inFlight = 0;
+  let idle: (() => void) | undefined;
   const server = http.createServer((request, response) => {
-    void handle(apollo, { db, model, version: SERVICE_VERSION }, request, response);
+    inFlight += 1;
+    response.on('close', () => {
+      inFlight -= 1;
+      if (inFlight === 0) idle?.();
+    });
+    handle(apollo, deps, request, response).catch((error: unknown) => {
+      // handle() answers its own failures; this is the last line, so the process never dies.
+      deps.logger.error({ err: error }, 'request handler failed');
+      if (!response.headersSent) response.writeHead(500);
+      response.end();
+    });
   });
-  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  server.on('clientError', (error, socket) => {
+    // Malformed HTTP (bad request line, oversized headers): answer 400 and drop the socket.
+    deps.logger.debug({ err: error }, 'malformed HTTP request');
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
   const address = server.address() as AddressInfo;
   return {
-    url: `http://${host}:${address.port}/graphql`,
-    stop: async () => {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${address.port}/graphql`,
+    stop: async (drainMs = 10_000) => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      if (inFlight > 0) {
+        await Promise.race([
+          new Promise<void>((resolve) => (idle = resolve)),
+          new Promise<void>((resolve) => setTimeout(resolve, drainMs).unref()),
+        ]);
+      }
+      server.closeAllConnections();
+      await closed;
       await apollo.stop();
     },
   };
 }
 
+function requestId(request: http.IncomingMessage): string {
+  const given = request.headers['x-request-id'];
+  return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : crypto.randomUUID();
+}
+
+function sendError(response: http.ServerResponse, error: KgcError): void {
+  if (response.headersSent) {
+    response.end();
+    return;
+  }
+  response
+    .writeHead(STATUS[error.code] ?? 500, { 'content-type': 'application/json' })
+    .end(
+      JSON.stringify({ errors: [{ message: error.message, extensions: { code: error.code } }] }),
+    );
+}
+
 async function handle(
-  apollo: ApolloServer<RequestContext>,
-  context: RequestContext,
+  apollo: ApolloServer<ServerContext>,
+  deps: ServerDeps,
   request: http.IncomingMessage,
   response: http.ServerResponse,
 ): Promise<void> {
-  const url = new URL(request.url ?? '/', 'http://localhost');
+  const started = process.hrtime.bigint();
+  const trace: RequestTrace = { id: requestId(request), codes: [] };
+  response.setHeader('x-request-id', trace.id);
+  let path = '?';
   try {
-    if (url.pathname === '/healthz') {
-      await context.db.ping();
+    // Parsed inside the try: a request line such as `GET //` must not escape the handler.
+    path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    setCorsHeaders(request, response, deps.api.corsOrigins);
+    if (request.method === 'OPTIONS') {
+      response.writeHead(204).end();
+      return;
+    }
+    if (path === '/healthz') {
       response.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
       return;
     }
-    if (url.pathname !== '/graphql') {
-      response.writeHead(404).end();
+    if (path !== '/graphql') {
+      response.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
       return;
     }
-    const headers = new HeaderMap();
-    for (const [key, value] of Object.entries(request.headers)) {
-      if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
-    }
-    const raw = request.method === 'POST' ? await readBody(request) : '';
-    const result = await apollo.executeHTTPGraphQLRequest({
-      httpGraphQLRequest: {
-        method: request.method ?? 'GET',
-        headers,
-        search: url.search,
-        body: raw === '' ? undefined : JSON.parse(raw),
-      },
-      context: async () => context,
-    });
-    response.writeHead(result.status ?? 200, Object.fromEntries(result.headers));
-    if (result.body.kind === 'complete') response.end(result.body.string);
-    else {
-      for await (const chunk of result.body.asyncIterator) response.write(chunk);
-      response.end();
-    }
+    await serveGraphQL(apollo, deps, request, response, trace);
   } catch (error) {
-    const unavailable = url.pathname === '/healthz';
-    response
-      .writeHead(unavailable ? 503 : 400, { 'content-type': 'application/json' })
-      .end(JSON.stringify({ error: error instanceof Error ? error.message : String(error) }));
+    const known = isKgcError(error)
+      ? error
+      : new KgcError(
+          ErrorCode.INTERNAL,
+          'Internal error; the server log has the details (search it for this request id).',
+        );
+    if (!isKgcError(error)) deps.logger.error({ reqId: trace.id, err: error }, 'request failed');
+    trace.codes.push(known.code);
+    sendError(response, known);
+  } finally {
+    deps.logger.info(
+      {
+        reqId: trace.id,
+        method: request.method,
+        path,
+        operation: trace.operation,
+        status: response.statusCode,
+        codes: trace.codes.length ? trace.codes : undefined,
+        ms: Number(process.hrtime.bigint() - started) / 1e6,
+      },
+      'request',
+    );
+  }
+}
+
+async function serveGraphQL(
+  apollo: ApolloServer<ServerContext>,
+  deps: ServerDeps,
+  request: http.IncomingMessage,
+  response: http.ServerResponse,
+  trace: RequestTrace,
+): Promise<void> {
+  const caller = authenticate(request.headers.authorization, deps.api);
+  const raw = request.method === 'POST' ? await readBody(request, deps.api.maxBodyBytes) : '';
+  let body: unknown;
+  try {
+    body = raw === '' ? undefined : JSON.parse(raw);
+  } catch (error) {
+    throw new KgcError(
+      ErrorCode.BAD_REQUEST,
+      `The request body is not valid JSON (${(error as Error).message}); send {"query": "...", "variables": {...}}.`,
+    );
+  }
+  const headers = new HeaderMap();
+  for (const [key, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
+  }
+  const context: ServerContext = {
+    db: deps.db,
+    model: deps.model(),
+    version: SERVICE_VERSION,
+    caller,
+    keysConfigured: deps.api.keys.length > 0,
+    loaders: createLoaders(deps.db),
+    trace,
+    logger: deps.logger,
+  };
+  const result = await apollo.executeHTTPGraphQLRequest({
+    httpGraphQLRequest: {
+      method: request.method ?? 'GET',
+      headers,
+      search: new URL(request.url ?? '/', 'http://localhost').search,
+      body,
+    },
+    context: async () => context,
+  });
+  response.writeHead(result.status ?? 200, Object.fromEntries(result.headers));
+  if (result.body.kind === 'complete') response.end(result.body.string);
+  else {
+    for await (const chunk of result.body.asyncIterator) response.write(chunk);
+    response.end();
   }
 }

@@ -1,7 +1,10 @@
+import path from 'node:path';
 import type { Config } from '../config';
 import { Database, MigrationRunner, openDatabase } from '../graph';
 import { Scorer } from '../model';
+import type { ServingModel } from '../resolvers';
 import { listen, RunningServer } from './http-server';
+import { Logger, silentLogger } from './logger';
 
 export interface StartServerOptions {
   migrationsDir: string;
@@ -9,6 +12,13 @@ export interface StartServerOptions {
   migrationChain?: string;
   /** The model to serve (a `kgc train --out` folder); missingLinks answers MODEL_NOT_READY without. */
   modelDir?: string;
+  logger?: Logger;
+}
+
+/** Loads a model directory for serving; its version is the directory's name. */
+export function loadServingModel(dir: string): ServingModel {
+  const name = path.basename(path.resolve(dir));
+  return { scorer: Scorer.load(dir), source: name, version: name };
 }
 
 /**
@@ -20,21 +30,29 @@ export async function startServer(
   options: StartServerOptions,
   db: Database = openDatabase(config),
 ): Promise<RunningServer & { db: Database }> {
+  const logger = options.logger ?? silentLogger;
   try {
     await db.ping();
     await new MigrationRunner(db, {
       dir: options.migrationsDir,
       chain: options.migrationChain,
     }).assertUpToDate();
-    const model = options.modelDir
-      ? { scorer: Scorer.load(options.modelDir), source: options.modelDir }
-      : undefined;
-    const running = await listen(db, model, config.http.host, config.http.port);
+    const model = options.modelDir ? loadServingModel(options.modelDir) : undefined;
+    if (config.api.keys.length === 0) {
+      logger.warn(
+        'No API keys configured (KGC_API_KEYS): anonymous reads are allowed and every mutation is refused.',
+      );
+    }
+    const running = await listen(
+      { db, model: () => model, api: config.api, logger },
+      config.http.host,
+      config.http.port,
+    );
     return {
       ...running,
       db,
-      stop: async () => {
-        await running.stop();
+      stop: async (drainMs?: number) => {
+        await running.stop(drainMs);
         await db.close();
       },
     };

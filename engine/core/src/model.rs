@@ -153,6 +153,22 @@ impl Model {
         Ok(())
     }
 
+    /// The logit of each triple `(h, r, t)`: its 1-N row read at `t` (the score serving ranks by).
+    pub fn score_triples(&self, triples: &[(u32, u32, u32)]) -> Result<Vec<f32>> {
+        let n = self.params.n_ent;
+        if let Some(&(_, _, t)) = triples.iter().find(|q| q.2 as usize >= n) {
+            return Err(Error::arg("entity", format!("{t} is out of range (model has {n} entities)")));
+        }
+        let queries: Vec<(u32, u32)> = triples.iter().map(|&(h, r, _)| (h, r)).collect();
+        let mut out = vec![0.0f32; triples.len()];
+        self.score_chunks(&queries, |start, logits| {
+            for (i, row) in logits.chunks(n.max(1)).enumerate() {
+                out[start + i] = row[triples[start + i].2 as usize];
+            }
+        })?;
+        Ok(out)
+    }
+
     /// The `k` highest-scoring entities for `(h, r, ?)`, best first, skipping `exclude`
     /// (typically the known tails). Ties keep the lower entity id first.
     pub fn top_k(&self, h: u32, r: u32, k: usize, exclude: &[u32]) -> Result<Vec<Prediction>> {

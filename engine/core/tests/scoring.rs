@@ -66,3 +66,13 @@ fn top_k_is_the_best_of_the_scores_with_exclusions() {
     assert_eq!(model.top_k(3, 2, 5, &[]).unwrap(), tops[2]);
     assert_ne!(tops[0], tops[2], "the exclusions changed the answer");
 }
+
+#[test]
+fn score_triples_reads_each_triples_row_at_its_tail() {
+    let model = Model::new(Config { d_e: 12, d_r: 5, ..Config::default() }, params(), (0..40).map(|i| format!("e{i}")).collect(), (0..3).map(|i| format!("r{i}")).collect(), 0, None);
+    let triples = [(3u32, 2u32, 7u32), (17, 5, 0), (3, 2, 39)];
+    let got = model.score_triples(&triples).unwrap();
+    let scores = model.scores(&[(3, 2), (17, 5), (3, 2)]).unwrap();
+    assert_eq!(got, vec![scores[7], scores[40], scores[2 * 40 + 39]]);
+    assert!(model.score_triples(&[(3, 2, 40)]).is_err(), "a tail outside the vocabulary is refused");
+}

@@ -70,6 +70,21 @@ impl NeptuneModel {
         self.inner.reverse_relation(relation).map_err(to_napi_error)
     }
 
+    /// The logit of each triple `(heads[i], relations[i], tails[i])`.
+    #[napi]
+    pub fn score_triples(&self, heads: Uint32Array, relations: Uint32Array, tails: Uint32Array) -> napi::Result<Float32Array> {
+        if heads.len() != relations.len() || heads.len() != tails.len() {
+            return Err(napi::Error::from_reason(format!(
+                "[ENGINE_ARGUMENT] heads ({}), relations ({}) and tails ({}) differ in length",
+                heads.len(),
+                relations.len(),
+                tails.len()
+            )));
+        }
+        let triples: Vec<(u32, u32, u32)> = (0..heads.len()).map(|i| (heads[i], relations[i], tails[i])).collect();
+        Ok(Float32Array::new(self.inner.score_triples(&triples).map_err(to_napi_error)?))
+    }
+
     /// Top `k` tails of `(head, relation, ?)`, best first, skipping `exclude`.
     #[napi]
     pub fn top_k(&self, head: u32, relation: u32, k: u32, exclude: Option<Uint32Array>) -> napi::Result<TopK> {

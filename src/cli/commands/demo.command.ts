@@ -14,7 +14,7 @@ import { startServer } from '../../server/start-server';
 import type { CliOutput } from '../cli-output';
 import { trainingProgressReporter } from '../training-progress';
 import { parseCount } from './command-args';
-import { MIGRATIONS_DIR } from './migrate.command';
+import { MIGRATIONS_DIR } from '../migrated-database';
 
 const SAMPLE_QUERY = `query Demo($entity: String!, $relation: String!) {
   missingLinks(entity: $entity, relation: $relation, k: 3) { entity rank probability }

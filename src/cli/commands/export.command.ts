@@ -1,9 +1,9 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../../config';
 import { ErrorCode, KgcError } from '../../errors';
-import { openDatabase } from '../../graph';
 import { exportToFiles } from '../../ingest';
 import type { CliOutput } from '../cli-output';
+import { openMigratedDatabase } from '../migrated-database';
 
 interface ExportCliOptions {
   out: string;
@@ -50,7 +50,9 @@ export function exportCommand(out: CliOutput): Command {
       if (options.valid + options.test >= 1) {
         throw new KgcError(ErrorCode.BAD_USER_INPUT, '--valid plus --test must be below 1.');
       }
-      const db = openDatabase(loadConfig());
+      const db = await openMigratedDatabase(loadConfig(), (line) =>
+        process.stderr.write(`${line}\n`),
+      );
       try {
         const summary = await exportToFiles(db, {
           out: options.out,

@@ -1,6 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../../config';
-import { openDatabase } from '../../graph';
 import {
   barProgress,
   DEFAULT_BATCH_SIZE,
@@ -12,6 +11,7 @@ import {
   type IngestSummary,
 } from '../../ingest';
 import type { CliOutput } from '../cli-output';
+import { openMigratedDatabase } from '../migrated-database';
 
 interface IngestCliOptions {
   format?: IngestFormat;
@@ -52,7 +52,9 @@ export function ingestCommand(out: CliOutput): Command {
     .option('--tail-column <name>', 'CSV: the tail column', DEFAULT_CSV_COLUMNS.tail)
     .option('--json', 'print the summary as JSON')
     .action(async (file: string, options: IngestCliOptions) => {
-      const db = openDatabase(loadConfig());
+      const db = await openMigratedDatabase(loadConfig(), (line) =>
+        process.stderr.write(`${line}\n`),
+      );
       // Progress goes to stderr so stdout holds only the summary (`--json` stays parseable).
       const progress = process.stderr.isTTY
         ? barProgress((text) => process.stderr.write(text))
@@ -85,6 +87,10 @@ function describe(s: IngestSummary): string {
     `  read ${s.lines} lines, ${s.triples} triples`,
     `  written ${s.written}, already present ${s.alreadyPresent}, skipped ${s.skipped}`,
   ];
+  if (s.failed > 0)
+    lines.push(
+      `  NOT written ${s.failed}: an endpoint entity was deleted while the ingest ran; run it again`,
+    );
   if (s.properties > 0) lines.push(`  entity properties set ${s.properties}`);
   if (s.rejectFile) lines.push(`  bad lines and reasons: ${s.rejectFile}`);
   return lines.join('\n');

@@ -1,10 +1,8 @@
-import path from 'node:path';
 import { Command } from 'commander';
 import { loadConfig } from '../../config';
-import { MigrationLock, MigrationRunner, openDatabase, REPO_ROOT } from '../../graph';
+import { MigrationLock, MigrationRunner, openDatabase } from '../../graph';
 import type { CliOutput } from '../cli-output';
-
-export const MIGRATIONS_DIR = path.join(REPO_ROOT, 'migrations');
+import { MIGRATIONS_DIR } from '../migrated-database';
 
 interface MigrateOptions {
   status?: boolean;

@@ -2,9 +2,10 @@ import path from 'node:path';
 import { Command } from 'commander';
 import { loadConfig } from '../../config';
 import { ErrorCode, KgcError } from '../../errors';
+import { createLogger } from '../../server/logger';
 import { startServer } from '../../server/start-server';
 import type { CliOutput } from '../cli-output';
-import { MIGRATIONS_DIR } from './migrate.command';
+import { MIGRATIONS_DIR } from '../migrated-database';
 
 export function serveCommand(out: CliOutput): Command {
   return new Command('serve')
@@ -24,9 +25,11 @@ export function serveCommand(out: CliOutput): Command {
         config.http.port = port;
       }
       const modelDir = options.model ?? config.modelDir;
+      const logger = createLogger(config.logLevel);
       const server = await startServer(config, {
         migrationsDir: MIGRATIONS_DIR,
         modelDir: modelDir ? path.resolve(modelDir) : undefined,
+        logger,
       });
       if (!modelDir)
         out.info(
@@ -40,7 +43,8 @@ export function serveCommand(out: CliOutput): Command {
         process.once('SIGINT', shutdown);
         process.once('SIGTERM', shutdown);
       });
-      out.info('Shutting down...');
+      out.info('Shutting down: draining in-flight requests...');
       await server.stop();
+      logger.flush();
     });
 }

@@ -33,6 +33,16 @@ WHERE NOT EXISTS {
 CREATE (h)-[:$(row[1])]->(t)`;
 
 /**
+ * Rows whose head or tail entity is missing (deleted by someone else after this writer MERGEd
+ * it): such an edge was not written and must be counted as a failure, not as already present.
+ */
+export const COUNT_MISSING_ENDPOINTS = `
+UNWIND $rows AS row
+WITH row
+WHERE NOT EXISTS { MATCH (:Entity {id: row[0]}) } OR NOT EXISTS { MATCH (:Entity {id: row[2]}) }
+RETURN count(*) AS missing`;
+
+/**
  * N-Triples literals: `[entity, key, value]` sets one property on the subject entity (created if
  * absent). Setting the same value again is a no-op, so re-ingest stays idempotent.
  */

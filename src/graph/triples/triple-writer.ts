@@ -1,5 +1,10 @@
 import type { Database } from '../database';
-import { CREATE_MISSING_EDGES, MERGE_ENTITIES, SET_ENTITY_PROPERTIES } from './ingest-queries';
+import {
+  COUNT_MISSING_ENDPOINTS,
+  CREATE_MISSING_EDGES,
+  MERGE_ENTITIES,
+  SET_ENTITY_PROPERTIES,
+} from './ingest-queries';
 
 /** `[head, relation, tail]`: plain strings, exactly as they are stored. */
 export type TripleRow = [string, string, string];
@@ -11,6 +16,8 @@ export interface BatchResult {
   created: number;
   /** Distinct edges of the batch that were already in the graph. */
   present: number;
+  /** Edges not written because an endpoint entity vanished (deleted concurrently). */
+  failed: number;
   /** Rows dropped because the same edge appeared earlier in the same batch. */
   duplicates: number;
 }
@@ -48,14 +55,27 @@ export class TripleWriter {
         throw error;
       }
     }
-    if (distinct.length === 0) return { created: 0, present: 0, duplicates: rows.length };
-    const created = await this.db.write(async (tx) => {
+    if (distinct.length === 0)
+      return { created: 0, present: 0, failed: 0, duplicates: rows.length };
+    const { created, failed } = await this.db.write(async (tx) => {
       const result = await tx.run(CREATE_MISSING_EDGES, { rows: distinct });
-      return result.summary.counters.updates().relationshipsCreated;
+      const made = result.summary.counters.updates().relationshipsCreated;
+      // Only a batch with uncreated rows can hold a row whose endpoint is gone.
+      if (made === distinct.length) return { created: made, failed: 0 };
+      const check = await tx.run(COUNT_MISSING_ENDPOINTS, { rows: distinct });
+      return { created: made, failed: Number(check.records[0]?.get('missing') ?? 0) };
     });
+    // Some entity this writer thought committed is gone: MERGE this batch's entities again next time.
+    if (failed > 0) {
+      for (const [h, , t] of distinct) {
+        this.knownEntities.delete(h);
+        this.knownEntities.delete(t);
+      }
+    }
     return {
       created,
-      present: distinct.length - created,
+      present: distinct.length - created - failed,
+      failed,
       duplicates: rows.length - distinct.length,
     };
   }

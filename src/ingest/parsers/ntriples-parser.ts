@@ -23,6 +23,9 @@ const ESCAPES: Record<string, string> = {
  * property on the subject entity, keyed by the predicate IRI, valued by the literal's lexical
  * form (language tag and datatype dropped). docs/ingest.md states the rule.
  */
+/** Properties the product owns: a literal may not overwrite an entity's `id`. */
+const RESERVED_PROPERTY_KEYS = new Set(['id']);
+
 export class NTriplesParser implements LineParser {
   parse(line: string): ParsedLine {
     let i = skipSpace(line, 0);
@@ -41,6 +44,12 @@ export class NTriplesParser implements LineParser {
         const problem =
           idProblem('subject id', subject.value) ?? idProblem('predicate IRI', predicate.value);
         if (problem) return { kind: 'invalid', reason: problem };
+        if (RESERVED_PROPERTY_KEYS.has(predicate.value)) {
+          return {
+            kind: 'invalid',
+            reason: `the predicate <${predicate.value}> names a reserved property (the entity's own ${predicate.value}); rename it`,
+          };
+        }
         return {
           kind: 'property',
           entity: subject.value,

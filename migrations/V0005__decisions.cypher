@@ -1,0 +1,5 @@
+// Every admin decision on a prediction (accept, reject, undo, revert): listed newest first.
+CREATE CONSTRAINT decision_id_unique IF NOT EXISTS
+FOR (d:Decision) REQUIRE d.id IS UNIQUE;
+CREATE INDEX decision_at IF NOT EXISTS
+FOR (d:Decision) ON (d.at);

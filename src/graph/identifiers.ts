@@ -1,0 +1,38 @@
+/**
+ * What may be an entity id or a relation name, for every writer alike (ingest and write-back):
+ * relation names become relationship types and ids are indexed, so both are checked before any
+ * Cypher sees them.
+ */
+
+/**
+ * Longest entity id or relation name accepted, in UTF-16 code units. Ids are indexed
+ * (:Entity(id) is unique) and relation names become relationship types; both stay far below
+ * Neo4j's limits at this length, and real ids are much shorter.
+ */
+export const MAX_ID_LENGTH = 1024;
+
+// Tabs and line breaks would break the TSV that export writes; NUL is the dedupe separator.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/** Why `value` cannot be an id (`what` names the field), or undefined when it can. */
+export function idProblem(what: string, value: string): string | undefined {
+  if (value.length === 0) return `empty ${what}`;
+  if (value.length > MAX_ID_LENGTH) {
+    return `${what} is ${value.length} characters long; the limit is ${MAX_ID_LENGTH}`;
+  }
+  if (CONTROL.test(value))
+    return `${what} contains a control character (tab, line break or similar)`;
+  return undefined;
+}
+
+/**
+ * A validated relation name as a static Cypher relationship type, backticks doubled (Cypher's
+ * escape). Only for queries that need the planner to see the type (count-store lookups); every
+ * other query passes names as parameters.
+ */
+export function relationshipTypeLiteral(name: string): string {
+  const problem = idProblem('relation name', name);
+  if (problem) throw new Error(`Refusing to use an invalid relation name in Cypher: ${problem}`);
+  return `\`${name.replaceAll('`', '``')}\``;
+}

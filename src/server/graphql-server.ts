@@ -1,0 +1,59 @@
+import { ApolloServer } from '@apollo/server';
+import type { ApolloServerPlugin } from '@apollo/server';
+import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
+import type { ApiConfig } from '../config';
+import type { RequestContext } from '../resolvers';
+import { createFormatError } from './format-error';
+import { buildGraphQLSchema } from './graphql-schema';
+import type { Logger } from './logger';
+
+/** Per-request facts the HTTP layer logs once the response is sent. */
+export interface RequestTrace {
+  id: string;
+  operation?: string;
+  codes: string[];
+}
+
+export type ServerContext = RequestContext & { trace: RequestTrace; logger: Logger };
+
+/** Records the operation and error codes; logs internal errors with their stack (never sent). */
+const tracePlugin: ApolloServerPlugin<ServerContext> = {
+  async requestDidStart() {
+    return {
+      async didResolveOperation({ contextValue, operationName, operation }) {
+        contextValue.trace.operation = operationName ?? operation?.operation;
+      },
+      async didEncounterErrors({ contextValue, errors }) {
+        for (const error of errors) {
+          const code = String(error.extensions?.code ?? 'INTERNAL');
+          contextValue.trace.codes.push(code);
+          const original = error.originalError;
+          const ours = original && 'code' in original;
+          if (!ours && (code === 'INTERNAL_SERVER_ERROR' || code === 'INTERNAL')) {
+            contextValue.logger.error(
+              { reqId: contextValue.trace.id, err: original ?? error, path: error.path },
+              'internal error in a GraphQL operation',
+            );
+          }
+        }
+      },
+    };
+  },
+};
+
+/** Apollo with the API's limits: depth, aliases, tokens (parser), introspection, debug. */
+export function createGraphQLServer(api: ApiConfig): ApolloServer<ServerContext> {
+  return new ApolloServer<ServerContext>({
+    schema: buildGraphQLSchema(),
+    formatError: createFormatError(api.debug),
+    includeStacktraceInErrorResponses: api.debug,
+    introspection: api.introspection,
+    parseOptions: { maxTokens: api.maxQueryTokens },
+    validationRules: [
+      maxDepthRule({ n: api.maxQueryDepth, exposeLimits: true }),
+      maxAliasesRule({ n: api.maxAliases, exposeLimits: true }),
+    ],
+    plugins: [tracePlugin],
+  });
+}
