@@ -24,13 +24,14 @@ export function uniqueId(prefix: string): string {
   return `${prefix}_${crypto.randomBytes(6).toString('hex')}`;
 }
 
-/** The app's config pointed at the run's shared server, HTTP on a free port. */
-export function testServerConfig() {
+/** The app's config pointed at the run's shared server, HTTP on a free port; `env` adds to it. */
+export function testServerConfig(env: Record<string, string> = {}) {
   const target = testTarget();
   return loadConfig({
     NEO4J_URI: target.uri,
     NEO4J_USER: target.user,
     NEO4J_PASSWORD: target.password,
     KGC_HTTP_PORT: '0',
+    ...env,
   });
 }

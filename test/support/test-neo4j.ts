@@ -32,6 +32,8 @@ export function newTestDir(): string {
 }
 
 /** Stops servers left by test runs that were killed before their teardown. */
+const STARTING_GRACE_MS = 10 * 60_000;
+
 export async function reapLeftoverServers(): Promise<void> {
   for (const name of fs.readdirSync(os.tmpdir()).filter((n) => n.startsWith(PREFIX))) {
     const dir = path.join(os.tmpdir(), name);
@@ -43,6 +45,9 @@ export async function reapLeftoverServers(): Promise<void> {
       ownerPid = undefined;
     }
     if (ownerPid !== undefined && isAlive(ownerPid)) continue;
+    // A folder without an owner yet may be another run's server that is still starting.
+    if (ownerPid === undefined && Date.now() - fs.statSync(dir).mtimeMs < STARTING_GRACE_MS)
+      continue;
     await testNeo4j(dir).stop(30_000);
     fs.rmSync(dir, { recursive: true, force: true });
   }
