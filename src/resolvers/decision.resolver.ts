@@ -110,10 +110,11 @@ export class DecisionResolver {
     @Arg('head', (_type) => String) head: string,
     @Arg('relation', (_type) => String) relation: string,
     @Arg('tail', (_type) => String) tail: string,
-    @Arg('reason', (_type) => String, { nullable: true }) reason: string | null,
+    @Arg('reason', (_type) => String, { nullable: true }) reasonArg: string | null | undefined,
     @Ctx() context: RequestContext,
   ): Promise<Rejection> {
     const key = { head, relation, tail };
+    const reason = reasonArg ?? null;
     checkEdgeKey(key);
     if (reason !== null && reason.length > MAX_REASON_LENGTH) {
       throw new KgcError(
@@ -164,13 +165,13 @@ export class DecisionResolver {
     @Arg('first', (_type) => Int, { defaultValue: 20, description: `1 to ${MAX_PAGE}` })
     first: number,
     @Arg('after', (_type) => String, { nullable: true, description: 'endCursor of the last page' })
-    after: string | null,
-    @Arg('kind', (_type) => DecisionKind, { nullable: true }) kind: DecisionKind | null,
+    after: string | null | undefined,
+    @Arg('kind', (_type) => DecisionKind, { nullable: true }) kind: DecisionKind | null | undefined,
     @Ctx() context: RequestContext,
   ): Promise<DecisionPage> {
     checkIntRange('first', first, 1, MAX_PAGE);
-    const cursor = after === null ? undefined : parseDecisionCursor(after);
-    if (after !== null && !cursor) {
+    const cursor = after == null ? undefined : parseDecisionCursor(after);
+    if (after != null && !cursor) {
       throw new KgcError(
         ErrorCode.BAD_USER_INPUT,
         "Argument after is not a cursor from this API: pass a page's endCursor.",

@@ -19,7 +19,7 @@ export class PredictionResolver {
       nullable: true,
       description: 'Leave out answers below this probability (0 to 1)',
     })
-    minProbability: number | null,
+    minProbability: number | null | undefined,
     @Arg('excludeConnected', (_type) => Boolean, {
       defaultValue: false,
       description: 'Also leave out every entity already linked to `entity` by any relation',

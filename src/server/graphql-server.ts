@@ -4,7 +4,8 @@ import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import type { ApiConfig } from '../config';
 import type { RequestContext } from '../resolvers';
-import { createFormatError } from './format-error';
+import { isKgcError } from '../errors';
+import { createFormatError, isInternalCode } from './format-error';
 import { buildGraphQLSchema } from './graphql-schema';
 import type { Logger } from './logger';
 
@@ -26,11 +27,11 @@ const tracePlugin: ApolloServerPlugin<ServerContext> = {
       },
       async didEncounterErrors({ contextValue, errors }) {
         for (const error of errors) {
-          const code = String(error.extensions?.code ?? 'INTERNAL');
-          contextValue.trace.codes.push(code);
           const original = error.originalError;
-          const ours = original && 'code' in original;
-          if (!ours && (code === 'INTERNAL_SERVER_ERROR' || code === 'INTERNAL')) {
+          const ownCode = isKgcError(original) ? original.code : undefined;
+          const code = ownCode ?? String(error.extensions?.code ?? 'INTERNAL');
+          contextValue.trace.codes.push(code);
+          if (isInternalCode(code)) {
             contextValue.logger.error(
               { reqId: contextValue.trace.id, err: original ?? error, path: error.path },
               'internal error in a GraphQL operation',

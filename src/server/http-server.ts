@@ -10,6 +10,7 @@ import { createLoaders } from '../resolvers';
 import type { ServingModel } from '../resolvers';
 import { authenticate } from './authenticate';
 import { setCorsHeaders } from './cors';
+import { isInternalCode } from './format-error';
 import { createGraphQLServer, RequestTrace, ServerContext } from './graphql-server';
 import type { Logger } from './logger';
 import { readBody } from './read-body';
@@ -129,13 +130,14 @@ async function handle(
     }
     await serveGraphQL(apollo, deps, request, response, trace);
   } catch (error) {
-    const known = isKgcError(error)
-      ? error
-      : new KgcError(
-          ErrorCode.INTERNAL,
-          'Internal error; the server log has the details (search it for this request id).',
-        );
-    if (!isKgcError(error)) deps.logger.error({ reqId: trace.id, err: error }, 'request failed');
+    const known =
+      isKgcError(error) && !isInternalCode(error.code)
+        ? error
+        : new KgcError(
+            isKgcError(error) ? error.code : ErrorCode.INTERNAL,
+            'Internal error; the server log has the details (search it for this request id).',
+          );
+    if (known !== error) deps.logger.error({ reqId: trace.id, err: error }, 'request failed');
     trace.codes.push(known.code);
     sendError(response, known);
   } finally {

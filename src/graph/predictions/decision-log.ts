@@ -1,4 +1,4 @@
-import type { ManagedTransaction } from 'neo4j-driver';
+import neo4j, { ManagedTransaction } from 'neo4j-driver';
 import type { Database } from '../database';
 import { isoTime } from '../plain-value';
 import type { EdgeKey } from './edge-key';
@@ -83,7 +83,7 @@ export async function listDecisions(
       kind: options.kind ?? null,
       afterAt: options.after?.[0] ?? null,
       afterId: options.after?.[1] ?? null,
-      limit: options.first + 1,
+      limit: neo4j.int(options.first + 1),
     }),
   );
   const rows = result.records.map((r) => toDecision(r.get('d') as Record<string, unknown>));
