@@ -2,6 +2,7 @@ import { ApolloServer } from '@apollo/server';
 import type { ApolloServerPlugin } from '@apollo/server';
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
+import { ASTVisitor, GraphQLError, ValidationContext } from 'graphql';
 import type { ApiConfig } from '../config';
 import type { RequestContext } from '../resolvers';
 import { isKgcError } from '../errors';
@@ -43,6 +44,28 @@ const tracePlugin: ApolloServerPlugin<ServerContext> = {
   },
 };
 
+/** Armor's rules throw by default, which Apollo reports as a 500; report them as validation. */
+const reportAsValidationError = {
+  exposeLimits: true,
+  propagateOnRejection: false,
+  onReject: [
+    (context: ValidationContext | null, error: GraphQLError) => context?.reportError(error),
+  ],
+};
+
+/** An operation type the schema lacks (subscriptions here) fails validation, not execution. */
+function supportedOperationRule(context: ValidationContext): ASTVisitor {
+  return {
+    OperationDefinition(node) {
+      if (!context.getSchema().getRootType(node.operation)) {
+        context.reportError(
+          new GraphQLError(`This API has no ${node.operation} operations.`, { nodes: [node] }),
+        );
+      }
+    },
+  };
+}
+
 /** Apollo with the API's limits: depth, aliases, tokens (parser), introspection, debug. */
 export function createGraphQLServer(api: ApiConfig): ApolloServer<ServerContext> {
   return new ApolloServer<ServerContext>({
@@ -52,8 +75,9 @@ export function createGraphQLServer(api: ApiConfig): ApolloServer<ServerContext>
     introspection: api.introspection,
     parseOptions: { maxTokens: api.maxQueryTokens },
     validationRules: [
-      maxDepthRule({ n: api.maxQueryDepth, exposeLimits: true }),
-      maxAliasesRule({ n: api.maxAliases, exposeLimits: true }),
+      supportedOperationRule,
+      maxDepthRule({ n: api.maxQueryDepth, ...reportAsValidationError }),
+      maxAliasesRule({ n: api.maxAliases, ...reportAsValidationError }),
     ],
     plugins: [tracePlugin],
   });

@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -90,6 +91,13 @@ function requestId(request: http.IncomingMessage): string {
   return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : crypto.randomUUID();
 }
 
+/** `[path, search]` of a request target (`/graphql?query=...`); search keeps its `?`. */
+function splitTarget(target: string | undefined): [string, string] {
+  const raw = target ?? '/';
+  const q = raw.indexOf('?');
+  return q < 0 ? [raw, ''] : [raw.slice(0, q), raw.slice(q)];
+}
+
 function sendError(response: http.ServerResponse, error: KgcError): void {
   if (response.headersSent) {
     response.end();
@@ -113,8 +121,8 @@ async function handle(
   response.setHeader('x-request-id', trace.id);
   let path = '?';
   try {
-    // Parsed inside the try: a request line such as `GET //` must not escape the handler.
-    path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    // Split by hand, not with `new URL`: a request target such as `//` is not a valid URL.
+    [path] = splitTarget(request.url);
     setCorsHeaders(request, response, deps.api.corsOrigins);
     if (request.method === 'OPTIONS') {
       response.writeHead(204).end();
@@ -192,7 +200,7 @@ async function serveGraphQL(
     httpGraphQLRequest: {
       method: request.method ?? 'GET',
       headers,
-      search: new URL(request.url ?? '/', 'http://localhost').search,
+      search: splitTarget(request.url)[1],
       body,
     },
     context: async () => context,
