@@ -177,6 +177,14 @@ describe('write-back: admin decisions over HTTP with API keys', () => {
     expect(fact.errors?.[0]?.extensions.code).toBe('EDGE_EXISTS');
   });
 
+  it('writes one edge when the same prediction is accepted by concurrent requests', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => gql(server.url, ACCEPT, edge('e70', 'e71'), keyOf(admin))),
+    );
+    expect(results.map((r) => r.errors)).toEqual(results.map(() => undefined));
+    expect(await edgesBetween('e70', 'e71')).toHaveLength(1);
+  });
+
   it('accepts a batch all or nothing', async () => {
     const ok = await gql<{ acceptPredictions: unknown[] }>(
       server.url,

@@ -78,6 +78,13 @@ describe('N-Triples parser', () => {
       value: '3',
     });
   });
+  it("refuses a literal that would overwrite the entity's id", () => {
+    expect(nt.parse('<a> <id> "b" .')).toMatchObject({
+      kind: 'invalid',
+      reason: expect.stringMatching(/reserved property/),
+    });
+    expect(nt.parse('<a> <http://x/id> "b" .')).toMatchObject({ kind: 'property' });
+  });
   it('skips comments and reports syntax errors', () => {
     expect(nt.parse('# comment')).toEqual({ kind: 'skip' });
     expect(nt.parse('<a> <p> <b>')).toMatchObject({
