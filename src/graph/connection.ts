@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Config } from '../config';
 import { ErrorCode, KgcError } from '../errors';
-import { Database, ConnectionTarget } from './database';
+import { Database, ConnectionTarget, DatabaseOptions } from './database';
 import { LocalNeo4j } from './local/local-neo4j';
 
 /** The project's own local instance (`kgc neo4j start|stop|status`), from config. */
@@ -41,6 +41,6 @@ export function resolveConnection(config: Config): ConnectionTarget {
   return target;
 }
 
-export function openDatabase(config: Config): Database {
-  return new Database(resolveConnection(config), config.client);
+export function openDatabase(config: Config, options: DatabaseOptions = {}): Database {
+  return new Database(resolveConnection(config), config.client, options);
 }

@@ -1,5 +1,6 @@
 import neo4j, { Driver, ManagedTransaction, QueryResult, RecordShape } from 'neo4j-driver';
 import type { DatabaseClientConfig } from '../config';
+import { CircuitBreaker, CircuitBreakerOptions } from './circuit-breaker';
 import { mapNeo4jError } from './neo4j-errors';
 
 /** Where and how to connect; resolved from config by connection.ts. */
@@ -12,16 +13,25 @@ export interface ConnectionTarget {
 
 export type Work<T> = (tx: ManagedTransaction) => Promise<T>;
 
+export interface DatabaseOptions {
+  /** Fail fast while the database is away (the API); batch jobs leave it off and retry. */
+  failFast?: CircuitBreakerOptions;
+  /** Called after every read transaction with its duration (metrics). */
+  onRead?: (seconds: number) => void;
+}
+
 /**
  * The one boundary to Neo4j: owns the driver, runs managed transactions (the driver retries
  * transient errors up to `maxRetrySeconds`) and maps every Neo4j error to a KgcError.
  */
 export class Database {
   private readonly driver: Driver;
+  private readonly breaker: CircuitBreaker | undefined;
 
   constructor(
     readonly target: ConnectionTarget,
     client: DatabaseClientConfig,
+    private readonly options: DatabaseOptions = {},
   ) {
     this.driver = neo4j.driver(target.uri, neo4j.auth.basic(target.user, target.password), {
       maxTransactionRetryTime: client.maxRetrySeconds * 1000,
@@ -30,35 +40,64 @@ export class Database {
       disableLosslessIntegers: true,
       userAgent: 'kgc/0.1',
     });
+    this.breaker = options.failFast
+      ? new CircuitBreaker(options.failFast, () => this.probe())
+      : undefined;
+  }
+
+  /** Whether calls currently fail fast because the database was found away. */
+  get unavailable(): boolean {
+    return this.breaker?.isOpen ?? false;
+  }
+
+  private guarded<T>(call: () => Promise<T>): Promise<T> {
+    return this.breaker ? this.breaker.run(call) : call();
+  }
+
+  /** One auto-commit `RETURN 1`, no retries: how the breaker checks the database is back. */
+  private async probe(): Promise<void> {
+    const session = this.driver.session({ database: this.target.database });
+    try {
+      await session.run('RETURN 1');
+    } finally {
+      await session.close();
+    }
   }
 
   get databaseName(): string {
     return this.target.database;
   }
 
-  async read<T>(work: Work<T>): Promise<T> {
-    const session = this.driver.session({
-      database: this.target.database,
-      defaultAccessMode: neo4j.session.READ,
+  read<T>(work: Work<T>): Promise<T> {
+    return this.guarded(async () => {
+      const started = process.hrtime.bigint();
+      const session = this.driver.session({
+        database: this.target.database,
+        defaultAccessMode: neo4j.session.READ,
+      });
+      try {
+        const result = await session.executeRead(work);
+        this.options.onRead?.(Number(process.hrtime.bigint() - started) / 1e9);
+        return result;
+      } catch (error) {
+        throw mapNeo4jError(error, this.target.uri);
+      } finally {
+        await session.close();
+      }
     });
-    try {
-      return await session.executeRead(work);
-    } catch (error) {
-      throw mapNeo4jError(error, this.target.uri);
-    } finally {
-      await session.close();
-    }
   }
 
-  async write<T>(work: Work<T>): Promise<T> {
-    const session = this.driver.session({ database: this.target.database });
-    try {
-      return await session.executeWrite(work);
-    } catch (error) {
-      throw mapNeo4jError(error, this.target.uri);
-    } finally {
-      await session.close();
-    }
+  write<T>(work: Work<T>): Promise<T> {
+    return this.guarded(async () => {
+      const session = this.driver.session({ database: this.target.database });
+      try {
+        return await session.executeWrite(work);
+      } catch (error) {
+        throw mapNeo4jError(error, this.target.uri);
+      } finally {
+        await session.close();
+      }
+    });
   }
 
   /**
@@ -94,6 +133,7 @@ export class Database {
   }
 
   async close(): Promise<void> {
+    this.breaker?.stop();
     await this.driver.close();
   }
 }

@@ -1,5 +1,5 @@
 export { Database } from './database';
-export type { ConnectionTarget, Work } from './database';
+export type { ConnectionTarget, DatabaseOptions, Work } from './database';
 export { mapNeo4jError } from './neo4j-errors';
 export { localNeo4jFromConfig, openDatabase, resolveConnection } from './connection';
 export { LocalNeo4j } from './local/local-neo4j';
@@ -13,8 +13,8 @@ export type { BatchResult, PropertyRow, TripleRow } from './triples/triple-write
 export { EXPORT_FETCH_SIZE, streamEdges } from './triples/edge-stream';
 export type { EdgeFilter } from './triples/edge-stream';
 export { PREDICTION_SOURCE, PROVENANCE_PROPERTY } from './triples/export-queries';
-export { knownAnswers } from './predictions/known-answers';
-export type { Direction, KnownAnswers } from './predictions/known-answers';
+export { knownAnswers, knownAnswersBatch } from './predictions/known-answers';
+export type { Direction, KnownAnswers, KnownAnswersQuery } from './predictions/known-answers';
 export { idProblem, MAX_ID_LENGTH, relationshipTypeLiteral } from './identifiers';
 export {
   entitiesById,

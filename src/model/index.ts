@@ -10,3 +10,5 @@ export type { GraphSize } from './graph-size';
 export type { EngineConfig, Preset, TrainingOverrides } from './training-settings';
 export type { TrainingArrays, TrainingData } from './training-data';
 export type { Metrics, RankMetrics, RelationMetrics } from './metrics';
+export { loadServingModel } from './serving-model';
+export type { ServingModel } from './serving-model';

@@ -1,6 +1,7 @@
 import { ErrorCode, KgcError } from '../errors';
 import { idProblem } from '../graph';
-import type { RequestContext, ServingModel } from './request-context';
+import type { ServingModel } from '../model';
+import type { RequestContext } from './request-context';
 
 /** Refuses an empty, overlong or control-character id, naming the argument. */
 export function checkId(argument: string, value: string): void {

@@ -99,7 +99,9 @@ export class DecisionResolver {
       tail: item.tail,
       score: scoreNow(context, item),
     }));
-    return acceptPredictions(context.db, requests, callerName(context));
+    const accepted = await acceptPredictions(context.db, requests, callerName(context));
+    context.metrics?.countDecision('ACCEPT', accepted.length);
+    return accepted;
   }
 
   @Authorized(Role.ADMIN)
@@ -123,11 +125,13 @@ export class DecisionResolver {
       );
     }
     await checkRelationKnown(context, relation, '');
-    return rejectPrediction(context.db, key, {
+    const rejection = await rejectPrediction(context.db, key, {
       by: callerName(context),
       reason,
       score: scoreNow(context, key),
     });
+    context.metrics?.countDecision('REJECT');
+    return rejection;
   }
 
   @Authorized(Role.ADMIN)
@@ -140,7 +144,9 @@ export class DecisionResolver {
     @Arg('tail', (_type) => String) tail: string,
     @Ctx() context: RequestContext,
   ): Promise<Rejection> {
-    return undoRejection(context.db, { head, relation, tail }, callerName(context));
+    const undone = await undoRejection(context.db, { head, relation, tail }, callerName(context));
+    context.metrics?.countDecision('UNDO_REJECTION');
+    return undone;
   }
 
   @Authorized(Role.ADMIN)
@@ -154,7 +160,13 @@ export class DecisionResolver {
     @Arg('tail', (_type) => String) tail: string,
     @Ctx() context: RequestContext,
   ): Promise<AcceptedEdge> {
-    return revertAcceptedPrediction(context.db, { head, relation, tail }, callerName(context));
+    const reverted = await revertAcceptedPrediction(
+      context.db,
+      { head, relation, tail },
+      callerName(context),
+    );
+    context.metrics?.countDecision('REVERT');
+    return reverted;
   }
 
   @Authorized(Role.ADMIN)

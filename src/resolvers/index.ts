@@ -14,4 +14,6 @@ export const resolvers = [
 ] as const;
 export { authChecker } from './auth-checker';
 export { createLoaders } from './loaders';
-export type { Caller, RequestContext, ServingModel } from './request-context';
+export type { Caller, RequestContext } from './request-context';
+export type { ApiMetrics } from './api-metrics';
+export { MissingLinksBatcher } from './missing-links-batcher';

@@ -1,7 +1,11 @@
 import { Arg, Ctx, Float, Int, Query, Resolver } from 'type-graphql';
+import { ErrorCode, KgcError } from '../errors';
 import { Direction } from '../schema/direction.enum';
+import { MissingLinksInput } from '../schema/missing-links.input';
 import { Prediction } from '../schema/prediction.type';
-import { missingLinks } from './missing-links';
+import { servingModel } from './arguments';
+import { MAX_BATCH } from './missing-links-batcher';
+import { checkMissingLinksArgs, MissingLinksArgs } from './missing-links';
 import type { RequestContext } from './request-context';
 
 @Resolver()
@@ -27,13 +31,35 @@ export class PredictionResolver {
     excludeConnected: boolean,
     @Ctx() context: RequestContext,
   ): Promise<Prediction[]> {
-    return missingLinks(context, {
+    const args: MissingLinksArgs = {
       entity,
       relation,
       k,
       direction,
       minProbability,
       excludeConnected,
-    });
+    };
+    checkMissingLinksArgs(args);
+    const model = servingModel(context);
+    return context.missingLinks.load({ args, model });
+  }
+
+  @Query((_returns) => [[Prediction]], {
+    nullable: 'items',
+    description: `missingLinks for up to ${MAX_BATCH} queries in one request (one graph read, one scoring pass); a query that fails is null, with its error at its index`,
+  })
+  async missingLinksBatch(
+    @Arg('queries', (_type) => [MissingLinksInput]) queries: MissingLinksInput[],
+    @Ctx() context: RequestContext,
+  ): Promise<(Prediction[] | KgcError)[]> {
+    if (queries.length === 0 || queries.length > MAX_BATCH) {
+      throw new KgcError(
+        ErrorCode.BAD_USER_INPUT,
+        `Argument queries must hold 1 to ${MAX_BATCH} queries, got ${queries.length}.`,
+      );
+    }
+    queries.forEach((args, i) => checkMissingLinksArgs(args, `queries[${i}].`));
+    const model = servingModel(context);
+    return context.missingLinks.loadMany(queries.map((args) => ({ args, model })));
   }
 }

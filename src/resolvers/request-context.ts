@@ -1,14 +1,9 @@
 import type DataLoader from 'dataloader';
 import type { Database, EntityRecord } from '../graph';
-import type { Scorer } from '../model';
+import type { ServingModel } from '../model';
+import type { ApiMetrics } from './api-metrics';
 import type { Role } from '../schema/role';
-
-/** The model answering queries, where it came from, and the version its answers carry. */
-export interface ServingModel {
-  scorer: Scorer;
-  source: string;
-  version: string;
-}
+import type { MissingLinksBatcher } from './missing-links-batcher';
 
 /** Who sent the request: the API key's name and role, or null for anonymous. */
 export interface Caller {
@@ -33,4 +28,7 @@ export interface RequestContext {
   /** Whether API keys are configured at all (decides UNAUTHENTICATED vs FORBIDDEN). */
   keysConfigured: boolean;
   loaders: RequestLoaders;
+  /** Server-wide: batches missingLinks across concurrent requests. */
+  missingLinks: MissingLinksBatcher;
+  metrics?: ApiMetrics;
 }

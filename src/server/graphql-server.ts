@@ -2,7 +2,7 @@ import { ApolloServer } from '@apollo/server';
 import type { ApolloServerPlugin } from '@apollo/server';
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
-import { ASTVisitor, GraphQLError, ValidationContext } from 'graphql';
+import { ASTVisitor, GraphQLError, Kind, ValidationContext } from 'graphql';
 import type { ApiConfig } from '../config';
 import type { RequestContext } from '../resolvers';
 import { isKgcError } from '../errors';
@@ -23,8 +23,13 @@ export type ServerContext = RequestContext & { trace: RequestTrace; logger: Logg
 const tracePlugin: ApolloServerPlugin<ServerContext> = {
   async requestDidStart() {
     return {
-      async didResolveOperation({ contextValue, operationName, operation }) {
-        contextValue.trace.operation = operationName ?? operation?.operation;
+      async didResolveOperation({ contextValue, operation }) {
+        // Root field names, not the client's operation name: a bounded set (metric labels).
+        const fields = new Set<string>();
+        for (const selection of operation?.selectionSet.selections ?? []) {
+          if (selection.kind === Kind.FIELD) fields.add(selection.name.value);
+        }
+        contextValue.trace.operation = [...fields].sort().join(',') || operation?.operation;
       },
       async didEncounterErrors({ contextValue, errors }) {
         for (const error of errors) {

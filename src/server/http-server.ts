@@ -7,14 +7,16 @@ import type { ApolloServer } from '@apollo/server';
 import type { ApiConfig } from '../config';
 import { ErrorCode, isKgcError, KgcError } from '../errors';
 import type { Database } from '../graph';
-import { createLoaders } from '../resolvers';
-import type { ServingModel } from '../resolvers';
+import type { ServingModel } from '../model';
+import { createLoaders, MissingLinksBatcher } from '../resolvers';
 import { authenticate } from './authenticate';
 import { setCorsHeaders } from './cors';
 import { isInternalCode } from './format-error';
 import { createGraphQLServer, RequestTrace, ServerContext } from './graphql-server';
 import type { Logger } from './logger';
+import { ServerMetrics } from './metrics';
 import { readBody } from './read-body';
+import { ReadinessCheck } from './readiness';
 import { SERVICE_VERSION } from './service-version';
 
 export interface RunningServer {
@@ -29,7 +31,13 @@ export interface ServerDeps {
   model: () => ServingModel | undefined;
   api: ApiConfig;
   logger: Logger;
+  /** Defaults: fresh metrics; readiness of the database and the model (migrations unchecked). */
+  metrics?: ServerMetrics;
+  readiness?: ReadinessCheck;
 }
+
+/** ServerDeps with the defaults filled in, plus the server-wide missingLinks batcher. */
+type Deps = Required<ServerDeps> & { batcher: MissingLinksBatcher };
 
 const STATUS: Partial<Record<string, number>> = {
   [ErrorCode.BAD_REQUEST]: 400,
@@ -39,7 +47,18 @@ const STATUS: Partial<Record<string, number>> = {
 };
 
 /** GraphQL on /graphql and a plain /healthz over node:http. Every failure is answered. */
-export async function listen(deps: ServerDeps, host: string, port: number): Promise<RunningServer> {
+export async function listen(
+  given: ServerDeps,
+  host: string,
+  port: number,
+): Promise<RunningServer> {
+  const metrics = given.metrics ?? new ServerMetrics();
+  const deps: Deps = {
+    ...given,
+    metrics,
+    readiness: given.readiness ?? new ReadinessCheck(given.db, undefined, given.model),
+    batcher: new MissingLinksBatcher(given.db, metrics),
+  };
   const apollo = createGraphQLServer(deps.api);
   await apollo.start();
   let inFlight = 0;
@@ -112,7 +131,7 @@ function sendError(response: http.ServerResponse, error: KgcError): void {
 
 async function handle(
   apollo: ApolloServer<ServerContext>,
-  deps: ServerDeps,
+  deps: Deps,
   request: http.IncomingMessage,
   response: http.ServerResponse,
 ): Promise<void> {
@@ -129,7 +148,21 @@ async function handle(
       return;
     }
     if (path === '/healthz') {
+      // Liveness only: answers at once whatever the database does.
       response.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+      return;
+    }
+    if (path === '/readyz') {
+      const readiness = await deps.readiness.check();
+      response
+        .writeHead(readiness.ready ? 200 : 503, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ status: readiness.ready ? 'ready' : 'not ready', ...readiness }));
+      return;
+    }
+    if (path === '/metrics') {
+      deps.metrics.setModelVersion(deps.model()?.version);
+      const text = await deps.metrics.registry.metrics();
+      response.writeHead(200, { 'content-type': deps.metrics.registry.contentType }).end(text);
       return;
     }
     if (path !== '/graphql') {
@@ -149,6 +182,9 @@ async function handle(
     trace.codes.push(known.code);
     sendError(response, known);
   } finally {
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    deps.metrics.observeRequest(trace.operation ?? path, response.statusCode, seconds);
+    for (const code of trace.codes) deps.metrics.countError(code);
     deps.logger.info(
       {
         reqId: trace.id,
@@ -157,7 +193,7 @@ async function handle(
         operation: trace.operation,
         status: response.statusCode,
         codes: trace.codes.length ? trace.codes : undefined,
-        ms: Number(process.hrtime.bigint() - started) / 1e6,
+        ms: seconds * 1000,
       },
       'request',
     );
@@ -166,7 +202,7 @@ async function handle(
 
 async function serveGraphQL(
   apollo: ApolloServer<ServerContext>,
-  deps: ServerDeps,
+  deps: Deps,
   request: http.IncomingMessage,
   response: http.ServerResponse,
   trace: RequestTrace,
@@ -193,6 +229,8 @@ async function serveGraphQL(
     caller,
     keysConfigured: deps.api.keys.length > 0,
     loaders: createLoaders(deps.db),
+    missingLinks: deps.batcher,
+    metrics: deps.metrics,
     trace,
     logger: deps.logger,
   };

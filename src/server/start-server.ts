@@ -1,10 +1,10 @@
-import path from 'node:path';
 import type { Config } from '../config';
 import { Database, MigrationRunner, openDatabase } from '../graph';
-import { Scorer } from '../model';
-import type { ServingModel } from '../resolvers';
+import { loadServingModel } from '../model';
 import { listen, RunningServer } from './http-server';
 import { Logger, silentLogger } from './logger';
+import { ServerMetrics } from './metrics';
+import { ReadinessCheck } from './readiness';
 
 export interface StartServerOptions {
   migrationsDir: string;
@@ -15,10 +15,14 @@ export interface StartServerOptions {
   logger?: Logger;
 }
 
-/** Loads a model directory for serving; its version is the directory's name. */
-export function loadServingModel(dir: string): ServingModel {
-  const name = path.basename(path.resolve(dir));
-  return { scorer: Scorer.load(dir), source: name, version: name };
+export type StartedServer = RunningServer & { db: Database; metrics: ServerMetrics };
+
+/** The API's database: fails fast while Neo4j is away, and reports read latency. */
+export function openServingDatabase(config: Config, metrics: ServerMetrics): Database {
+  return openDatabase(config, {
+    failFast: { callTimeoutMs: config.api.dbTimeoutMs, probeEveryMs: 1000 },
+    onRead: (seconds) => metrics.observeNeo4jRead(seconds),
+  });
 }
 
 /**
@@ -28,15 +32,15 @@ export function loadServingModel(dir: string): ServingModel {
 export async function startServer(
   config: Config,
   options: StartServerOptions,
-  db: Database = openDatabase(config),
-): Promise<RunningServer & { db: Database }> {
+  given?: Database,
+): Promise<StartedServer> {
   const logger = options.logger ?? silentLogger;
+  const metrics = new ServerMetrics();
+  const db = given ?? openServingDatabase(config, metrics);
   try {
     await db.ping();
-    await new MigrationRunner(db, {
-      dir: options.migrationsDir,
-      chain: options.migrationChain,
-    }).assertUpToDate();
+    const migrations = { dir: options.migrationsDir, chain: options.migrationChain };
+    await new MigrationRunner(db, migrations).assertUpToDate();
     const model = options.modelDir ? loadServingModel(options.modelDir) : undefined;
     if (config.api.keys.length === 0) {
       logger.warn(
@@ -44,13 +48,21 @@ export async function startServer(
       );
     }
     const running = await listen(
-      { db, model: () => model, api: config.api, logger },
+      {
+        db,
+        model: () => model,
+        api: config.api,
+        logger,
+        metrics,
+        readiness: new ReadinessCheck(db, migrations, () => model),
+      },
       config.http.host,
       config.http.port,
     );
     return {
       ...running,
       db,
+      metrics,
       stop: async (drainMs?: number) => {
         await running.stop(drainMs);
         await db.close();

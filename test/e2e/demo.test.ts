@@ -33,7 +33,7 @@ describe('kgc demo (the main job) against a running Neo4j', () => {
     expect(result.stdout).toMatch(/Ingested \d+ demo triples/);
     expect(result.stdout).toMatch(/Trained on \d+ triples/);
     const answer = JSON.parse(result.stdout.trim().split('\n').pop() as string) as {
-      data: { missingLinks: { entity: string; rank: number }[] };
+      data: { missingLinks: { entity: { id: string }; rank: number }[] };
     };
     expect(answer.data.missingLinks.map((r) => r.rank)).toEqual([1, 2, 3]);
     expect(fs.existsSync(path.join(stateDir, 'models', 'demo', 'manifest.json'))).toBe(true);

@@ -17,7 +17,7 @@ import { parseCount } from './command-args';
 import { MIGRATIONS_DIR } from '../migrated-database';
 
 const SAMPLE_QUERY = `query Demo($entity: String!, $relation: String!) {
-  missingLinks(entity: $entity, relation: $relation, k: 3) { entity rank probability }
+  missingLinks(entity: $entity, relation: $relation, k: 3) { entity { id } rank probability }
 }`;
 
 interface DemoOptions {

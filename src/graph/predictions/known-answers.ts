@@ -2,6 +2,14 @@ import type { Database } from '../database';
 
 export type Direction = 'tail' | 'head';
 
+export interface KnownAnswersQuery {
+  entity: string;
+  relation: string;
+  direction: Direction;
+  /** Also list every entity linked to `entity` by any relation, either way. */
+  connected?: boolean;
+}
+
 /** What must never be suggested for a query: edges that exist and predictions rejected. */
 export interface KnownAnswers {
   entityExists: boolean;
@@ -12,44 +20,55 @@ export interface KnownAnswers {
   connected: string[];
 }
 
-const NEIGHBOURS = `CASE WHEN $connected AND x IS NOT NULL THEN [(x)--(n:Entity) | n.id] ELSE [] END`;
+/**
+ * One read for many queries (a request's batch, or requests that arrived together): row i
+ * answers `$queries[i]`. Comprehensions and COLLECT subqueries keep one row per query.
+ */
+const KNOWN_ANSWERS = `
+UNWIND range(0, size($queries) - 1) AS i
+WITH i, $queries[i] AS q
+OPTIONAL MATCH (x:Entity {id: q.entity})
+RETURN i,
+  x IS NOT NULL AS entityExists,
+  CASE WHEN x IS NULL THEN []
+       WHEN q.tail THEN [(x)-[e]->(t:Entity) WHERE type(e) = q.relation | t.id]
+       ELSE [(h:Entity)-[e]->(x) WHERE type(e) = q.relation | h.id] END AS existing,
+  CASE WHEN q.tail
+       THEN COLLECT { MATCH (p:RejectedPrediction {head: q.entity, relation: q.relation}) RETURN p.tail }
+       ELSE COLLECT { MATCH (p:RejectedPrediction {tail: q.entity, relation: q.relation}) RETURN p.head }
+  END AS rejected,
+  CASE WHEN x IS NOT NULL AND q.connected THEN [(x)--(n:Entity) | n.id] ELSE [] END AS connected`;
 
-const TAIL_QUERY = `
-OPTIONAL MATCH (x:Entity {id: $entity})
-OPTIONAL MATCH (x)-[e]->(t:Entity) WHERE type(e) = $relation
-WITH x, collect(DISTINCT t.id) AS existing
-OPTIONAL MATCH (p:RejectedPrediction {head: $entity, relation: $relation})
-WITH x, existing, collect(p.tail) AS rejected
-RETURN x IS NOT NULL AS entityExists, existing, rejected, ${NEIGHBOURS} AS connected`;
-
-const HEAD_QUERY = `
-OPTIONAL MATCH (x:Entity {id: $entity})
-OPTIONAL MATCH (h:Entity)-[e]->(x) WHERE type(e) = $relation
-WITH x, collect(DISTINCT h.id) AS existing
-OPTIONAL MATCH (p:RejectedPrediction {tail: $entity, relation: $relation})
-WITH x, existing, collect(p.head) AS rejected
-RETURN x IS NOT NULL AS entityExists, existing, rejected, ${NEIGHBOURS} AS connected`;
-
-/** Read at query time, so an edge added a second ago is already filtered out. */
-export async function knownAnswers(
+/** Read at query time, so an edge added a moment before the request is already filtered out. */
+export async function knownAnswersBatch(
   db: Database,
-  entity: string,
-  relation: string,
-  direction: Direction,
-  options: { connected?: boolean } = {},
-): Promise<KnownAnswers> {
-  const result = await db.read((tx) =>
-    tx.run(direction === 'tail' ? TAIL_QUERY : HEAD_QUERY, {
-      entity,
-      relation,
-      connected: options.connected === true,
-    }),
-  );
-  const record = result.records[0];
-  return {
-    entityExists: Boolean(record?.get('entityExists')),
-    existing: (record?.get('existing') as string[] | undefined) ?? [],
-    rejected: (record?.get('rejected') as string[] | undefined) ?? [],
-    connected: (record?.get('connected') as string[] | undefined) ?? [],
-  };
+  queries: readonly KnownAnswersQuery[],
+): Promise<KnownAnswers[]> {
+  if (queries.length === 0) return [];
+  const params = queries.map((q) => ({
+    entity: q.entity,
+    relation: q.relation,
+    tail: q.direction === 'tail',
+    connected: q.connected === true,
+  }));
+  const result = await db.read((tx) => tx.run(KNOWN_ANSWERS, { queries: params }));
+  const answers: KnownAnswers[] = queries.map(() => ({
+    entityExists: false,
+    existing: [],
+    rejected: [],
+    connected: [],
+  }));
+  for (const record of result.records) {
+    answers[record.get('i') as number] = {
+      entityExists: record.get('entityExists') as boolean,
+      existing: record.get('existing') as string[],
+      rejected: record.get('rejected') as string[],
+      connected: record.get('connected') as string[],
+    };
+  }
+  return answers;
+}
+
+export async function knownAnswers(db: Database, query: KnownAnswersQuery): Promise<KnownAnswers> {
+  return (await knownAnswersBatch(db, [query]))[0] as KnownAnswers;
 }

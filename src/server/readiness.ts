@@ -1,0 +1,60 @@
+import { Database, MigrationRunner } from '../graph';
+import type { ServingModel } from '../model';
+
+export interface Readiness {
+  ready: boolean;
+  /** Why not, one line each (empty when ready). */
+  reasons: string[];
+}
+
+const CHECK_TIMEOUT_MS = 1000;
+
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * `/readyz`: the database answers, its migrations are applied, a model is loaded. Each check
+ * is bounded, so the endpoint answers within about a second whatever the database does.
+ * Migrations, once seen applied, are not read again (they only ever grow by a deploy).
+ */
+export class ReadinessCheck {
+  private migrationsApplied = false;
+
+  constructor(
+    private readonly db: Database,
+    /** Where the migrations live; without, only the database and the model are checked. */
+    private readonly migrations: { dir: string; chain?: string } | undefined,
+    private readonly model: () => ServingModel | undefined,
+  ) {}
+
+  async check(): Promise<Readiness> {
+    const reasons: string[] = [];
+    if (this.db.unavailable) {
+      reasons.push('database: unavailable (retrying in the background)');
+    } else {
+      try {
+        await within(this.db.ping(), CHECK_TIMEOUT_MS);
+        if (this.migrations && !this.migrationsApplied) {
+          const status = await within(
+            new MigrationRunner(this.db, this.migrations).status(),
+            CHECK_TIMEOUT_MS,
+          );
+          const pending = status.filter((m) => m.state === 'pending').map((m) => m.file);
+          if (pending.length > 0) reasons.push(`migrations: pending ${pending.join(', ')}`);
+          else this.migrationsApplied = true;
+        }
+      } catch {
+        reasons.push('database: unavailable');
+      }
+    }
+    if (!this.model()) reasons.push('model: none loaded');
+    return { ready: reasons.length === 0, reasons };
+  }
+}
