@@ -10,3 +10,15 @@ export type { GraphSize } from './graph-size';
 export type { EngineConfig, Preset, TrainingOverrides } from './training-settings';
 export type { TrainingArrays, TrainingData } from './training-data';
 export type { Metrics, RankMetrics, RelationMetrics } from './metrics';
+export { loadScorer, ModelStore, openVersionDir, readVersionEdges } from './store/model-store';
+export type { StoredVersion, VersionEdges } from './store/model-store';
+export {
+  CURVE_FILE,
+  readVersionInfo,
+  SNAPSHOT_KEYS_FILE,
+  TRAINED_KEYS_FILE,
+  writeKeys,
+  writeVersionInfo,
+} from './store/version-info';
+export type { CurvePoint, SnapshotInfo, TrainingInfo, VersionInfo } from './store/version-info';
+export { renderTrainingCurve } from './store/training-curve';
