@@ -181,7 +181,10 @@ export async function rollbackVersion(
     await lockRegistry(tx, scope);
     const current = await activeIn(tx, scope);
     if (current === null) {
-      throw new KgcError(ErrorCode.NOT_FOUND, 'No version is active: there is nothing to roll back.');
+      throw new KgcError(
+        ErrorCode.NOT_FOUND,
+        'No version is active: there is nothing to roll back.',
+      );
     }
     const record = await findVersion(tx, current, scope);
     if (record.previousActive === null) {

@@ -102,5 +102,11 @@ export function stableSplit(
     for (let i = 0; i < n; i++) if (part[i] === p) out[k++] = i;
     return out;
   };
-  return { train: collect(0), valid: collect(1), test: collect(2), heldOutRate: rate, movedToTrain };
+  return {
+    train: collect(0),
+    valid: collect(1),
+    test: collect(2),
+    heldOutRate: rate,
+    movedToTrain,
+  };
 }

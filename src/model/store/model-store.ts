@@ -42,7 +42,10 @@ export class ModelStore {
 
   /** Sortable by creation time (UTC, to the second), unique by its random tail. */
   newVersionId(now = new Date()): string {
-    const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+    const stamp = now
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d+Z$/, 'Z');
     return `v${stamp}-${crypto.randomBytes(3).toString('hex')}`;
   }
 
@@ -69,7 +72,10 @@ export class ModelStore {
   commit(tempDir: string, version: string): string {
     const target = this.dir(version);
     if (fs.existsSync(target)) {
-      throw new KgcError(ErrorCode.INTERNAL, `Model version ${version} already exists in the store.`);
+      throw new KgcError(
+        ErrorCode.INTERNAL,
+        `Model version ${version} already exists in the store.`,
+      );
     }
     fs.renameSync(tempDir, target);
     return target;
@@ -136,9 +142,13 @@ export function loadScorer(dir: string): Scorer {
     return Scorer.load(dir);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    throw new KgcError(ErrorCode.MODEL_INVALID, `The model in ${dir} cannot be loaded: ${message}`, {
-      cause: error,
-    });
+    throw new KgcError(
+      ErrorCode.MODEL_INVALID,
+      `The model in ${dir} cannot be loaded: ${message}`,
+      {
+        cause: error,
+      },
+    );
   }
 }
 
