@@ -100,6 +100,7 @@ export async function retrainSteps(ctx: StepContext): Promise<StepResult> {
   const preset = options.preset ?? 'default';
   const overrides = options.overrides ?? {};
   const config = resolveTrainingConfig(preset, overrides, await graphSize(data));
+  options.onTrainingConfig?.(config);
   const version = store.newVersionId();
   const tempDir = store.createTemp(version);
   ctx.tempDirs.push(tempDir);

@@ -1,6 +1,12 @@
 import type { EdgeFilter } from '../graph';
 import type { StableSplitOptions } from '../ingest';
-import type { Metrics, ModelStore, TrainingOverrides, TrainingProgress } from '../model';
+import type {
+  EngineConfig,
+  Metrics,
+  ModelStore,
+  TrainingOverrides,
+  TrainingProgress,
+} from '../model';
 import type { GateResult } from './promotion-gate';
 
 export interface RetrainOptions {
@@ -17,6 +23,8 @@ export interface RetrainOptions {
   signal?: AbortSignal;
   onProgress?: (event: TrainingProgress) => void;
   onPhase?: (phase: string) => void;
+  /** The engine config resolved for this graph, before training starts. */
+  onTrainingConfig?: (config: EngineConfig) => void;
   /** Called once the run is recorded (its id) and holds the lease (its holder). */
   onRunStarted?: (run: { runId: string; holder: string }) => void;
   log?: (line: string) => void;
