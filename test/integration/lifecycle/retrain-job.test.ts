@@ -20,7 +20,6 @@ describe('the retraining job', () => {
     const graph = await writeClassGraph(db, 80);
     const { scope, store, config } = lifecycleFixture();
     const split = { heldOutFraction: 0.2 };
-    const t0 = Date.now();
     const first = await runRetrainJob(db, config, {
       scope,
       store,
@@ -28,11 +27,6 @@ describe('the retraining job', () => {
       split,
       overrides: TINY,
     });
-    console.log(
-      'first',
-      Date.now() - t0,
-      JSON.stringify({ ...first, metrics: first.metrics?.overall }),
-    );
     expect(first.promoted).toBe(true);
     expect(first.status).toBe('succeeded');
     expect(await getActiveVersion(db, scope)).toEqual({ version: first.version, dir: first.dir });
@@ -53,7 +47,6 @@ describe('the retraining job', () => {
       split,
       overrides: { ...TINY, epochs: 1, evalEvery: 0 },
     });
-    console.log('worse', JSON.stringify({ ...worse, metrics: worse.metrics?.overall }));
     expect(worse.promoted).toBe(false);
     expect(worse.status).toBe('rejected');
     expect(worse.candidateMrr).toBeLessThan(worse.activeMrr as number);
@@ -65,5 +58,60 @@ describe('the retraining job', () => {
     ]);
     const runs = await listTrainingRuns(db, { first: 10 }, scope);
     expect(runs.items.map((r) => r.status)).toEqual(['rejected', 'succeeded']);
+  });
+
+  it('compares on edges both versions know, counts the rest, and skips a run with too few changes', async () => {
+    const graph = await writeClassGraph(db, 80);
+    const { scope, store, config } = lifecycleFixture();
+    const split = { heldOutFraction: 0.2 };
+    const first = await runRetrainJob(db, config, {
+      scope,
+      store,
+      filter: graph.filter,
+      split,
+      overrides: TINY,
+    });
+    const skipped = await runRetrainJob(db, config, {
+      scope,
+      store,
+      filter: graph.filter,
+      split,
+      overrides: TINY,
+      trigger: 'schedule',
+      minChangedEdges: 1,
+    });
+    expect(skipped).toMatchObject({ status: 'skipped', changedEdges: 0, version: null });
+
+    // 30 new entities, six edges each: some of their edges land in test, unknown to `first`.
+    const added: [string, string, string][] = [];
+    for (let i = 0; i < 30; i++) {
+      added.push([`n${i}`, 'is_a', `class${i % 4}`]);
+      for (const step of [4, 8, 12, 16, 20])
+        added.push([`n${i}`, 'similar_to', `e${(i + step) % 80}`]);
+    }
+    await graph.add(added);
+    const second = await runRetrainJob(db, config, {
+      scope,
+      store,
+      filter: graph.filter,
+      split,
+      overrides: TINY,
+      trigger: 'schedule',
+      minChangedEdges: 100,
+    });
+    expect(second.changedEdges).toBe(added.length);
+    expect(second.gate?.leftOutUnknown).toBeGreaterThan(0);
+    expect(second.gate?.leftOutTrained).toBe(0);
+    expect(second.gate?.compared).toBeGreaterThan(0);
+    expect(second.gate?.compared).toBeLessThan(second.metrics?.overall.count as number);
+    expect(second.gate?.equalized).toBe(true);
+    const v2 = store.open(second.version as string).info;
+    const v1 = store.open(first.version as string).info;
+    expect(v2.snapshot.triples).toBe(v1.snapshot.triples + added.length);
+    expect(v2.snapshot.fingerprint).not.toBe(v1.snapshot.fingerprint);
+    // Every edge held out for `first` is still held out: same hash, same part.
+    expect(v2.snapshot.test).toBeGreaterThanOrEqual(v1.snapshot.test);
+    expect(v2.curve.length).toBe(TINY.epochs);
+    expect(v2.metrics.test?.perRelation.length).toBeGreaterThan(0);
   });
 });
