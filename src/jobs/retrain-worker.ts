@@ -3,7 +3,12 @@ import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { Cron } from 'croner';
 import type { Database } from '../graph';
-import { markInterruptedRuns, pendingRetrainRequests, releaseLease } from '../graph/registry';
+import {
+  getActiveVersion,
+  markInterruptedRuns,
+  pendingRetrainRequests,
+  releaseLease,
+} from '../graph/registry';
 import type { ChildJobRequest, ChildMessage } from './job-child';
 
 export interface WorkerOptions {
@@ -20,6 +25,8 @@ export interface WorkerOptions {
   jobScript?: string;
   /** How long a stopping child may take before it is killed. */
   stopTimeoutMs?: number;
+  /** At start, run a job at once when no version is active (a fresh deployment). */
+  trainIfEmpty?: boolean;
 }
 
 interface RunningJob {
@@ -54,7 +61,17 @@ export class RetrainWorker {
       });
     }
     this.poll = setInterval(() => void this.checkRequests(), this.options.pollSeconds * 1000);
-    void this.checkRequests();
+    if (this.options.trainIfEmpty) void this.trainIfEmpty();
+    else void this.checkRequests();
+  }
+
+  private async trainIfEmpty(): Promise<void> {
+    try {
+      if ((await getActiveVersion(this.db, this.options.scope)) === null) this.launch('initial');
+      else await this.checkRequests();
+    } catch (error) {
+      this.options.log(`could not read the active version: ${(error as Error).message}`);
+    }
   }
 
   /** When the next scheduled run is due, if any. */

@@ -98,6 +98,22 @@ describe('kgc worker', () => {
     expect((await worker.exited).code).toBe(0);
   });
 
+  it('with --train-if-empty trains at once when no version is active', async () => {
+    const { scope, env } = workerEnv();
+    const worker = startCli(['worker', '--train-if-empty', ...QUICK], env);
+    try {
+      const run = await waitFor(
+        async () => (await runs(scope)).find((r) => r.endedAt !== null),
+        60_000,
+        'the initial run',
+      );
+      expect(run).toMatchObject({ trigger: 'initial', status: 'succeeded' });
+    } finally {
+      worker.child.kill('SIGTERM');
+    }
+    expect((await worker.exited).code).toBe(0);
+  });
+
   it('on SIGTERM mid-training stops the child and marks its run interrupted', async () => {
     const { scope, store, env } = workerEnv();
     const worker = startCli(['worker', ...ENDLESS], env);

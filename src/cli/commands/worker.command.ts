@@ -11,6 +11,7 @@ interface WorkerCliOptions {
   threads?: string;
   seed?: string;
   relation?: string[];
+  trainIfEmpty?: boolean;
 }
 
 /** `kgc worker`: scheduled and requested retraining until SIGTERM or Ctrl-C. */
@@ -30,6 +31,7 @@ export function workerCommand(out: CliOutput): Command {
       'train on this relation type only (repeatable; default KGC_RETRAIN_RELATIONS or all)',
       (value: string, previous: string[] = []) => [...previous, value],
     )
+    .option('--train-if-empty', 'train at once when no version is active yet')
     .action(async (options: WorkerCliOptions) => {
       await withLifecycleDatabase(async (db, config) => {
         const { lifecycle } = config;
@@ -40,6 +42,7 @@ export function workerCommand(out: CliOutput): Command {
           minChangedEdges: lifecycle.retrainMinNewEdges,
           scope: lifecycle.registryScope,
           log,
+          trainIfEmpty: options.trainIfEmpty === true,
           job: {
             preset: options.preset,
             relations: options.relation,
