@@ -2,6 +2,8 @@
 export class PhaseTimer {
   readonly seconds: Record<string, number> = {};
   current: string | null = null;
+  /** The phase started last (still set after it ended: the phase a failure happened in). */
+  last: string | null = null;
   private started = 0;
 
   constructor(private readonly onPhase?: (phase: string) => void) {}
@@ -10,6 +12,7 @@ export class PhaseTimer {
   start(phase: string): void {
     this.end();
     this.current = phase;
+    this.last = phase;
     this.started = performance.now();
     this.onPhase?.(phase);
   }

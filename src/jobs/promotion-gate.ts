@@ -1,3 +1,4 @@
+import { ErrorCode, isKgcError } from '../errors';
 import type { DenseGraph } from '../ingest';
 import { hasKey } from '../ingest';
 import { evaluate, readVersionEdges } from '../model';
@@ -31,6 +32,8 @@ export interface GateResult {
   rankedEntities: number;
   /** False when ranking over the common entities would have cost too much (each ranks over its own). */
   equalized: boolean;
+  /** Set when the active version's files are missing or corrupt: it cannot be scored. */
+  activeInvalid?: string;
 }
 
 interface Side {
@@ -99,6 +102,26 @@ function sideData(graph: DenseGraph, side: Side, compared: Int32Array, equalize:
  * knows its head, tail and relation; the edges left out are counted.
  */
 export async function runPromotionGate(input: GateInput): Promise<GateResult> {
+  try {
+    return await compare(input);
+  } catch (error) {
+    // An active version that cannot be read or loaded cannot keep its place.
+    if (!isKgcError(error) || error.code !== ErrorCode.MODEL_INVALID) throw error;
+    return {
+      activeVersion: input.active.version,
+      candidateMrr: null,
+      activeMrr: null,
+      compared: 0,
+      leftOutUnknown: 0,
+      leftOutTrained: 0,
+      rankedEntities: 0,
+      equalized: false,
+      activeInvalid: error.message,
+    };
+  }
+}
+
+async function compare(input: GateInput): Promise<GateResult> {
   const { graph } = input;
   const old = readVersionEdges(input.active.dir);
   const current = new Set(graph.entities);

@@ -3,7 +3,12 @@ import fs from 'node:fs';
 import type { Config } from '../config';
 import { ErrorCode, KgcError, toKgcError } from '../errors';
 import type { Database } from '../graph';
-import { finishTrainingRun, markInterruptedRuns, startTrainingRun } from '../graph/registry';
+import {
+  finishTrainingRun,
+  markInterruptedRuns,
+  startTrainingRun,
+  updateRunProgress,
+} from '../graph/registry';
 import { DEFAULT_STABLE_SPLIT } from '../ingest';
 import { ModelStore } from '../model';
 import type { RetrainOptions, RetrainResult } from './retrain-types';
@@ -60,7 +65,11 @@ export async function runRetrainJob(
     await startTrainingRun(db, { id: runId, trigger, holder: lease.holder }, scope);
     await lease.attachRun(runId);
     options.onRunStarted?.({ runId, holder: lease.holder });
-    const timer = new PhaseTimer(options.onPhase);
+    const timer = new PhaseTimer((phase) => {
+      // Advisory, like training progress: a run that has ended ignores it.
+      void updateRunProgress(db, runId, { phase }).catch(() => undefined);
+      options.onPhase?.(phase);
+    });
     const tempDirs: string[] = [];
     try {
       const result = await retrainSteps({
@@ -79,6 +88,7 @@ export async function runRetrainJob(
       timer.end();
       await finishTrainingRun(db, runId, {
         status: result.status,
+        phase: 'done',
         version: result.version ?? undefined,
         promoted: result.promoted,
         candidateMrr: result.candidateMrr,
@@ -88,6 +98,7 @@ export async function runRetrainJob(
       });
       return { ...result, runId, timings: timer.seconds };
     } catch (error) {
+      const phase = timer.last ?? undefined;
       timer.end();
       for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
       const reason: unknown = controller.signal.aborted ? controller.signal.reason : undefined;
@@ -99,6 +110,7 @@ export async function runRetrainJob(
             : toKgcError(error);
       await finishTrainingRun(db, runId, {
         status: controller.signal.aborted ? 'interrupted' : 'failed',
+        phase,
         error: failure.message,
         errorCode: failure.code,
         timings: timer.seconds,

@@ -239,7 +239,8 @@ async function gateAndPromote(
     );
     throw error;
   }
-  // Nothing comparable (a tiny graph): no evidence against the candidate, which saw more edges.
+  // Nothing comparable (a tiny graph), or an active version whose files are unusable: no
+  // evidence against the candidate, which saw more edges.
   const better =
     gate.candidateMrr === null || gate.activeMrr === null || gate.candidateMrr >= gate.activeMrr;
   const promote = better || options.force === true;

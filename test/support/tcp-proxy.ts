@@ -7,9 +7,14 @@ import net from 'node:net';
 export class TcpProxy {
   private readonly server: net.Server;
   private readonly sockets = new Set<net.Socket>();
+  private down = false;
 
   private constructor(target: { host: string; port: number }) {
     this.server = net.createServer((client) => {
+      if (this.down) {
+        client.destroy();
+        return;
+      }
       const upstream = net.connect(target.port, target.host);
       for (const s of [client, upstream]) {
         this.sockets.add(s);
@@ -33,6 +38,13 @@ export class TcpProxy {
   /** Destroys every open connection. */
   cut(): void {
     for (const s of this.sockets) s.destroy();
+  }
+
+  /** The server is gone for `ms`: open connections drop, new ones are refused until then. */
+  outage(ms: number): void {
+    this.down = true;
+    this.cut();
+    setTimeout(() => (this.down = false), ms);
   }
 
   async close(): Promise<void> {

@@ -45,6 +45,8 @@ export interface RunProgress {
 
 export interface RunOutcome {
   status: Exclude<RunStatus, 'running'>;
+  /** `done`, or the phase the job failed in. */
+  phase?: string;
   error?: string;
   errorCode?: string;
   version?: string;

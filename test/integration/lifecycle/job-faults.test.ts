@@ -57,7 +57,11 @@ describe('the retraining job when things go wrong', () => {
     expect(store.list()).toEqual([first.version]);
     expect(fs.readdirSync(store.root).filter((n) => n.startsWith('.tmp-'))).toEqual([]);
     const runs = (await listTrainingRuns(db, { first: 5 }, scope)).items;
-    expect(runs[0]).toMatchObject({ status: 'interrupted', errorCode: ErrorCode.TRAINING_ABORTED });
+    expect(runs[0]).toMatchObject({
+      status: 'interrupted',
+      errorCode: ErrorCode.TRAINING_ABORTED,
+      phase: 'train',
+    });
     expect(runs[0]?.timings?.train).toBeGreaterThan(0);
     expect((await getLease(db, scope)).holder).toBeNull();
   });
@@ -125,7 +129,7 @@ describe('the retraining job when things go wrong', () => {
           filter: graph.filter,
           overrides: TINY,
           onPhase: (phase) => {
-            if (phase === 'export') setImmediate(() => proxy.cut());
+            if (phase === 'export') proxy.outage(1500);
           },
         }),
       ).rejects.toMatchObject({ code: ErrorCode.DATABASE_UNAVAILABLE });
@@ -134,7 +138,11 @@ describe('the retraining job when things go wrong', () => {
       await proxy.close();
     }
     const runs = (await listTrainingRuns(db, { first: 5 }, scope)).items;
-    expect(runs[0]).toMatchObject({ status: 'failed', errorCode: ErrorCode.DATABASE_UNAVAILABLE });
+    expect(runs[0]).toMatchObject({
+      status: 'failed',
+      errorCode: ErrorCode.DATABASE_UNAVAILABLE,
+      phase: 'export',
+    });
     expect(await getActiveVersion(db, scope)).toBeNull();
     expect(store.list()).toEqual([]);
     // The next tick retries and succeeds.
@@ -145,5 +153,26 @@ describe('the retraining job when things go wrong', () => {
       overrides: TINY,
     });
     expect(retry.promoted).toBe(true);
+  });
+
+  it('promotes over an active version whose files are gone, and says why', async () => {
+    const graph = await writeClassGraph(db, 60);
+    const { scope, store, config } = lifecycleFixture();
+    const first = await runRetrainJob(db, config, {
+      scope,
+      store,
+      filter: graph.filter,
+      overrides: TINY,
+    });
+    fs.rmSync(first.dir as string, { recursive: true });
+    const second = await runRetrainJob(db, config, {
+      scope,
+      store,
+      filter: graph.filter,
+      overrides: { ...TINY, epochs: 1 },
+    });
+    expect(second.promoted).toBe(true);
+    expect(second.gate?.activeInvalid).toMatch(/does not exist/);
+    expect((await getActiveVersion(db, scope))?.version).toBe(second.version);
   });
 });
