@@ -8,10 +8,13 @@ import { ingestCommand } from './commands/ingest.command';
 import { evaluateCommand } from './commands/evaluate.command';
 import { trainCommand } from './commands/train.command';
 import { migrateCommand } from './commands/migrate.command';
+import { modelsCommand } from './commands/models.command';
 import { neo4jCommand } from './commands/neo4j.command';
+import { retrainCommand } from './commands/retrain.command';
 import { schemaCommand } from './commands/schema.command';
 import { serveCommand } from './commands/serve.command';
 import { SERVICE_VERSION } from '../server/service-version';
+import { workerCommand } from './commands/worker.command';
 
 export function buildProgram(): Command {
   const out = consoleOutput;
@@ -27,7 +30,10 @@ export function buildProgram(): Command {
     .addCommand(demoCommand(out))
     .addCommand(ingestCommand(out))
     .addCommand(exportCommand(out))
-    .addCommand(apikeyCommand(out));
+    .addCommand(apikeyCommand(out))
+    .addCommand(modelsCommand(out))
+    .addCommand(workerCommand(out))
+    .addCommand(retrainCommand(out));
 }
 
 /** The only place that ends the process: errors become one line and a non-zero exit. */

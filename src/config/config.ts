@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import { Cron } from 'croner';
 import { ErrorCode, KgcError } from '../errors';
 import { ApiKeyEntry, parseApiKeys } from './api-keys';
 import {
@@ -71,6 +72,28 @@ export interface Config {
   http: { host: string; port: number };
   api: ApiConfig;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  lifecycle: LifecycleConfig;
+}
+
+/** Model versions, their registry and the retraining worker (docs/lifecycle.md). */
+export interface LifecycleConfig {
+  /** Where model versions are written, one directory each. */
+  modelStore: string;
+  /**
+   * Separates registries that share one Neo4j database (versions, runs, lease, requests are
+   * tagged with it): several deployments on one database, or tests on a shared server.
+   */
+  registryScope: string;
+  /** Cron expression (croner syntax, seconds field optional) of scheduled retraining. */
+  retrainCron: string | undefined;
+  /** A scheduled run is skipped when fewer edges changed since the active version. */
+  retrainMinNewEdges: number;
+  /** Train on these relation types only; undefined = all. */
+  retrainRelations: string[] | undefined;
+  /** How often the worker looks for retraining requests. */
+  requestPollSeconds: number;
+  /** A job's lease expires this long after its last renewal (its holder died). */
+  leaseSeconds: number;
 }
 
 const NEO4J_SCHEMES = ['bolt', 'bolt+s', 'bolt+ssc', 'neo4j', 'neo4j+s', 'neo4j+ssc'] as const;
@@ -118,18 +141,56 @@ function readApi(env: Env): ApiConfig {
   };
 }
 
+function readCron(env: Env, name: string): string | undefined {
+  const value = readOptionalString(env, name);
+  if (value === undefined) return undefined;
+  try {
+    new Cron(value, { paused: true }).stop();
+  } catch (error) {
+    throw new KgcError(
+      ErrorCode.INVALID_CONFIG,
+      `Invalid ${name}=${JSON.stringify(value)}: expected a cron expression such as "0 3 * * *" ` +
+        `(${error instanceof Error ? error.message : String(error)}).`,
+    );
+  }
+  return value;
+}
+
+/** A comma-separated list, or undefined when unset or empty (meaning "all"). */
+function readOptionalList(env: Env, name: string): string[] | undefined {
+  const items = readList(env, name);
+  return items.length > 0 ? items : undefined;
+}
+
+function readLifecycle(env: Env, stateDir: string, cwd: string): LifecycleConfig {
+  const store = readOptionalString(env, 'KGC_MODEL_STORE');
+  return {
+    modelStore: store ? path.resolve(cwd, store) : path.join(stateDir, 'models'),
+    registryScope: readString(env, 'KGC_REGISTRY_SCOPE', 'default'),
+    retrainCron: readCron(env, 'KGC_RETRAIN_CRON'),
+    retrainMinNewEdges: readInt(env, 'KGC_RETRAIN_MIN_NEW_EDGES', 0, {
+      min: 0,
+      max: Number.MAX_SAFE_INTEGER,
+    }),
+    retrainRelations: readOptionalList(env, 'KGC_RETRAIN_RELATIONS'),
+    requestPollSeconds: readInt(env, 'KGC_RETRAIN_POLL_SECONDS', 5, { min: 1, max: 3600 }),
+    leaseSeconds: readInt(env, 'KGC_JOB_LEASE_SECONDS', 60, { min: 2, max: 86400 }),
+  };
+}
+
 /**
  * Reads and validates the whole configuration once. A wrong value throws an INVALID_CONFIG
  * KgcError naming the variable and what it expects.
  */
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
+  const stateDir = path.resolve(cwd, readString(env, 'KGC_STATE_DIR', '.kgc'));
   return {
     neo4j: readNeo4j(env),
     client: {
       maxRetrySeconds: readInt(env, 'KGC_DB_RETRY_SECONDS', 15, { min: 0, max: 600 }),
       connectTimeoutMs: readInt(env, 'KGC_DB_CONNECT_TIMEOUT_MS', 5000, { min: 100, max: 120000 }),
     },
-    stateDir: path.resolve(cwd, readString(env, 'KGC_STATE_DIR', '.kgc')),
+    stateDir,
     cacheDir: path.resolve(
       readString(env, 'KGC_CACHE_DIR', path.join(os.homedir(), '.cache', 'kgc')),
     ),
@@ -141,5 +202,6 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     },
     api: readApi(env),
     logLevel: readEnum(env, 'KGC_LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error'] as const),
+    lifecycle: readLifecycle(env, stateDir, cwd),
   };
 }

@@ -2,6 +2,7 @@ export { loadConfig } from './config';
 export type {
   ApiConfig,
   Config,
+  LifecycleConfig,
   DatabaseClientConfig,
   ExternalNeo4jConfig,
   LocalNeo4jConfig,

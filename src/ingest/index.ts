@@ -12,6 +12,17 @@ export { canonical, exportDenseGraph } from './export/dense-graph';
 export type { DenseGraph } from './export/dense-graph';
 export { splitTriples } from './export/split';
 export type { SplitIndexes, SplitOptions } from './export/split';
+export { DEFAULT_STABLE_SPLIT, heldOutRate, stableSplit } from './export/stable-split';
+export type { StableSplit, StableSplitOptions } from './export/stable-split';
+export {
+  changedKeys,
+  fingerprint,
+  hasKey,
+  sortedKeys,
+  tripleKey,
+  tripleKeys,
+} from './export/triple-keys';
+export type { TripleKeys } from './export/triple-keys';
 export { exportToFiles } from './export/export-files';
 export type { ExportOptions, ExportSummary } from './export/export-files';
 export { writeTripleFile } from './export/write-triple-files';

@@ -30,7 +30,7 @@ export interface GraphTrainingResult extends TrainSummary {
 }
 
 /** Flat `[h, r, t, ...]` ids of the chosen triples. */
-function tripleIds(graph: DenseGraph, indexes: Int32Array): Uint32Array {
+export function tripleIds(graph: DenseGraph, indexes: Int32Array): Uint32Array {
   const ids = new Uint32Array(indexes.length * 3);
   indexes.forEach((i, k) => {
     ids[3 * k] = graph.heads[i] as number;

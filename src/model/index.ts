@@ -12,3 +12,15 @@ export type { TrainingArrays, TrainingData } from './training-data';
 export type { Metrics, RankMetrics, RelationMetrics } from './metrics';
 export { loadServingModel } from './serving-model';
 export type { ServingModel } from './serving-model';
+export { loadScorer, ModelStore, openVersionDir, readVersionEdges } from './store/model-store';
+export type { StoredVersion, VersionEdges } from './store/model-store';
+export {
+  CURVE_FILE,
+  readVersionInfo,
+  SNAPSHOT_KEYS_FILE,
+  TRAINED_KEYS_FILE,
+  writeKeys,
+  writeVersionInfo,
+} from './store/version-info';
+export type { CurvePoint, SnapshotInfo, TrainingInfo, VersionInfo } from './store/version-info';
+export { renderTrainingCurve } from './store/training-curve';

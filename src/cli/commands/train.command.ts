@@ -6,9 +6,12 @@ import { graphSize, resolveTrainingConfig, train, TrainingOverrides } from '../.
 import type { CliOutput } from '../cli-output';
 import { trainingProgressReporter } from '../training-progress';
 import { metricsLine, parseCount } from './command-args';
+import { trainFromGraphCommand } from './train-graph';
 
 interface TrainCliOptions {
-  dataset: string;
+  dataset?: string;
+  force?: boolean;
+  relation?: string[];
   preset: string;
   epochs?: string;
   evalEvery?: string;
@@ -21,17 +24,26 @@ interface TrainCliOptions {
 
 export function trainCommand(out: CliOutput): Command {
   return new Command('train')
-    .description('Train a NePTuNe model on a folder of train/valid/test.txt (no Neo4j needed)')
-    .requiredOption(
+    .description(
+      'Train NePTuNe: without --dataset, the retraining job against Neo4j (export, stable split, ' +
+        'train, evaluate, new model version, promotion gate); with --dataset, on files (no Neo4j)',
+    )
+    .option(
       '--dataset <dir>',
       'folder holding train.txt, valid.txt and test.txt (head<TAB>relation<TAB>tail)',
+    )
+    .option('--force', 'graph job: promote the new version even if the gate finds it worse')
+    .option(
+      '--relation <type>',
+      'graph job: train on this relation type only (repeatable)',
+      (value: string, previous: string[] = []) => [...previous, value],
     )
     .option('--preset <name>', 'fb15k-237, wn18rr (the reference settings) or default', 'default')
     .option('--epochs <n>', "override the preset's number of epochs")
     .option('--eval-every <n>', 'validate every n epochs (0 = never)')
     .option('--threads <n>', 'worker threads (0 = all cores)')
     .option('--seed <n>', 'random seed')
-    .option('--out <dir>', 'where to save the model (default .kgc/models/train-<time>)')
+    .option('--out <dir>', '--dataset: where to save the model (default .kgc/models/train-<time>)')
     .option('--resume <dir>', 'resume from the checkpoints of an earlier --out folder')
     .option('--json', 'print a JSON summary as the last line')
     .action(async (options: TrainCliOptions) => {
@@ -42,6 +54,22 @@ export function trainCommand(out: CliOutput): Command {
         threads: parseCount(options.threads, '--threads', 0),
         seed: parseCount(options.seed, '--seed', 0),
       };
+      if (options.dataset === undefined) {
+        if (options.out !== undefined || options.resume !== undefined) {
+          throw new KgcError(
+            ErrorCode.BAD_USER_INPUT,
+            '--out and --resume need --dataset: the graph job writes versions to the model store.',
+          );
+        }
+        await trainFromGraphCommand(out, {
+          preset: options.preset,
+          overrides,
+          force: options.force === true,
+          relations: options.relation,
+          json: options.json === true,
+        });
+        return;
+      }
       const dataset = { dir: path.resolve(options.dataset) };
       const engineConfig = resolveTrainingConfig(
         options.preset,

@@ -47,6 +47,9 @@ describe('loadConfig', () => {
     ['KGC_NEO4J_HEAP', 'lots', /KGC_NEO4J_HEAP="lots".*512m/],
     ['NEO4J_URI', 'http://localhost:7474', /NEO4J_URI=.*scheme bolt/],
     ['KGC_DB_RETRY_SECONDS', '-1', /KGC_DB_RETRY_SECONDS/],
+    ['KGC_RETRAIN_CRON', 'every night', /KGC_RETRAIN_CRON="every night".*cron expression/],
+    ['KGC_RETRAIN_MIN_NEW_EDGES', '-5', /KGC_RETRAIN_MIN_NEW_EDGES/],
+    ['KGC_JOB_LEASE_SECONDS', '1', /KGC_JOB_LEASE_SECONDS/],
   ])('rejects %s=%s naming the variable', (name, value, message) => {
     const error = errorOf(() => loadConfig({ [name]: value, NEO4J_PASSWORD: 'x' }));
     expect(error.code).toBe(ErrorCode.INVALID_CONFIG);
@@ -57,5 +60,38 @@ describe('loadConfig', () => {
     const error = errorOf(() => loadConfig({ NEO4J_URI: 'bolt://db:7687' }));
     expect(error.code).toBe(ErrorCode.INVALID_CONFIG);
     expect(error.message).toMatch(/NEO4J_PASSWORD/);
+  });
+
+  it('reads the model lifecycle settings, with the store under the state dir by default', () => {
+    expect(loadConfig({}, '/srv/app').lifecycle).toEqual({
+      modelStore: '/srv/app/.kgc/models',
+      registryScope: 'default',
+      retrainCron: undefined,
+      retrainMinNewEdges: 0,
+      retrainRelations: undefined,
+      requestPollSeconds: 5,
+      leaseSeconds: 60,
+    });
+    const set = loadConfig(
+      {
+        KGC_MODEL_STORE: 'models',
+        KGC_REGISTRY_SCOPE: 'kg1',
+        KGC_RETRAIN_CRON: '0 3 * * *',
+        KGC_RETRAIN_MIN_NEW_EDGES: '100',
+        KGC_RETRAIN_RELATIONS: 'a, b',
+        KGC_RETRAIN_POLL_SECONDS: '2',
+        KGC_JOB_LEASE_SECONDS: '30',
+      },
+      '/srv/app',
+    ).lifecycle;
+    expect(set).toEqual({
+      modelStore: '/srv/app/models',
+      registryScope: 'kg1',
+      retrainCron: '0 3 * * *',
+      retrainMinNewEdges: 100,
+      retrainRelations: ['a', 'b'],
+      requestPollSeconds: 2,
+      leaseSeconds: 30,
+    });
   });
 });

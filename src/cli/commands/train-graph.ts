@@ -1,0 +1,86 @@
+import type { TrainingOverrides } from '../../model';
+import { runRetrainJob } from '../../jobs/retrain-job';
+import type { RetrainResult } from '../../jobs/retrain-job';
+import type { CliOutput } from '../cli-output';
+import { trainingProgressReporter } from '../training-progress';
+import { withLifecycleDatabase } from './lifecycle-context';
+
+export interface GraphTrainOptions {
+  preset: string;
+  overrides: TrainingOverrides;
+  force: boolean;
+  relations?: string[];
+  json: boolean;
+}
+
+function mrr(value: number | null): string {
+  return value === null ? 'n/a' : value.toFixed(4);
+}
+
+/** One line a person reads: what was trained and what the gate decided. */
+export function resultLine(result: RetrainResult): string {
+  if (result.status === 'skipped') {
+    return `Skipped: only ${result.changedEdges} edge(s) changed since ${result.previousActive}.`;
+  }
+  const timings = Object.entries(result.timings)
+    .map(([phase, s]) => `${phase} ${s.toFixed(1)}s`)
+    .join(', ');
+  const gate = result.gate
+    ? ` Gate on ${result.gate.compared} held-out edges (${result.gate.leftOutUnknown + result.gate.leftOutTrained} left out): ` +
+      `candidate MRR ${mrr(result.candidateMrr)}, active ${result.gate.activeVersion} ${mrr(result.activeMrr)}.`
+    : '';
+  const verdict = result.promoted
+    ? `promoted (now active${result.previousActive ? `, was ${result.previousActive}` : ''})`
+    : `rejected (${result.previousActive} stays active)`;
+  return (
+    `Version ${result.version} ${verdict}; test MRR ${mrr(result.metrics?.overall.mrr ?? null)}.` +
+    `${gate} Phases: ${timings}. Run ${result.runId}; files in ${result.dir}.`
+  );
+}
+
+/** `kgc train` without --dataset: the retraining job once, against Neo4j. */
+export async function trainFromGraphCommand(out: CliOutput, options: GraphTrainOptions) {
+  await withLifecycleDatabase(async (db, config) => {
+    const relations = options.relations ?? config.lifecycle.retrainRelations;
+    const controller = new AbortController();
+    const stop = () => controller.abort();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    let reporter: ReturnType<typeof trainingProgressReporter> = () => undefined;
+    try {
+      const result = await runRetrainJob(db, config, {
+        trigger: 'manual',
+        preset: options.preset,
+        overrides: options.overrides,
+        force: options.force,
+        filter: relations ? { relations } : undefined,
+        signal: controller.signal,
+        log: (line) => process.stderr.write(`${line}\n`),
+        onPhase: (phase) => process.stderr.write(`phase=${phase}\n`),
+        onTrainingConfig: (engine) => (reporter = trainingProgressReporter(Number(engine.epochs))),
+        onProgress: (event) => reporter(event),
+      });
+      out.info(resultLine(result));
+      if (options.json) {
+        out.info(
+          JSON.stringify({
+            runId: result.runId,
+            status: result.status,
+            version: result.version,
+            promoted: result.promoted,
+            candidateMrr: result.candidateMrr,
+            activeMrr: result.activeMrr,
+            previousActive: result.previousActive,
+            mrr: result.metrics?.overall.mrr ?? null,
+            gate: result.gate,
+            timings: result.timings,
+            dir: result.dir,
+          }),
+        );
+      }
+    } finally {
+      process.removeListener('SIGINT', stop);
+      process.removeListener('SIGTERM', stop);
+    }
+  });
+}

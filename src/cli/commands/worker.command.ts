@@ -1,0 +1,73 @@
+import { Command } from 'commander';
+import { RetrainWorker } from '../../jobs/retrain-worker';
+import type { CliOutput } from '../cli-output';
+import { parseCount } from './command-args';
+import { withLifecycleDatabase } from './lifecycle-context';
+
+interface WorkerCliOptions {
+  preset: string;
+  epochs?: string;
+  evalEvery?: string;
+  threads?: string;
+  seed?: string;
+  relation?: string[];
+  trainIfEmpty?: boolean;
+}
+
+/** `kgc worker`: scheduled and requested retraining until SIGTERM or Ctrl-C. */
+export function workerCommand(out: CliOutput): Command {
+  return new Command('worker')
+    .description(
+      'Retrain on KGC_RETRAIN_CRON and on requests (`kgc retrain --request`), one job at a time, ' +
+        'each in a child process; SIGTERM stops the job (its run ends interrupted) and exits',
+    )
+    .option('--preset <name>', 'training preset of every job', 'default')
+    .option('--epochs <n>', "override the preset's number of epochs")
+    .option('--eval-every <n>', 'validate every n epochs (0 = never)')
+    .option('--threads <n>', 'worker threads of each job (0 = all cores)')
+    .option('--seed <n>', 'random seed')
+    .option(
+      '--relation <type>',
+      'train on this relation type only (repeatable; default KGC_RETRAIN_RELATIONS or all)',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .option('--train-if-empty', 'train at once when no version is active yet')
+    .action(async (options: WorkerCliOptions) => {
+      await withLifecycleDatabase(async (db, config) => {
+        const { lifecycle } = config;
+        const log = (line: string) => out.info(`${new Date().toISOString()} worker: ${line}`);
+        const worker = new RetrainWorker(db, {
+          cron: lifecycle.retrainCron,
+          pollSeconds: lifecycle.requestPollSeconds,
+          minChangedEdges: lifecycle.retrainMinNewEdges,
+          scope: lifecycle.registryScope,
+          log,
+          trainIfEmpty: options.trainIfEmpty === true,
+          job: {
+            preset: options.preset,
+            relations: options.relation,
+            overrides: {
+              epochs: parseCount(options.epochs, '--epochs', 1),
+              evalEvery: parseCount(options.evalEvery, '--eval-every', 0),
+              threads: parseCount(options.threads, '--threads', 0),
+              seed: parseCount(options.seed, '--seed', 0),
+            },
+          },
+        });
+        const stopped = new Promise<void>((resolve) => {
+          process.once('SIGINT', resolve);
+          process.once('SIGTERM', resolve);
+        });
+        worker.start();
+        const next = worker.nextRun();
+        log(
+          `started: ${lifecycle.retrainCron ? `schedule "${lifecycle.retrainCron}" (next ${next?.toISOString()})` : 'no schedule (KGC_RETRAIN_CRON unset)'}, ` +
+            `requests polled every ${lifecycle.requestPollSeconds} s, store ${lifecycle.modelStore}`,
+        );
+        await stopped;
+        log('stopping');
+        await worker.stop();
+        log('stopped');
+      });
+    });
+}

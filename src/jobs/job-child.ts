@@ -1,0 +1,82 @@
+import { loadConfig } from '../config';
+import { toKgcError } from '../errors';
+import { openDatabase } from '../graph';
+import type { TrainingOverrides } from '../model';
+import { runRetrainJob } from './retrain-job';
+
+/** What the worker asks of one child: a retraining job with these settings. */
+export interface ChildJobRequest {
+  trigger: string;
+  preset?: string;
+  overrides?: TrainingOverrides;
+  force?: boolean;
+  minChangedEdges?: number;
+  relations?: string[];
+}
+
+/** Messages from the child to the worker, over the fork's IPC channel. */
+export type ChildMessage =
+  | { type: 'started'; runId: string; holder: string }
+  | {
+      type: 'done';
+      status: string;
+      version: string | null;
+      promoted: boolean;
+      candidateMrr: number | null;
+      activeMrr: number | null;
+    }
+  | { type: 'failed'; code: string; message: string };
+
+function send(message: ChildMessage): void {
+  process.send?.(message);
+}
+
+/**
+ * The child process of `kgc worker`: runs one job (training never runs in the worker's or the
+ * API's process) and exits. It stops the job (its run ends `interrupted`) on a `stop` message,
+ * SIGTERM or SIGINT, or when the worker goes away (the IPC channel closes).
+ */
+async function main(): Promise<void> {
+  const request = JSON.parse(process.argv[2] ?? '{}') as ChildJobRequest;
+  const config = loadConfig();
+  const db = openDatabase(config);
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.on('message', (message: { type?: string }) => {
+    if (message?.type === 'stop') stop();
+  });
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  process.on('disconnect', stop);
+  try {
+    const relations = request.relations ?? config.lifecycle.retrainRelations;
+    const result = await runRetrainJob(db, config, {
+      trigger: request.trigger,
+      preset: request.preset,
+      overrides: request.overrides,
+      force: request.force,
+      minChangedEdges: request.minChangedEdges,
+      filter: relations ? { relations } : undefined,
+      signal: controller.signal,
+      log: (line) => process.stderr.write(`job: ${line}\n`),
+      onRunStarted: (run) => send({ type: 'started', ...run }),
+    });
+    send({
+      type: 'done',
+      status: result.status,
+      version: result.version,
+      promoted: result.promoted,
+      candidateMrr: result.candidateMrr,
+      activeMrr: result.activeMrr,
+    });
+  } catch (error) {
+    const failure = toKgcError(error);
+    send({ type: 'failed', code: failure.code, message: failure.message });
+    process.exitCode = 1;
+  } finally {
+    await db.close();
+    if (process.connected) process.disconnect();
+  }
+}
+
+if (require.main === module) void main();

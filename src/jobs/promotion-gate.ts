@@ -1,0 +1,175 @@
+import { ErrorCode, isKgcError } from '../errors';
+import type { DenseGraph } from '../ingest';
+import { hasKey } from '../ingest';
+import { evaluate, readVersionEdges } from '../model';
+import type { TrainingArrays } from '../model';
+
+/** Above this many extra filter triples the candidate sets are not equalised (see below). */
+const MAX_EQUALIZING_TRIPLES = 4_000_000;
+
+export interface GateInput {
+  graph: DenseGraph;
+  /** Per-triple keys of `graph` (tripleKeys().keys), in triple order. */
+  keys: Float64Array;
+  /** Triple indexes of the current held-out test edges. */
+  test: Int32Array;
+  candidateDir: string;
+  active: { version: string; dir: string };
+  threads?: number;
+}
+
+export interface GateResult {
+  activeVersion: string;
+  candidateMrr: number | null;
+  activeMrr: number | null;
+  /** Held-out test edges both versions were scored on. */
+  compared: number;
+  /** Test edges left out: an entity or relation the active version never saw. */
+  leftOutUnknown: number;
+  /** Test edges left out: the active version trained on them. */
+  leftOutTrained: number;
+  /** Entities both versions rank over (those both know). */
+  rankedEntities: number;
+  /** False when ranking over the common entities would have cost too much (each ranks over its own). */
+  equalized: boolean;
+  /** Set when the active version's files are missing or corrupt: it cannot be scored. */
+  activeInvalid?: string;
+}
+
+interface Side {
+  entities: string[];
+  relations: string[];
+  /** current entity id -> this side's id, -1 when unknown */
+  entity: Int32Array;
+  relation: Int32Array;
+  /** this side's entities the other side lacks */
+  extra: number[];
+}
+
+function vocabSide(
+  graph: DenseGraph,
+  entities: string[],
+  relations: string[],
+  common: Set<string>,
+): Side {
+  const entityIndex = new Map(entities.map((e, i) => [e, i]));
+  const relationIndex = new Map(relations.map((r, i) => [r, i]));
+  return {
+    entities,
+    relations,
+    entity: Int32Array.from(graph.entities, (e) => entityIndex.get(e) ?? -1),
+    relation: Int32Array.from(graph.relationNames, (r) => relationIndex.get(r) ?? -1),
+    extra: entities.flatMap((e, i) => (common.has(e) ? [] : [i])),
+  };
+}
+
+/**
+ * The dataset one side is scored on, in that side's vocabulary (the engine requires it):
+ * `test` holds the compared edges; `train` holds every other current edge the side can name,
+ * which only serves as the filter. When `equalize`, for each compared query the entities only
+ * this side knows are added as known answers too, so filtered ranking skips them and both
+ * sides rank the true answer among the same, common entities.
+ */
+function sideData(graph: DenseGraph, side: Side, compared: Int32Array, equalize: boolean) {
+  const inTest = new Uint8Array(graph.heads.length);
+  for (const i of compared) inTest[i] = 1;
+  const train: number[] = [];
+  const test: number[] = [];
+  for (let i = 0; i < graph.heads.length; i++) {
+    const h = side.entity[graph.heads[i] as number] as number;
+    const r = side.relation[graph.relations[i] as number] as number;
+    const t = side.entity[graph.tails[i] as number] as number;
+    if (h < 0 || r < 0 || t < 0) continue;
+    (inTest[i] ? test : train).push(h, r, t);
+    if (inTest[i] && equalize) {
+      for (const x of side.extra) train.push(h, r, x, x, r, t);
+    }
+  }
+  const data: TrainingArrays = {
+    entities: side.entities,
+    relations: side.relations,
+    train: Uint32Array.from(train),
+    valid: new Uint32Array(0),
+    test: Uint32Array.from(test),
+  };
+  return data;
+}
+
+/**
+ * Scores the candidate and the active version on the same held-out edges, filtered the same
+ * way. An edge is compared only when neither version trained on it (the candidate never trains
+ * on test edges; the active version's trained-edge keys say what it saw) and the active version
+ * knows its head, tail and relation; the edges left out are counted.
+ */
+export async function runPromotionGate(input: GateInput): Promise<GateResult> {
+  try {
+    return await compare(input);
+  } catch (error) {
+    // An active version that cannot be read or loaded cannot keep its place.
+    if (!isKgcError(error) || error.code !== ErrorCode.MODEL_INVALID) throw error;
+    return {
+      activeVersion: input.active.version,
+      candidateMrr: null,
+      activeMrr: null,
+      compared: 0,
+      leftOutUnknown: 0,
+      leftOutTrained: 0,
+      rankedEntities: 0,
+      equalized: false,
+      activeInvalid: error.message,
+    };
+  }
+}
+
+async function compare(input: GateInput): Promise<GateResult> {
+  const { graph } = input;
+  const old = readVersionEdges(input.active.dir);
+  const current = new Set(graph.entities);
+  const common = new Set(old.entities.filter((e) => current.has(e)));
+  const active = vocabSide(graph, old.entities, old.relations, common);
+  const candidate = vocabSide(graph, graph.entities, graph.relationNames, common);
+
+  let leftOutTrained = 0;
+  let leftOutUnknown = 0;
+  const kept: number[] = [];
+  for (const i of input.test) {
+    if (hasKey(old.trained, input.keys[i] as number)) leftOutTrained++;
+    else if (
+      (active.entity[graph.heads[i] as number] as number) < 0 ||
+      (active.entity[graph.tails[i] as number] as number) < 0 ||
+      (active.relation[graph.relations[i] as number] as number) < 0
+    ) {
+      leftOutUnknown++;
+    } else kept.push(i);
+  }
+  const compared = Int32Array.from(kept);
+  const extraTriples = 2 * compared.length * (active.extra.length + candidate.extra.length);
+  const equalized = extraTriples <= MAX_EQUALIZING_TRIPLES;
+  const result: GateResult = {
+    activeVersion: input.active.version,
+    candidateMrr: null,
+    activeMrr: null,
+    compared: compared.length,
+    leftOutUnknown,
+    leftOutTrained,
+    rankedEntities: equalized ? common.size : graph.entities.length,
+    equalized,
+  };
+  if (compared.length === 0) return result;
+  const threads = input.threads ?? 0;
+  const candidateMetrics = await evaluate(
+    input.candidateDir,
+    sideData(graph, candidate, compared, equalized),
+    'test',
+    threads,
+  );
+  const activeMetrics = await evaluate(
+    input.active.dir,
+    sideData(graph, active, compared, equalized),
+    'test',
+    threads,
+  );
+  result.candidateMrr = candidateMetrics.overall.mrr;
+  result.activeMrr = activeMetrics.overall.mrr;
+  return result;
+}

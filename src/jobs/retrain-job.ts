@@ -1,0 +1,125 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import type { Config } from '../config';
+import { ErrorCode, KgcError, toKgcError } from '../errors';
+import type { Database } from '../graph';
+import {
+  finishTrainingRun,
+  markInterruptedRuns,
+  startTrainingRun,
+  updateRunProgress,
+} from '../graph/registry';
+import { DEFAULT_STABLE_SPLIT } from '../ingest';
+import { ModelStore } from '../model';
+import type { RetrainOptions, RetrainResult } from './retrain-types';
+import { LeaseKeeper } from './lease-keeper';
+import { PhaseTimer } from './job-phases';
+import { retrainSteps } from './retrain-steps';
+
+function newRunId(): string {
+  return `run-${new Date().toISOString().replace(/[-:.]/g, '')}-${crypto.randomBytes(3).toString('hex')}`;
+}
+
+/**
+ * One retraining job against the graph: export, stable split, train, evaluate, write the version
+ * atomically, register it, and promote it through the gate. One job at a time per scope (a
+ * lease in Neo4j). Whatever happens, the registry stays consistent: the run ends `failed` or
+ * `interrupted` (aborted), no half-written version is left in the store or registry, and the
+ * active version changes only by the promotion's single transaction.
+ */
+export async function runRetrainJob(
+  db: Database,
+  config: Config,
+  options: RetrainOptions = {},
+): Promise<RetrainResult> {
+  const store = options.store ?? new ModelStore(config.lifecycle.modelStore);
+  const scope = options.scope ?? config.lifecycle.registryScope;
+  const log = options.log ?? (() => undefined);
+  const controller = new AbortController();
+  const abortFrom = () => controller.abort(options.signal?.reason);
+  if (options.signal?.aborted) abortFrom();
+  options.signal?.addEventListener('abort', abortFrom, { once: true });
+  const lease = await LeaseKeeper.acquire(db, {
+    scope,
+    ttlSeconds: options.leaseSeconds ?? config.lifecycle.leaseSeconds,
+    onLost: (why) => {
+      log(`stopping: ${why}`);
+      controller.abort(new KgcError(ErrorCode.JOB_LOCKED, `The job lost its lease: ${why}.`));
+    },
+  });
+  try {
+    // Holding the lease, no other job runs: running runs are orphans, temp dirs leftovers.
+    const orphans = await markInterruptedRuns(
+      db,
+      { reason: 'its job ended without finishing (process stopped or killed)' },
+      scope,
+    );
+    const removed = store.cleanStale();
+    if (orphans > 0 || removed.length > 0) {
+      log(
+        `cleaned up after a stopped job: ${orphans} run(s) marked interrupted, ${removed.length} temp dir(s) removed`,
+      );
+    }
+    const runId = newRunId();
+    const trigger = options.trigger ?? 'manual';
+    await startTrainingRun(db, { id: runId, trigger, holder: lease.holder }, scope);
+    await lease.attachRun(runId);
+    options.onRunStarted?.({ runId, holder: lease.holder });
+    const timer = new PhaseTimer((phase) => {
+      // Advisory, like training progress: a run that has ended ignores it.
+      void updateRunProgress(db, runId, { phase }).catch(() => undefined);
+      options.onPhase?.(phase);
+    });
+    const tempDirs: string[] = [];
+    try {
+      const result = await retrainSteps({
+        db,
+        store,
+        scope,
+        runId,
+        trigger,
+        timer,
+        tempDirs,
+        signal: controller.signal,
+        split: { ...DEFAULT_STABLE_SPLIT, ...options.split },
+        options,
+        log,
+      });
+      timer.end();
+      await finishTrainingRun(db, runId, {
+        status: result.status,
+        phase: 'done',
+        version: result.version ?? undefined,
+        promoted: result.promoted,
+        candidateMrr: result.candidateMrr,
+        activeMrr: result.activeMrr,
+        changedEdges: result.changedEdges ?? undefined,
+        timings: timer.seconds,
+      });
+      return { ...result, runId, timings: timer.seconds };
+    } catch (error) {
+      const phase = timer.last ?? undefined;
+      timer.end();
+      for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
+      const reason: unknown = controller.signal.aborted ? controller.signal.reason : undefined;
+      const failure =
+        reason instanceof KgcError
+          ? reason
+          : controller.signal.aborted
+            ? new KgcError(ErrorCode.TRAINING_ABORTED, 'The training job was stopped.')
+            : toKgcError(error);
+      await finishTrainingRun(db, runId, {
+        status: controller.signal.aborted ? 'interrupted' : 'failed',
+        phase,
+        error: failure.message,
+        errorCode: failure.code,
+        timings: timer.seconds,
+      }).catch((e: unknown) => log(`could not record the run's end: ${(e as Error).message}`));
+      throw failure;
+    }
+  } finally {
+    options.signal?.removeEventListener('abort', abortFrom);
+    await lease.release();
+  }
+}
+export type { RetrainOptions, RetrainResult } from './retrain-types';

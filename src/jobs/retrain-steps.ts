@@ -1,0 +1,266 @@
+import { ErrorCode, KgcError } from '../errors';
+import type { Database } from '../graph';
+import {
+  getActiveVersion,
+  promoteVersion,
+  recordGate,
+  registerVersion,
+  rejectVersion,
+} from '../graph/registry';
+import type { ActiveVersion } from '../graph/registry';
+import {
+  changedKeys,
+  exportDenseGraph,
+  fingerprint,
+  sortedKeys,
+  stableSplit,
+  tripleKeys,
+} from '../ingest';
+import type { StableSplitOptions } from '../ingest';
+import { evaluate, graphSize, readVersionEdges, resolveTrainingConfig, train } from '../model';
+import type { ModelStore, TrainingArrays, VersionInfo } from '../model';
+import type { PhaseTimer } from './job-phases';
+import { runPromotionGate } from './promotion-gate';
+import type { RetrainOptions, RetrainResult } from './retrain-types';
+import { RunProgressWriter } from './run-progress';
+import { tripleIds } from './train-from-graph';
+import { writeVersion } from './write-version';
+
+export interface StepContext {
+  db: Database;
+  store: ModelStore;
+  scope: string;
+  runId: string;
+  trigger: string;
+  timer: PhaseTimer;
+  /** Temporary directories to remove if the job fails. */
+  tempDirs: string[];
+  signal: AbortSignal;
+  split: StableSplitOptions;
+  options: RetrainOptions;
+  log: (line: string) => void;
+}
+
+type StepResult = Omit<RetrainResult, 'runId' | 'timings'>;
+
+function checkAborted(signal: AbortSignal): void {
+  if (signal.aborted)
+    throw new KgcError(ErrorCode.TRAINING_ABORTED, 'The training job was stopped.');
+}
+
+/** Edges added plus removed since `active` was trained; Infinity when its record is unreadable. */
+function changedSince(active: ActiveVersion, snapshot: Float64Array): number {
+  try {
+    return changedKeys(readVersionEdges(active.dir).snapshot, snapshot);
+  } catch {
+    return Infinity;
+  }
+}
+
+/** The job's phases, in order (see runRetrainJob for the guarantees around them). */
+export async function retrainSteps(ctx: StepContext): Promise<StepResult> {
+  const { db, store, timer, options, signal } = ctx;
+  const graph = await timer.time('export', () => exportDenseGraph(db, options.filter));
+  checkAborted(signal);
+
+  timer.start('split');
+  const keys = tripleKeys(graph);
+  const snapshot = sortedKeys(keys.keys);
+  const split = stableSplit(graph, keys, ctx.split);
+  timer.end();
+  const active = await getActiveVersion(db, ctx.scope);
+  let changedEdges: number | null = null;
+  if (active && (options.minChangedEdges ?? 0) > 0) {
+    changedEdges = changedSince(active, snapshot);
+    if (changedEdges < (options.minChangedEdges ?? 0)) {
+      ctx.log(`skipped: ${changedEdges} edge(s) changed since ${active.version}`);
+      return {
+        status: 'skipped',
+        version: null,
+        dir: null,
+        promoted: false,
+        candidateMrr: null,
+        activeMrr: null,
+        previousActive: active.version,
+        gate: null,
+        metrics: null,
+        changedEdges,
+      };
+    }
+  }
+  const data: TrainingArrays = {
+    entities: graph.entities,
+    relations: graph.relationNames,
+    train: tripleIds(graph, split.train),
+    valid: tripleIds(graph, split.valid),
+    test: tripleIds(graph, split.test),
+  };
+
+  timer.start('train');
+  const preset = options.preset ?? 'default';
+  const overrides = options.overrides ?? {};
+  const config = resolveTrainingConfig(preset, overrides, await graphSize(data));
+  options.onTrainingConfig?.(config);
+  const version = store.newVersionId();
+  const tempDir = store.createTemp(version);
+  ctx.tempDirs.push(tempDir);
+  const progress = new RunProgressWriter(
+    db,
+    ctx.runId,
+    Number(config.epochs),
+    options.progressIntervalMs ?? 3000,
+    ctx.log,
+  );
+  const summary = await train(data, config, {
+    outDir: tempDir,
+    signal,
+    onProgress: (event) => {
+      progress.onEvent(event);
+      options.onProgress?.(event);
+    },
+  });
+  await progress.flush();
+  checkAborted(signal);
+
+  timer.start('evaluate');
+  const threads = overrides.threads ?? 0;
+  const metrics = split.test.length > 0 ? await evaluate(tempDir, data, 'test', threads) : null;
+  checkAborted(signal);
+
+  timer.start('write');
+  const info: VersionInfo = {
+    version,
+    createdAt: new Date().toISOString(),
+    trigger: ctx.trigger,
+    preset,
+    overrides,
+    config,
+    snapshot: {
+      triples: graph.heads.length,
+      entities: graph.entities.length,
+      relations: graph.relationNames.length,
+      fingerprint: fingerprint(snapshot),
+      train: split.train.length,
+      valid: split.valid.length,
+      test: split.test.length,
+      seed: ctx.split.seed,
+      heldOutRate: split.heldOutRate,
+      movedToTrain: split.movedToTrain,
+    },
+    training: {
+      epochsRun: summary.epochsRun,
+      modelEpoch: summary.modelEpoch,
+      stop: summary.stop,
+      seconds: summary.seconds,
+      epochSeconds: summary.epochSeconds,
+    },
+    metrics: { test: metrics, valid: summary.valid ?? null },
+    curve: progress.curve,
+    timings: { ...timer.seconds },
+  };
+  const dir = await writeVersion(store, tempDir, info, { snapshot, all: keys.keys, split });
+  ctx.tempDirs.splice(0, ctx.tempDirs.length, dir);
+  checkAborted(signal);
+
+  timer.start('register');
+  await registerVersion(
+    db,
+    {
+      version,
+      dir,
+      trigger: ctx.trigger,
+      metrics: { test: metrics, valid: summary.valid ?? null },
+      testMrr: metrics?.overall.mrr ?? null,
+      triples: info.snapshot.triples,
+      entities: info.snapshot.entities,
+      relations: info.snapshot.relations,
+      fingerprint: info.snapshot.fingerprint,
+      runId: ctx.runId,
+    },
+    ctx.scope,
+  );
+  // Registered: from here on the version is kept (a failure marks it rejected, never deletes it).
+  ctx.tempDirs.length = 0;
+
+  timer.start('gate');
+  return gateAndPromote(
+    ctx,
+    { version, dir, active, testMrr: metrics?.overall.mrr ?? null },
+    {
+      graph,
+      keys: keys.keys,
+      test: split.test,
+      metrics,
+      changedEdges,
+    },
+  );
+}
+
+async function gateAndPromote(
+  ctx: StepContext,
+  candidate: { version: string; dir: string; active: ActiveVersion | null; testMrr: number | null },
+  held: {
+    graph: Awaited<ReturnType<typeof exportDenseGraph>>;
+    keys: Float64Array;
+    test: Int32Array;
+    metrics: StepResult['metrics'];
+    changedEdges: number | null;
+  },
+): Promise<StepResult> {
+  const { db, scope, options } = ctx;
+  const { version, dir, active } = candidate;
+  const base = { version, dir, previousActive: active?.version ?? null, metrics: held.metrics };
+  if (!active) {
+    await promoteVersion(db, version, scope);
+    ctx.log(`promoted ${version}: the first version`);
+    return {
+      ...base,
+      status: 'succeeded',
+      promoted: true,
+      candidateMrr: candidate.testMrr,
+      activeMrr: null,
+      gate: null,
+      changedEdges: held.changedEdges,
+    };
+  }
+  let gate;
+  try {
+    gate = await runPromotionGate({
+      graph: held.graph,
+      keys: held.keys,
+      test: held.test,
+      candidateDir: dir,
+      active,
+      threads: options.overrides?.threads ?? 0,
+    });
+  } catch (error) {
+    await rejectVersion(db, version, { error: (error as Error).message }, scope).catch(
+      () => undefined,
+    );
+    throw error;
+  }
+  // Nothing comparable (a tiny graph), or an active version whose files are unusable: no
+  // evidence against the candidate, which saw more edges.
+  const better =
+    gate.candidateMrr === null || gate.activeMrr === null || gate.candidateMrr >= gate.activeMrr;
+  const promote = better || options.force === true;
+  const verdict = { ...gate, forced: !better && options.force === true };
+  const scores = `candidate MRR ${gate.candidateMrr?.toFixed(4) ?? 'n/a'} vs active ${active.version} ${gate.activeMrr?.toFixed(4) ?? 'n/a'} on ${gate.compared} held-out edges (${gate.leftOutUnknown + gate.leftOutTrained} left out)`;
+  if (promote) {
+    await recordGate(db, version, verdict, scope);
+    await promoteVersion(db, version, scope);
+    ctx.log(`promoted ${version}${verdict.forced ? ' (forced)' : ''}: ${scores}`);
+  } else {
+    await rejectVersion(db, version, verdict, scope);
+    ctx.log(`rejected ${version}: ${scores}`);
+  }
+  return {
+    ...base,
+    status: promote ? 'succeeded' : 'rejected',
+    promoted: promote,
+    candidateMrr: gate.candidateMrr,
+    activeMrr: gate.activeMrr,
+    gate,
+    changedEdges: held.changedEdges,
+  };
+}

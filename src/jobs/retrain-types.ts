@@ -1,0 +1,55 @@
+import type { EdgeFilter } from '../graph';
+import type { StableSplitOptions } from '../ingest';
+import type {
+  EngineConfig,
+  Metrics,
+  ModelStore,
+  TrainingOverrides,
+  TrainingProgress,
+} from '../model';
+import type { GateResult } from './promotion-gate';
+
+export interface RetrainOptions {
+  /** What started the job: `manual` (kgc train), `schedule`, `request`, ... */
+  trigger?: string;
+  preset?: string;
+  overrides?: TrainingOverrides;
+  filter?: EdgeFilter;
+  split?: Partial<StableSplitOptions>;
+  /** Promote whatever the gate says. */
+  force?: boolean;
+  /** Skip (status `skipped`) when fewer edges changed since the active version. */
+  minChangedEdges?: number;
+  signal?: AbortSignal;
+  onProgress?: (event: TrainingProgress) => void;
+  onPhase?: (phase: string) => void;
+  /** The engine config resolved for this graph, before training starts. */
+  onTrainingConfig?: (config: EngineConfig) => void;
+  /** Called once the run is recorded (its id) and holds the lease (its holder). */
+  onRunStarted?: (run: { runId: string; holder: string }) => void;
+  log?: (line: string) => void;
+  /** Defaults from config: the model store, the registry scope, the lease's time to live. */
+  store?: ModelStore;
+  scope?: string;
+  leaseSeconds?: number;
+  /** The run's progress is written at most this often. */
+  progressIntervalMs?: number;
+}
+
+export interface RetrainResult {
+  runId: string;
+  status: 'succeeded' | 'rejected' | 'skipped';
+  version: string | null;
+  dir: string | null;
+  promoted: boolean;
+  /** The gate's scores on the edges both were compared on (candidate alone: its test MRR). */
+  candidateMrr: number | null;
+  activeMrr: number | null;
+  /** The version active before the job (still active unless promoted). */
+  previousActive: string | null;
+  gate: GateResult | null;
+  /** The candidate's metrics on all current held-out test edges, overall and per relation. */
+  metrics: Metrics | null;
+  changedEdges: number | null;
+  timings: Record<string, number>;
+}

@@ -1,0 +1,192 @@
+import { fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { Cron } from 'croner';
+import type { Database } from '../graph';
+import {
+  getActiveVersion,
+  markInterruptedRuns,
+  pendingRetrainRequests,
+  releaseLease,
+} from '../graph/registry';
+import type { ChildJobRequest, ChildMessage } from './job-child';
+
+export interface WorkerOptions {
+  /** Cron expression of scheduled runs; undefined: requests only. */
+  cron?: string;
+  pollSeconds: number;
+  /** Scheduled runs are skipped when fewer edges changed since the active version. */
+  minChangedEdges: number;
+  scope: string;
+  /** Settings of every job (the trigger is the worker's). */
+  job: Omit<ChildJobRequest, 'trigger' | 'minChangedEdges'>;
+  log: (line: string) => void;
+  /** The child's entry script (the compiled job-child.js beside this file by default). */
+  jobScript?: string;
+  /** How long a stopping child may take before it is killed. */
+  stopTimeoutMs?: number;
+  /** At start, run a job at once when no version is active (a fresh deployment). */
+  trainIfEmpty?: boolean;
+}
+
+interface RunningJob {
+  child: ChildProcess;
+  trigger: string;
+  runId?: string;
+  holder?: string;
+  exited: Promise<ChildMessage | null>;
+}
+
+/**
+ * Runs the retraining job on a schedule and on request, each job in a child process so the
+ * worker stays responsive; one job at a time here, and across workers through the lease the
+ * job takes (a child that finds it held exits with JOB_LOCKED and the next tick tries again).
+ */
+export class RetrainWorker {
+  private cron: Cron | undefined;
+  private poll: NodeJS.Timeout | undefined;
+  private running: RunningJob | undefined;
+  private stopping = false;
+  private checking = false;
+
+  constructor(
+    private readonly db: Database,
+    private readonly options: WorkerOptions,
+  ) {}
+
+  start(): void {
+    if (this.options.cron) {
+      this.cron = new Cron(this.options.cron, () => {
+        this.launch('schedule');
+      });
+    }
+    this.poll = setInterval(() => void this.checkRequests(), this.options.pollSeconds * 1000);
+    if (this.options.trainIfEmpty) void this.trainIfEmpty();
+    else void this.checkRequests();
+  }
+
+  private async trainIfEmpty(): Promise<void> {
+    try {
+      if ((await getActiveVersion(this.db, this.options.scope)) === null) this.launch('initial');
+      else await this.checkRequests();
+    } catch (error) {
+      this.options.log(`could not read the active version: ${(error as Error).message}`);
+    }
+  }
+
+  /** When the next scheduled run is due, if any. */
+  nextRun(): Date | null {
+    return this.cron?.nextRun() ?? null;
+  }
+
+  get busy(): boolean {
+    return this.running !== undefined;
+  }
+
+  private async checkRequests(): Promise<void> {
+    if (this.running || this.stopping || this.checking) return;
+    this.checking = true;
+    try {
+      const pending = await pendingRetrainRequests(this.db, this.options.scope);
+      if (pending > 0 && !this.running && !this.stopping) this.launch('request');
+    } catch (error) {
+      this.options.log(`could not look for retraining requests: ${(error as Error).message}`);
+    } finally {
+      this.checking = false;
+    }
+  }
+
+  /** Starts a job in a child unless one is running; resolves when the child has exited. */
+  launch(trigger: string): Promise<ChildMessage | null> | null {
+    if (this.stopping) return null;
+    if (this.running) {
+      this.options.log(
+        `${trigger} run skipped: run ${this.running.runId ?? '(starting)'} is still going`,
+      );
+      return null;
+    }
+    const request: ChildJobRequest = {
+      ...this.options.job,
+      trigger,
+      minChangedEdges: trigger === 'schedule' ? this.options.minChangedEdges : 0,
+    };
+    const script = this.options.jobScript ?? path.join(__dirname, 'job-child.js');
+    const child = fork(script, [JSON.stringify(request)], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    let last: ChildMessage | null = null;
+    const job: RunningJob = {
+      child,
+      trigger,
+      exited: new Promise((resolve) => {
+        child.once('exit', (code, signal) => {
+          this.running = undefined;
+          this.report(job, last, code, signal);
+          resolve(last);
+        });
+      }),
+    };
+    child.on('message', (message: ChildMessage) => {
+      last = message;
+      if (message.type === 'started') {
+        job.runId = message.runId;
+        job.holder = message.holder;
+        this.options.log(`job started: run ${message.runId} (${trigger}), pid ${child.pid}`);
+      }
+    });
+    this.running = job;
+    return job.exited;
+  }
+
+  private report(
+    job: RunningJob,
+    last: ChildMessage | null,
+    code: number | null,
+    signal: NodeJS.Signals | null,
+  ): void {
+    const run = job.runId ?? '(none)';
+    if (last?.type === 'done') {
+      const scores = `candidate MRR ${last.candidateMrr?.toFixed(4) ?? 'n/a'}, active ${last.activeMrr?.toFixed(4) ?? 'n/a'}`;
+      this.options.log(
+        `job ended: run ${run} ${last.status}${last.version ? ` version ${last.version}` : ''}` +
+          `${last.promoted ? ' (promoted)' : ''}; ${scores}`,
+      );
+    } else if (last?.type === 'failed') {
+      this.options.log(`job ended: run ${run} failed [${last.code}] ${last.message}`);
+    } else {
+      this.options.log(`job ended: run ${run}, child exited (code ${code}, signal ${signal})`);
+    }
+  }
+
+  /**
+   * Stops scheduling, stops the running child (its run ends `interrupted`), and waits for it;
+   * a child that does not stop in time is killed, and its run and lease are cleaned up here.
+   */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.cron?.stop();
+    clearInterval(this.poll);
+    const job = this.running;
+    if (!job) return;
+    this.options.log(`stopping run ${job.runId ?? '(starting)'} (pid ${job.child.pid})`);
+    if (job.child.connected) job.child.send({ type: 'stop' });
+    else job.child.kill('SIGTERM');
+    const timeout = new Promise<'timeout'>((resolve) => {
+      setTimeout(() => resolve('timeout'), this.options.stopTimeoutMs ?? 30_000).unref();
+    });
+    if ((await Promise.race([job.exited, timeout])) === 'timeout') {
+      job.child.kill('SIGKILL');
+      await job.exited;
+    }
+    // Only changes a run the child could not end itself.
+    if (job.runId) {
+      const reason = 'the worker stopped (SIGTERM) during the job';
+      await markInterruptedRuns(this.db, { ids: [job.runId], reason }, this.options.scope).catch(
+        () => undefined,
+      );
+    }
+    if (job.holder) {
+      await releaseLease(this.db, job.holder, this.options.scope).catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,172 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ErrorCode, KgcError } from '../../errors';
+import { Scorer } from '../scorer';
+import {
+  readKeys,
+  readVersionInfo,
+  readVocabulary,
+  SNAPSHOT_KEYS_FILE,
+  TRAINED_KEYS_FILE,
+  VersionInfo,
+} from './version-info';
+
+const TEMP_PREFIX = '.tmp-';
+const VERSION_ID = /^v\d{8}T\d{6}Z-[0-9a-f]{6}$/;
+
+/** A version as read back from the store, checked for completeness. */
+export interface StoredVersion {
+  version: string;
+  dir: string;
+  info: VersionInfo;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: alive but someone else's.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Model versions on disk, one directory each, named by version id. A version is written under
+ * `.tmp-<version>-<pid>` and renamed into place when complete, so a reader sees a whole version
+ * or none; a job killed mid-write leaves only a temporary directory, which `cleanStale` removes.
+ */
+export class ModelStore {
+  constructor(readonly root: string) {}
+
+  /** Sortable by creation time (UTC, to the second), unique by its random tail. */
+  newVersionId(now = new Date()): string {
+    const stamp = now
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d+Z$/, 'Z');
+    return `v${stamp}-${crypto.randomBytes(3).toString('hex')}`;
+  }
+
+  dir(version: string): string {
+    if (!VERSION_ID.test(version)) {
+      throw new KgcError(
+        ErrorCode.BAD_USER_INPUT,
+        `"${version}" is not a model version id (like v20260101T120000Z-a1b2c3).`,
+      );
+    }
+    return path.join(this.root, version);
+  }
+
+  /** A fresh temporary directory for `version`, owned by this process. */
+  createTemp(version: string): string {
+    fs.mkdirSync(this.root, { recursive: true });
+    const dir = path.join(this.root, `${TEMP_PREFIX}${version}-${process.pid}`);
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.mkdirSync(dir);
+    return dir;
+  }
+
+  /** Moves a complete temporary directory into place, atomically (same filesystem). */
+  commit(tempDir: string, version: string): string {
+    const target = this.dir(version);
+    if (fs.existsSync(target)) {
+      throw new KgcError(
+        ErrorCode.INTERNAL,
+        `Model version ${version} already exists in the store.`,
+      );
+    }
+    fs.renameSync(tempDir, target);
+    return target;
+  }
+
+  /** Removes a version directory (one that never got registered). */
+  discard(version: string): void {
+    fs.rmSync(this.dir(version), { recursive: true, force: true });
+  }
+
+  /** Temporary directories whose writer process is gone; returns the removed names. */
+  cleanStale(): string[] {
+    if (!fs.existsSync(this.root)) return [];
+    const removed: string[] = [];
+    for (const name of fs.readdirSync(this.root)) {
+      if (!name.startsWith(TEMP_PREFIX)) continue;
+      const pid = Number(/-(\d+)$/.exec(name)?.[1]);
+      if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) continue;
+      fs.rmSync(path.join(this.root, name), { recursive: true, force: true });
+      removed.push(name);
+    }
+    return removed;
+  }
+
+  /** Version ids present in the store (complete directories only), oldest first. */
+  list(): string[] {
+    if (!fs.existsSync(this.root)) return [];
+    return fs
+      .readdirSync(this.root)
+      .filter((name) => VERSION_ID.test(name))
+      .sort();
+  }
+
+  /** The version's record; MODEL_INVALID when it is missing or incomplete. */
+  open(version: string): StoredVersion {
+    return openVersionDir(this.dir(version), version);
+  }
+
+  /** Loads the version for scoring; MODEL_INVALID when missing, incomplete or corrupt. */
+  loadScorer(version: string): Scorer {
+    return loadScorer(this.open(version).dir);
+  }
+}
+
+/** Opens a version directory wherever it is (the registry records each version's `dir`). */
+export function openVersionDir(dir: string, expected?: string): StoredVersion {
+  const info = readVersionInfo(dir);
+  if (expected !== undefined && info.version !== expected) {
+    throw new KgcError(
+      ErrorCode.MODEL_INVALID,
+      `The model directory ${dir} holds version ${info.version}, not ${expected}.`,
+    );
+  }
+  return { version: info.version, dir, info };
+}
+
+/**
+ * Loads a version directory for scoring. Every failure (missing files, a checksum that does not
+ * match, a truncated tensor file) is MODEL_INVALID, so a caller can keep what it serves.
+ */
+export function loadScorer(dir: string): Scorer {
+  openVersionDir(dir);
+  try {
+    return Scorer.load(dir);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new KgcError(
+      ErrorCode.MODEL_INVALID,
+      `The model in ${dir} cannot be loaded: ${message}`,
+      {
+        cause: error,
+      },
+    );
+  }
+}
+
+/** What the promotion gate needs of an older version: its vocabularies and trained edges. */
+export interface VersionEdges {
+  entities: string[];
+  relations: string[];
+  /** Sorted keys of the edges the version trained on. */
+  trained: Float64Array;
+  /** Sorted keys of every edge of its snapshot. */
+  snapshot: Float64Array;
+}
+
+export function readVersionEdges(dir: string): VersionEdges {
+  openVersionDir(dir);
+  return {
+    ...readVocabulary(dir),
+    trained: readKeys(path.join(dir, TRAINED_KEYS_FILE)),
+    snapshot: readKeys(path.join(dir, SNAPSHOT_KEYS_FILE)),
+  };
+}

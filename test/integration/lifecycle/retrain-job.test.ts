@@ -1,0 +1,117 @@
+import fs from 'node:fs';
+import { Database } from '../../../src/graph';
+import { getActiveVersion, listTrainingRuns, listVersions } from '../../../src/graph/registry';
+import { runRetrainJob } from '../../../src/jobs/retrain-job';
+import { lifecycleFixture, TINY, writeClassGraph } from '../../support/lifecycle';
+import { testDatabase } from '../../support/test-database';
+
+jest.setTimeout(180_000);
+
+describe('the retraining job', () => {
+  let db: Database;
+  beforeAll(() => {
+    db = testDatabase();
+  });
+  afterAll(async () => {
+    await db.close();
+  });
+
+  it('promotes the first version, then rejects a worse one with both scores', async () => {
+    const graph = await writeClassGraph(db, 80);
+    const { scope, store, config } = lifecycleFixture();
+    const split = { heldOutFraction: 0.2 };
+    const first = await runRetrainJob(db, config, {
+      scope,
+      store,
+      filter: graph.filter,
+      split,
+      overrides: TINY,
+    });
+    expect(first.promoted).toBe(true);
+    expect(first.status).toBe('succeeded');
+    expect(await getActiveVersion(db, scope)).toEqual({ version: first.version, dir: first.dir });
+    for (const file of [
+      'manifest.json',
+      'model.safetensors',
+      'version.json',
+      'metrics.json',
+      'training-curve.svg',
+    ]) {
+      expect(fs.existsSync(`${first.dir}/${file}`)).toBe(true);
+    }
+
+    const worse = await runRetrainJob(db, config, {
+      scope,
+      store,
+      filter: graph.filter,
+      split,
+      overrides: { ...TINY, epochs: 1, evalEvery: 0 },
+    });
+    expect(worse.promoted).toBe(false);
+    expect(worse.status).toBe('rejected');
+    expect(worse.candidateMrr).toBeLessThan(worse.activeMrr as number);
+    expect((await getActiveVersion(db, scope))?.version).toBe(first.version);
+    const versions = await listVersions(db, scope);
+    expect(versions.map((v) => [v.version, v.status])).toEqual([
+      [worse.version, 'rejected'],
+      [first.version, 'active'],
+    ]);
+    const runs = await listTrainingRuns(db, { first: 10 }, scope);
+    expect(runs.items.map((r) => r.status)).toEqual(['rejected', 'succeeded']);
+  });
+
+  it('compares on edges both versions know, counts the rest, and skips a run with too few changes', async () => {
+    const graph = await writeClassGraph(db, 80);
+    const { scope, store, config } = lifecycleFixture();
+    const split = { heldOutFraction: 0.2 };
+    const first = await runRetrainJob(db, config, {
+      scope,
+      store,
+      filter: graph.filter,
+      split,
+      overrides: TINY,
+    });
+    const skipped = await runRetrainJob(db, config, {
+      scope,
+      store,
+      filter: graph.filter,
+      split,
+      overrides: TINY,
+      trigger: 'schedule',
+      minChangedEdges: 1,
+    });
+    expect(skipped).toMatchObject({ status: 'skipped', changedEdges: 0, version: null });
+
+    // 30 new entities, six edges each: some of their edges land in test, unknown to `first`.
+    const added: [string, string, string][] = [];
+    for (let i = 0; i < 30; i++) {
+      added.push([`n${i}`, 'is_a', `class${i % 4}`]);
+      for (const step of [4, 8, 12, 16, 20])
+        added.push([`n${i}`, 'similar_to', `e${(i + step) % 80}`]);
+    }
+    await graph.add(added);
+    const second = await runRetrainJob(db, config, {
+      scope,
+      store,
+      filter: graph.filter,
+      split,
+      overrides: TINY,
+      trigger: 'schedule',
+      minChangedEdges: 100,
+    });
+    expect(second.changedEdges).toBe(added.length);
+    expect(second.gate?.leftOutUnknown).toBeGreaterThan(0);
+    expect(second.gate?.leftOutTrained).toBe(0);
+    expect(second.gate?.compared).toBeGreaterThan(0);
+    expect(second.gate?.compared).toBeLessThan(second.metrics?.overall.count as number);
+    expect(second.gate?.equalized).toBe(true);
+    const v2 = store.open(second.version as string).info;
+    const v1 = store.open(first.version as string).info;
+    expect(v2.snapshot.triples).toBe(v1.snapshot.triples + added.length);
+    expect(v2.snapshot.fingerprint).not.toBe(v1.snapshot.fingerprint);
+    // Every edge held out for `first` is still held out: same hash, same part.
+    expect(v2.snapshot.test).toBeGreaterThanOrEqual(v1.snapshot.test);
+    expect(v2.curve.length).toBe(TINY.epochs);
+    expect(v2.metrics.test?.perRelation.length).toBeGreaterThan(0);
+  });
+});
