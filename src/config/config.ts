@@ -94,6 +94,8 @@ export interface LifecycleConfig {
   requestPollSeconds: number;
   /** A job's lease expires this long after its last renewal (its holder died). */
   leaseSeconds: number;
+  /** How often `kgc serve` checks the registry for a newly promoted (or rolled back) version. */
+  modelPollSeconds: number;
 }
 
 const NEO4J_SCHEMES = ['bolt', 'bolt+s', 'bolt+ssc', 'neo4j', 'neo4j+s', 'neo4j+ssc'] as const;
@@ -175,6 +177,7 @@ function readLifecycle(env: Env, stateDir: string, cwd: string): LifecycleConfig
     retrainRelations: readOptionalList(env, 'KGC_RETRAIN_RELATIONS'),
     requestPollSeconds: readInt(env, 'KGC_RETRAIN_POLL_SECONDS', 5, { min: 1, max: 3600 }),
     leaseSeconds: readInt(env, 'KGC_JOB_LEASE_SECONDS', 60, { min: 2, max: 86400 }),
+    modelPollSeconds: readInt(env, 'KGC_MODEL_POLL_SECONDS', 2, { min: 1, max: 3600 }),
   };
 }
 

@@ -1,6 +1,7 @@
 import { DecisionResolver } from './decision.resolver';
 import { EntityResolver } from './entity.resolver';
 import { HealthResolver } from './health.resolver';
+import { LifecycleResolver } from './lifecycle.resolver';
 import { ModelResolver } from './model.resolver';
 import { PredictionResolver } from './prediction.resolver';
 
@@ -11,6 +12,7 @@ export const resolvers = [
   EntityResolver,
   ModelResolver,
   DecisionResolver,
+  LifecycleResolver,
 ] as const;
 export { authChecker } from './auth-checker';
 export { createLoaders } from './loaders';

@@ -31,4 +31,6 @@ export interface RequestContext {
   /** Server-wide: batches missingLinks across concurrent requests. */
   missingLinks: MissingLinksBatcher;
   metrics?: ApiMetrics;
+  /** The model registry's scope (KGC_REGISTRY_SCOPE). */
+  registryScope?: string;
 }

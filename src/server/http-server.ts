@@ -31,13 +31,15 @@ export interface ServerDeps {
   model: () => ServingModel | undefined;
   api: ApiConfig;
   logger: Logger;
+  registryScope?: string;
   /** Defaults: fresh metrics; readiness of the database and the model (migrations unchecked). */
   metrics?: ServerMetrics;
   readiness?: ReadinessCheck;
 }
 
 /** ServerDeps with the defaults filled in, plus the server-wide missingLinks batcher. */
-type Deps = Required<ServerDeps> & { batcher: MissingLinksBatcher };
+type Deps = Required<Omit<ServerDeps, 'registryScope'>> &
+  Pick<ServerDeps, 'registryScope'> & { batcher: MissingLinksBatcher };
 
 const STATUS: Partial<Record<string, number>> = {
   [ErrorCode.BAD_REQUEST]: 400,
@@ -231,6 +233,7 @@ async function serveGraphQL(
     loaders: createLoaders(deps.db),
     missingLinks: deps.batcher,
     metrics: deps.metrics,
+    registryScope: deps.registryScope,
     trace,
     logger: deps.logger,
   };

@@ -4,18 +4,26 @@ import { loadServingModel } from '../model';
 import { listen, RunningServer } from './http-server';
 import { Logger, silentLogger } from './logger';
 import { ServerMetrics } from './metrics';
+import { FollowOptions, ModelFollower } from './model-follower';
 import { ReadinessCheck } from './readiness';
 
 export interface StartServerOptions {
   migrationsDir: string;
   /** The migration chain to check; tests use their own. */
   migrationChain?: string;
-  /** The model to serve (a `kgc train --out` folder); missingLinks answers MODEL_NOT_READY without. */
+  /** Pin this model directory (a `kgc train --out` folder or a version) instead of following. */
   modelDir?: string;
+  /** Serve the registry's active version and follow promotions (ignored with `modelDir`). */
+  follow?: FollowOptions;
   logger?: Logger;
 }
 
-export type StartedServer = RunningServer & { db: Database; metrics: ServerMetrics };
+export type StartedServer = RunningServer & {
+  db: Database;
+  metrics: ServerMetrics;
+  /** Present when the server follows the registry. */
+  follower?: ModelFollower;
+};
 
 /** The API's database: fails fast while Neo4j is away, and reports read latency. */
 export function openServingDatabase(config: Config, metrics: ServerMetrics): Database {
@@ -41,7 +49,14 @@ export async function startServer(
     await db.ping();
     const migrations = { dir: options.migrationsDir, chain: options.migrationChain };
     await new MigrationRunner(db, migrations).assertUpToDate();
-    const model = options.modelDir ? loadServingModel(options.modelDir) : undefined;
+    const pinned = options.modelDir ? loadServingModel(options.modelDir) : undefined;
+    const follower =
+      !pinned && options.follow
+        ? new ModelFollower(db, options.follow, logger, (m) => metrics.setModelVersion(m.version))
+        : undefined;
+    await follower?.start();
+    const model = () => pinned ?? follower?.current();
+    metrics.setModelVersion(model()?.version);
     if (config.api.keys.length === 0) {
       logger.warn(
         'No API keys configured (KGC_API_KEYS): anonymous reads are allowed and every mutation is refused.',
@@ -50,11 +65,12 @@ export async function startServer(
     const running = await listen(
       {
         db,
-        model: () => model,
+        model,
         api: config.api,
         logger,
+        registryScope: options.follow?.scope ?? config.lifecycle.registryScope,
         metrics,
-        readiness: new ReadinessCheck(db, migrations, () => model),
+        readiness: new ReadinessCheck(db, migrations, model),
       },
       config.http.host,
       config.http.port,
@@ -63,7 +79,9 @@ export async function startServer(
       ...running,
       db,
       metrics,
+      follower,
       stop: async (drainMs?: number) => {
+        await follower?.stop();
         await running.stop(drainMs);
         await db.close();
       },
