@@ -59,6 +59,20 @@ async function main(): Promise<void> {
       filter: relations ? { relations } : undefined,
       signal: controller.signal,
       log: (line) => process.stderr.write(`job: ${line}\n`),
+      onPhase: (phase) => process.stderr.write(`job: phase=${phase}\n`),
+      // Log lines, not a bar: the worker's output is a log.
+      onProgress: (event) => {
+        if (event.kind === 'epoch') {
+          process.stderr.write(
+            `job: epoch=${event.epoch}/${event.epochs} loss=${event.loss?.toFixed(6)} ` +
+              `seconds=${event.seconds?.toFixed(2)}\n`,
+          );
+        } else if (event.kind === 'validation' && event.metrics) {
+          process.stderr.write(
+            `job: validation epoch=${event.epoch} mrr=${event.metrics.overall.mrr.toFixed(4)}\n`,
+          );
+        }
+      },
       onRunStarted: (run) => send({ type: 'started', ...run }),
     });
     send({

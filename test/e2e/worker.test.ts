@@ -68,6 +68,8 @@ describe('kgc worker', () => {
     expect(await worker.exited).toEqual({ code: 0, signal: null });
     expect(worker.output()).toMatch(/worker: started: schedule "\* \* \* \* \* \*"/);
     expect(worker.output()).toMatch(/worker: stopped/);
+    expect(worker.output()).toMatch(/job: phase=train\n/);
+    expect(worker.output()).toMatch(/job: epoch=5\/5 loss=/);
     // One job at a time: the runs never overlap.
     const all = (await runs(scope)).sort((a, b) => a.startedAt.localeCompare(b.startedAt));
     for (let i = 1; i < all.length; i++) {
