@@ -85,5 +85,8 @@ export function createGraphQLServer(api: ApiConfig): ApolloServer<ServerContext>
       maxAliasesRule({ n: api.maxAliases, ...reportAsValidationError }),
     ],
     plugins: [tracePlugin],
+    // The HTTP server owns shutdown (it drains in-flight requests first); Apollo's own handler
+    // would stop mid-drain and re-raise the signal, killing the process.
+    stopOnTerminationSignals: false,
   });
 }

@@ -41,6 +41,9 @@ export interface ServerDeps {
 type Deps = Required<Omit<ServerDeps, 'registryScope'>> &
   Pick<ServerDeps, 'registryScope'> & { batcher: MissingLinksBatcher };
 
+/** How long a stopping server still reads requests already sent on open connections. */
+const SHUTDOWN_GRACE_MS = 250;
+
 const STATUS: Partial<Record<string, number>> = {
   [ErrorCode.BAD_REQUEST]: 400,
   [ErrorCode.UNAUTHENTICATED]: 401,
@@ -64,9 +67,12 @@ export async function listen(
   const apollo = createGraphQLServer(deps.api);
   await apollo.start();
   let inFlight = 0;
+  let draining = false;
   let idle: (() => void) | undefined;
   const server = http.createServer((request, response) => {
     inFlight += 1;
+    // While draining, tell keep-alive clients not to send more on this connection.
+    if (draining) response.setHeader('connection', 'close');
     response.on('close', () => {
       inFlight -= 1;
       if (inFlight === 0) idle?.();
@@ -92,7 +98,11 @@ export async function listen(
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${address.port}/graphql`,
     stop: async (drainMs = 10_000) => {
+      draining = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Requests already sent on open connections may not be parsed yet: give them a moment
+      // before idle connections are closed, then wait for every request in flight.
+      await new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS));
       server.closeIdleConnections();
       if (inFlight > 0) {
         await Promise.race([
@@ -140,6 +150,7 @@ async function handle(
   const started = process.hrtime.bigint();
   const trace: RequestTrace = { id: requestId(request), codes: [] };
   response.setHeader('x-request-id', trace.id);
+  deps.logger.debug({ reqId: trace.id, method: request.method }, 'request received');
   let path = '?';
   try {
     // Split by hand, not with `new URL`: a request target such as `//` is not a valid URL.

@@ -6,7 +6,7 @@ import { ModelStore } from '../../model';
 import { createLogger } from '../../server/logger';
 import { startServer } from '../../server/start-server';
 import type { CliOutput } from '../cli-output';
-import { MIGRATIONS_DIR } from '../migrated-database';
+import { MIGRATIONS_DIR, openMigratedDatabase } from '../migrated-database';
 
 /**
  * `kgc serve`: the API, logging JSON lines to stdout (pino). Without --model (or KGC_MODEL_DIR)
@@ -33,6 +33,10 @@ export function serveCommand(_out: CliOutput): Command {
       }
       const modelDir = options.model ?? config.modelDir;
       const logger = createLogger(config.logLevel);
+      // The local default is ours to migrate; a server named by NEO4J_URI is refused below.
+      if (config.neo4j.kind === 'local') {
+        await (await openMigratedDatabase(config, (line) => logger.info(line))).close();
+      }
       const server = await startServer(config, {
         migrationsDir: MIGRATIONS_DIR,
         modelDir: modelDir ? path.resolve(modelDir) : undefined,
@@ -54,9 +58,17 @@ export function serveCommand(_out: CliOutput): Command {
         },
         'GraphQL API listening',
       );
+      // The handlers stay installed through the drain: a repeated signal must not kill the
+      // process (the default action) while requests are still being answered.
+      let stopping = false;
       await new Promise<void>((resolve) => {
-        process.once('SIGINT', () => resolve());
-        process.once('SIGTERM', () => resolve());
+        const onSignal = (signal: NodeJS.Signals) => {
+          if (stopping) logger.info({ signal }, 'already shutting down');
+          stopping = true;
+          resolve();
+        };
+        process.on('SIGINT', onSignal);
+        process.on('SIGTERM', onSignal);
       });
       logger.info('shutting down: no new connections, draining in-flight requests');
       await server.stop();
