@@ -34,3 +34,4 @@ export {
 export type { AcceptedEdge, AcceptRequest, ModelScore, Rejection } from './predictions/write-back';
 export { DECISION_KINDS, listDecisions, parseDecisionCursor } from './predictions/decision-log';
 export type { DecisionKind, DecisionPage, DecisionRecord } from './predictions/decision-log';
+export { edgesPresent } from './triples/edges-present';

@@ -31,5 +31,7 @@ export {
   DEMO_RELATIONS,
   demoSamplePerson,
   demoTriples,
+  demoWorld,
   writeDemoGraph,
 } from './demo-graph';
+export type { DemoWorld } from './demo-graph';

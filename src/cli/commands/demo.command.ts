@@ -1,103 +1,194 @@
 import path from 'node:path';
 import { Command } from 'commander';
-import { loadConfig } from '../../config';
-import { localNeo4jFromConfig, MigrationRunner, openDatabase } from '../../graph';
+import { Config, loadConfig } from '../../config';
+import { edgesPresent, localNeo4jFromConfig } from '../../graph';
+import type { Database } from '../../graph';
+import { getActiveVersion } from '../../graph/registry';
 import {
   DEMO_RELATIONS,
   demoSamplePerson,
+  demoWorld,
   ingestFile,
   logProgress,
   writeDemoGraph,
 } from '../../ingest';
-import { trainFromGraph } from '../../jobs/train-from-graph';
+import { runRetrainJob } from '../../jobs';
+import type { RetrainResult } from '../../jobs';
+import { ModelStore } from '../../model';
+import { createApiKey } from '../../server/api-keys';
+import { silentLogger } from '../../server/logger';
 import { startServer } from '../../server/start-server';
 import type { CliOutput } from '../cli-output';
+import { acceptPrediction, countRecovered, sampleQuestion, SAMPLE_QUERY } from '../demo-client';
+import { MIGRATIONS_DIR, openMigratedDatabase } from '../migrated-database';
 import { trainingProgressReporter } from '../training-progress';
 import { parseCount } from './command-args';
-import { MIGRATIONS_DIR } from '../migrated-database';
-
-const SAMPLE_QUERY = `query Demo($entity: String!, $relation: String!) {
-  missingLinks(entity: $entity, relation: $relation, k: 3) { entity { id } rank probability }
-}`;
 
 interface DemoOptions {
   epochs?: string;
   serve: boolean;
+  json?: boolean;
 }
 
+/** What `--json` prints last. */
+interface DemoSummary {
+  heldOut: number;
+  recoveredTop10: number;
+  recoveredTop1: number;
+  modelVersion: string | null;
+  mrr: number | null;
+  promoted: boolean;
+  candidateMrr: number | null;
+  activeMrr: number | null;
+  accepted: { head: string; relation: string; tail: string } | null;
+  url: string;
+}
+
+const mrr = (value: number | null | undefined) => (value == null ? 'n/a' : value.toFixed(3));
+
 /**
- * The product's main job on the embedded default: a local Neo4j, a small graph ingested into
- * it, a model trained from the graph, and the GraphQL API serving missingLinks.
+ * The product's loop on a generated graph: ingest it (some derivable edges held out), train
+ * version 1 through the retraining job, serve it, ask missingLinks, accept the top answer as an
+ * admin (it is written back with its provenance), retrain (version 2 meets the promotion gate),
+ * and serve the active version, counting the held-out edges it recovers.
  */
 export function demoCommand(out: CliOutput): Command {
   return new Command('demo')
     .description(
-      'Run the demo: local Neo4j (unless NEO4J_URI is set), ingest a small graph, train, serve missingLinks',
+      'Run the whole loop on a generated graph: ingest, train, serve, write back a prediction, retrain through the gate',
     )
-    .option('--epochs <n>', 'training epochs (early stopping may end sooner)', '100')
-    .option('--no-serve', 'exit after the sample query instead of serving until Ctrl-C')
+    .option('--epochs <n>', 'training epochs per version (early stopping may end sooner)', '100')
+    .option('--no-serve', 'exit after the steps instead of serving until Ctrl-C')
+    .option('--json', 'print a JSON summary as the last line')
     .action(async (options: DemoOptions) => {
       const config = loadConfig();
       const epochs = parseCount(options.epochs, '--epochs', 1) ?? 100;
       if (config.neo4j.kind === 'local') await localNeo4jFromConfig(config, out.info).start();
-      const db = openDatabase(config);
-      let stopServer: (() => Promise<void>) | undefined;
+      const db = await openMigratedDatabase(config, out.info);
       try {
-        await db.ping();
-        const applied = await new MigrationRunner(db, {
-          dir: MIGRATIONS_DIR,
-          log: out.info,
-        }).migrate();
-        out.info(
-          `Migrations: ${applied.length} applied now, database up to date (${db.target.uri}).`,
-        );
-
-        const file = writeDemoGraph(path.join(config.stateDir, 'demo'));
-        const ingested = await ingestFile(db, { file, progress: logProgress(out.info) });
-        out.info(
-          `Ingested ${ingested.triples} demo triples (${ingested.written} new, ${ingested.alreadyPresent} already there).`,
-        );
-
-        const modelDir = path.join(config.stateDir, 'models', 'demo');
-        out.info(
-          `Training NePTuNe on the demo graph (${epochs} epochs at most, early stopping) ...`,
-        );
-        const request = { preset: 'default', overrides: { epochs, evalEvery: 10, patience: 5 } };
-        const trained = await trainFromGraph(db, request, {
-          outDir: modelDir,
-          filter: { relations: DEMO_RELATIONS },
-          split: { seed: 1, validFraction: 0.1, testFraction: 0.1 },
-          onProgress: trainingProgressReporter(epochs),
-        });
-        out.info(
-          `Trained on ${trained.triples} triples, ${trained.entities} entities: ${trained.epochsRun} epochs ` +
-            `in ${trained.seconds.toFixed(1)} s, validation MRR ${trained.valid?.overall.mrr.toFixed(3) ?? 'n/a'}.`,
-        );
-
-        const server = await startServer(config, { migrationsDir: MIGRATIONS_DIR, modelDir }, db);
-        stopServer = server.stop;
-        const variables = { entity: demoSamplePerson(), relation: 'citizen_of' };
-        const response = await fetch(server.url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ query: SAMPLE_QUERY, variables }),
-        });
-        out.info(
-          `GraphQL API on ${server.url}. Sample: missingLinks(${JSON.stringify(variables)}) ->`,
-        );
-        out.info(JSON.stringify(await response.json()));
-        if (!options.serve) return;
-        out.info(
-          `Try it: curl -s ${server.url} -H 'content-type: application/json' -d '${JSON.stringify({ query: SAMPLE_QUERY, variables })}'`,
-        );
-        out.info('Serving until Ctrl-C; `npx kgc neo4j stop` stops Neo4j afterwards.');
-        await new Promise<void>((resolve) => {
-          process.once('SIGINT', resolve);
-          process.once('SIGTERM', resolve);
-        });
+        await runDemo(db, config, epochs, options, out);
       } finally {
-        if (stopServer) await stopServer();
-        else await db.close();
+        await db.close();
       }
     });
+}
+
+async function runDemo(
+  db: Database,
+  config: Config,
+  epochs: number,
+  options: DemoOptions,
+  out: CliOutput,
+): Promise<void> {
+  const world = demoWorld();
+  const file = writeDemoGraph(path.join(config.stateDir, 'demo'), world);
+  const ingested = await ingestFile(db, { file, progress: logProgress(out.info) });
+  out.info(
+    `1. Ingested ${ingested.triples} demo triples (${ingested.written} new, ${ingested.alreadyPresent} already there); ` +
+      `${world.heldOut.length} citizenships the graph implies are held out of it.`,
+  );
+
+  const store = new ModelStore(config.lifecycle.modelStore);
+  const scope = config.lifecycle.registryScope;
+  const job = (trigger: string, force: boolean): Promise<RetrainResult> =>
+    runRetrainJob(db, config, {
+      trigger,
+      force,
+      store,
+      scope,
+      filter: { relations: DEMO_RELATIONS },
+      overrides: { epochs, evalEvery: 5, patience: 4 },
+      onProgress: trainingProgressReporter(epochs),
+    });
+  const existing = await getActiveVersion(db, scope);
+  if (existing) {
+    out.info(`2. Version ${existing.version} is active already (an earlier demo): reusing it.`);
+  } else {
+    const first = await job('demo', true);
+    out.info(
+      `2. Trained version ${first.version} through the retraining job: held-out test MRR ${mrr(first.candidateMrr)}; promoted.`,
+    );
+  }
+
+  // An admin key for this process only: the demo accepts a prediction as an admin would.
+  const admin = createApiKey('demo-admin', 'admin');
+  const serveConfig = { ...config, api: { ...config.api, keys: [...config.api.keys] } };
+  serveConfig.api.keys.push(...loadConfig({ KGC_API_KEYS: admin.entry }).api.keys);
+  const server = await startServer(serveConfig, {
+    migrationsDir: MIGRATIONS_DIR,
+    follow: { store, scope, pollMs: config.lifecycle.modelPollSeconds * 1000 },
+    logger: silentLogger,
+  });
+  try {
+    const sample = { entity: demoSamplePerson(world), relation: 'citizen_of' };
+    const answer = await sampleQuestion(server.url, sample.entity, sample.relation, admin.key);
+    out.info(`3. Serving on ${server.url}. missingLinks(${JSON.stringify(sample)}) ->`);
+    out.info(`   ${JSON.stringify(answer.data?.missingLinks ?? answer.errors)}`);
+
+    const top = answer.data?.missingLinks[0];
+    let accepted: DemoSummary['accepted'] = null;
+    if (top) {
+      accepted = { head: sample.entity, relation: sample.relation, tail: top.entity.id };
+      const result = await acceptPrediction(server.url, accepted, admin.key);
+      out.info(
+        `4. Accepted the top answer as an admin: ${JSON.stringify(result.data?.acceptPrediction ?? result.errors)}`,
+      );
+    } else {
+      out.info('4. Nothing to accept: every candidate is already in the graph or rejected.');
+    }
+
+    const second = await job('demo', false);
+    out.info(
+      `5. Retrained: version ${second.version} scored ${mrr(second.candidateMrr)} against the active ` +
+        `version's ${mrr(second.activeMrr)} on the same held-out edges: ` +
+        (second.promoted ? 'promoted.' : 'not promoted (the active version stays).'),
+    );
+
+    await server.follower?.poll();
+    const serving = server.follower?.current();
+    const present = await edgesPresent(db, world.heldOut);
+    const presentKeys = new Set(
+      world.heldOut.filter((_, i) => present[i]).map((e) => e.join('\u0000')),
+    );
+    const recovered = await countRecovered(
+      server.url,
+      world.heldOut,
+      (edge) => presentKeys.has(edge.join('\u0000')),
+      admin.key,
+    );
+    const activeMrr = second.promoted ? second.candidateMrr : second.activeMrr;
+    out.info(
+      `6. Serving version ${serving?.version ?? 'none'}: of the ${world.heldOut.length} held-out citizenships ` +
+        `it ranks ${recovered.top10} in its top 10 and ${recovered.top1} first (accepted ones count as found).`,
+    );
+    const summary: DemoSummary = {
+      heldOut: world.heldOut.length,
+      recoveredTop10: recovered.top10,
+      recoveredTop1: recovered.top1,
+      modelVersion: serving?.version ?? null,
+      mrr: activeMrr,
+      promoted: second.promoted,
+      candidateMrr: second.candidateMrr,
+      activeMrr: second.activeMrr,
+      accepted,
+      url: server.url,
+    };
+    if (options.serve) {
+      out.info(
+        `Try it: curl -s ${server.url} -H 'content-type: application/json' -d '${JSON.stringify({ query: SAMPLE_QUERY, variables: sample })}'`,
+      );
+      out.info(
+        'Serving until Ctrl-C (this demo process only: `npx kgc serve` serves the same registry); `npx kgc neo4j stop` stops Neo4j.',
+      );
+      if (options.json) out.info(JSON.stringify(summary));
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+    } else if (options.json) {
+      out.info(JSON.stringify(summary));
+    }
+  } finally {
+    await server.stop();
+  }
 }
