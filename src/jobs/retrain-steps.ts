@@ -23,7 +23,7 @@ import type { PhaseTimer } from './job-phases';
 import { runPromotionGate } from './promotion-gate';
 import type { RetrainOptions, RetrainResult } from './retrain-types';
 import { RunProgressWriter } from './run-progress';
-import { tripleIds } from './train-from-graph';
+import { trainingArrays } from './training-arrays';
 import { writeVersion } from './write-version';
 
 export interface StepContext {
@@ -88,13 +88,7 @@ export async function retrainSteps(ctx: StepContext): Promise<StepResult> {
       };
     }
   }
-  const data: TrainingArrays = {
-    entities: graph.entities,
-    relations: graph.relationNames,
-    train: tripleIds(graph, split.train),
-    valid: tripleIds(graph, split.valid),
-    test: tripleIds(graph, split.test),
-  };
+  const data: TrainingArrays = trainingArrays(graph, split);
 
   timer.start('train');
   const preset = options.preset ?? 'default';

@@ -5,6 +5,7 @@ import { Database, TripleWriter } from '../../src/graph';
 import { exportDenseGraph, splitTriples } from '../../src/ingest';
 import { resolveTrainingConfig, train } from '../../src/model';
 import { classGraph } from './generated-graph';
+import { TINY } from './lifecycle';
 
 export const MIGRATIONS = path.resolve(__dirname, '../../migrations');
 
@@ -47,17 +48,7 @@ export async function trainServedGraph(db: Database, tag: string, n = 120): Prom
       valid: ids(split.valid),
       test: ids(split.test),
     },
-    resolveTrainingConfig('default', {
-      entityDim: 32,
-      relationDim: 8,
-      dropoutIn: 0.2,
-      dropoutH2: 0.3,
-      lr: 0.01,
-      epochs: 40,
-      evalEvery: 0,
-      seed: 3,
-      threads: 1,
-    }),
+    resolveTrainingConfig('default', { ...TINY, evalEvery: 0 }),
     { outDir: modelDir },
   );
   return {
