@@ -11,6 +11,7 @@ printf '\n==> Lint and type check\n'
 npx --no-install eslint . || lint=failed
 npx --no-install prettier --check . --log-level warn || lint=failed
 npx --no-install tsc -p tsconfig.json --noEmit || lint=failed
+npx --no-install depcruise src --config .dependency-cruiser.cjs || lint=failed
 [[ $lint == passed ]] || status=1
 
 rust_passed=0; rust_failed=0

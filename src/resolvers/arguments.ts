@@ -1,7 +1,6 @@
 import { ErrorCode, KgcError } from '../errors';
 import { idProblem } from '../graph';
 import type { ServingModel } from '../model';
-import type { RequestContext } from './request-context';
 
 /** Refuses an empty, overlong or control-character id, naming the argument. */
 export function checkId(argument: string, value: string): void {
@@ -18,12 +17,13 @@ export function checkIntRange(argument: string, value: number, min: number, max:
   }
 }
 
-export function servingModel(context: RequestContext): ServingModel {
-  if (!context.model) {
+/** The request's model, or MODEL_NOT_READY. */
+export function servingModel(model: ServingModel | undefined): ServingModel {
+  if (!model) {
     throw new KgcError(
       ErrorCode.MODEL_NOT_READY,
       'No model is being served yet: train one (`npx kgc train` or `npx kgc demo`) and serve it.',
     );
   }
-  return context.model;
+  return model;
 }

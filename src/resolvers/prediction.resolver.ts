@@ -40,7 +40,7 @@ export class PredictionResolver {
       excludeConnected,
     };
     checkMissingLinksArgs(args);
-    const model = servingModel(context);
+    const model = servingModel(context.model);
     return context.missingLinks.load({ args, model });
   }
 
@@ -59,7 +59,7 @@ export class PredictionResolver {
       );
     }
     queries.forEach((args, i) => checkMissingLinksArgs(args, `queries[${i}].`));
-    const model = servingModel(context);
+    const model = servingModel(context.model);
     return context.missingLinks.loadMany(queries.map((args) => ({ args, model })));
   }
 }
