@@ -53,7 +53,7 @@ export interface ApiConfig {
   maxQueryTokens: number;
   maxAliases: number;
   introspection: boolean;
-  /** A database call of the API that takes longer fails (DATABASE_UNAVAILABLE) at once. */
+  /** An API database call that takes longer fails (DATABASE_UNAVAILABLE): the hang guard. */
   dbTimeoutMs: number;
   /** Origins allowed by CORS; empty: no CORS headers (same-origin and non-browser clients). */
   corsOrigins: string[];
@@ -138,7 +138,7 @@ function readApi(env: Env): ApiConfig {
     maxQueryTokens: readInt(env, 'KGC_MAX_QUERY_TOKENS', 2000, { min: 50, max: 100_000 }),
     maxAliases: readInt(env, 'KGC_MAX_ALIASES', 30, { min: 1, max: 1000 }),
     introspection: readBoolean(env, 'KGC_INTROSPECTION', true),
-    dbTimeoutMs: readInt(env, 'KGC_API_DB_TIMEOUT_MS', 1500, { min: 100, max: 60_000 }),
+    dbTimeoutMs: readInt(env, 'KGC_API_DB_TIMEOUT_MS', 10_000, { min: 100, max: 600_000 }),
     corsOrigins: readList(env, 'KGC_CORS_ORIGINS'),
   };
 }

@@ -1,7 +1,10 @@
 import { ErrorCode, KgcError } from '../errors';
 
 export interface CircuitBreakerOptions {
-  /** A call that takes longer counts as the database being away (it fails with UNAVAILABLE). */
+  /**
+   * A call that takes longer fails with DATABASE_UNAVAILABLE (a database that hangs), and a
+   * probe decides whether the database is away or was only slow for that call.
+   */
   callTimeoutMs: number;
   /** How often an open breaker checks whether the database is back. */
   probeEveryMs: number;
@@ -9,13 +12,15 @@ export interface CircuitBreakerOptions {
 
 /**
  * Fail fast while the database is away. Closed: calls pass (each bounded by `callTimeoutMs`).
- * A call failing with DATABASE_UNAVAILABLE (or timing out) opens it: calls then fail at once,
- * and a probe runs every `probeEveryMs` until one succeeds, which closes it again. No request
- * waits for the driver's retry window while the database is down.
+ * The driver reporting the database unreachable opens it, as does a timed-out call whose probe
+ * (`RETURN 1`) fails too: calls then fail at once, and a probe runs every `probeEveryMs` until
+ * one succeeds, which closes it again. A slow query alone (a cold server planning a new query
+ * on a busy machine) never opens it.
  */
 export class CircuitBreaker {
   private openSince: number | undefined;
   private probeTimer: NodeJS.Timeout | undefined;
+  private probing = false;
 
   constructor(
     private readonly options: CircuitBreakerOptions,
@@ -30,19 +35,31 @@ export class CircuitBreaker {
     if (this.isOpen)
       throw unavailable('the database did not answer recently; retrying in the background');
     let timer: NodeJS.Timeout | undefined;
+    const timedOut = unavailable(`no answer within ${this.options.callTimeoutMs} ms`);
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(unavailable(`no answer within ${this.options.callTimeoutMs} ms`)),
-        this.options.callTimeoutMs,
-      );
+      timer = setTimeout(() => reject(timedOut), this.options.callTimeoutMs);
     });
     try {
       return await Promise.race([call(), timeout]);
     } catch (error) {
-      if (error instanceof KgcError && error.code === ErrorCode.DATABASE_UNAVAILABLE) this.trip();
+      if (error === timedOut) void this.probeOnce();
+      else if (error instanceof KgcError && error.code === ErrorCode.DATABASE_UNAVAILABLE) {
+        this.trip();
+      }
       throw error;
     } finally {
       clearTimeout(timer);
+    }
+  }
+
+  /** After a timeout: open only if the database does not answer a trivial query either. */
+  private async probeOnce(): Promise<void> {
+    if (this.isOpen || this.probing) return;
+    this.probing = true;
+    try {
+      if (!(await this.probeAnswers())) this.trip();
+    } finally {
+      this.probing = false;
     }
   }
 
@@ -66,6 +83,12 @@ export class CircuitBreaker {
   }
 
   private async runProbe(): Promise<void> {
+    if (await this.probeAnswers()) this.openSince = undefined;
+    else if (this.isOpen) this.scheduleProbe();
+  }
+
+  /** Whether `RETURN 1` answers within the call timeout. */
+  private async probeAnswers(): Promise<boolean> {
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
@@ -77,9 +100,9 @@ export class CircuitBreaker {
           );
         }),
       ]);
-      this.openSince = undefined;
+      return true;
     } catch {
-      if (this.isOpen) this.scheduleProbe();
+      return false;
     } finally {
       clearTimeout(timer);
     }

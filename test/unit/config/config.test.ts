@@ -62,8 +62,29 @@ describe('loadConfig', () => {
     expect(error.message).toMatch(/NEO4J_PASSWORD/);
   });
 
+  it('reads the API settings: keys, limits, CORS, debug', () => {
+    const api = loadConfig({
+      KGC_ANONYMOUS_READS: 'yes',
+      KGC_DEBUG: 'true',
+      KGC_MAX_BODY_BYTES: '2048',
+      KGC_CORS_ORIGINS: 'https://a.example, https://b.example',
+    }).api;
+    expect(api).toMatchObject({
+      keys: [],
+      anonymousReads: true,
+      debug: true,
+      maxBodyBytes: 2048,
+      corsOrigins: ['https://a.example', 'https://b.example'],
+    });
+    expect(() => loadConfig({ KGC_DEBUG: 'maybe' })).toThrow(
+      /KGC_DEBUG="maybe": expected true or false/,
+    );
+    expect(() => loadConfig({ KGC_MAX_BODY_BYTES: '10' })).toThrow(/KGC_MAX_BODY_BYTES/);
+  });
+
   it('reads the model lifecycle settings, with the store under the state dir by default', () => {
     expect(loadConfig({}, '/srv/app').lifecycle).toEqual({
+      modelPollSeconds: 2,
       modelStore: '/srv/app/.kgc/models',
       registryScope: 'default',
       retrainCron: undefined,
@@ -81,6 +102,7 @@ describe('loadConfig', () => {
         KGC_RETRAIN_RELATIONS: 'a, b',
         KGC_RETRAIN_POLL_SECONDS: '2',
         KGC_JOB_LEASE_SECONDS: '30',
+        KGC_MODEL_POLL_SECONDS: '7',
       },
       '/srv/app',
     ).lifecycle;
@@ -92,6 +114,7 @@ describe('loadConfig', () => {
       retrainRelations: ['a', 'b'],
       requestPollSeconds: 2,
       leaseSeconds: 30,
+      modelPollSeconds: 7,
     });
   });
 });
