@@ -235,9 +235,15 @@ describe('while the database is away', () => {
 });
 
 describe('graceful shutdown', () => {
+  let child: ReturnType<typeof spawn> | undefined;
+  afterEach(() => {
+    // A failed run must not leave a server behind.
+    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+
   it('drains in-flight requests on SIGTERM: none fails', async () => {
     const target = testTarget();
-    const child = spawn(
+    const server = spawn(
       process.execPath,
       [path.resolve(__dirname, '../../bin/kgc.js'), 'serve', '--port', '0'],
       {
@@ -253,17 +259,18 @@ describe('graceful shutdown', () => {
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
+    child = server;
     let output = '';
     const url = await new Promise<string>((resolve, reject) => {
-      child.stdout.on('data', (chunk: Buffer) => {
+      server.stdout.on('data', (chunk: Buffer) => {
         output += chunk.toString();
         const match = /"url":"(http:[^"]+)"/.exec(output);
         if (match) resolve(match[1]!);
       });
-      child.on('exit', () => reject(new Error(`serve exited early: ${output}`)));
+      server.on('exit', () => reject(new Error(`serve exited early: ${output}`)));
     });
     const exited = new Promise<number | null>((resolve) =>
-      child.on('exit', (code) => resolve(code)),
+      server.on('exit', (code) => resolve(code)),
     );
     // Each request on its own connection with half its body sent: the server is handling all
     // 40 (it logs each on arrival) when the signal comes, and their bodies end after it.
@@ -298,7 +305,7 @@ describe('graceful shutdown', () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     expect((output.match(/request received/g) ?? []).length).toBe(40);
-    child.kill('SIGTERM');
+    server.kill('SIGTERM');
     await new Promise((resolve) => setTimeout(resolve, 500));
     for (const request of requests) request.end(body.slice(10));
     const results = await Promise.all(inFlight);
