@@ -13,6 +13,8 @@ export interface Step {
   breakdown: Breakdown;
 }
 
+export type WarmupStep = Omit<LoadResult, 'samples'> & { name: string; at: string };
+
 export interface Target {
   name: string;
   measured: string;
@@ -27,8 +29,11 @@ export interface ApiBenchResult {
   dataset: { dir: string; triplesInGraph: number; pairs: number };
   model: { preset: string; config: unknown; epochs: number; epochSeconds: number };
   batchSize: number;
+  warmup: WarmupStep[];
   steps: Step[];
   targets: Target[];
+  /** Error lines in the server's log over the whole run, warm-up included. */
+  serverLogErrors: { counts: Record<string, number>; first: string | null };
 }
 
 const find = (r: ApiBenchResult, name: string) => r.steps.find((s) => s.name === name);
@@ -128,8 +133,22 @@ export function printReport(r: ApiBenchResult): void {
     '',
     ...r.targets.map((t) => `${t.pass ? 'PASS' : 'FAIL'}  ${t.name}: ${t.measured}`),
     '',
+    ...warmupLines(r),
+    '',
   ];
   process.stdout.write(`${out.join('\n')}\n`);
+}
+
+function warmupLines(r: ApiBenchResult): string[] {
+  const errors = Object.entries(r.serverLogErrors.counts);
+  return [
+    `warm-up (not timed, first requests after the start): ${r.warmup
+      .map((w) => `${w.name} ${w.requests} req, p99 ${f(w.p99, 1)} ms, ${w.errors} errors`)
+      .join('; ')}`,
+    errors.length === 0
+      ? 'server log: no error lines'
+      : `server log error lines: ${errors.map(([k, n]) => `${n} x ${k}`).join('; ')}; first: ${r.serverLogErrors.first ?? ''}`,
+  ];
 }
 
 const NOTES_HEADING = '## Reading these numbers';
@@ -160,6 +179,8 @@ export function markdown(r: ApiBenchResult): string {
     '| target | measured | |',
     '|---|---|---|',
     ...r.targets.map((t) => `| ${t.name} | ${t.measured} | **${t.pass ? 'pass' : 'FAIL'}** |`),
+    '',
+    ...warmupLines(r).map((l) => `- ${l}`),
     '',
     '## Machine',
     '',

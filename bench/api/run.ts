@@ -18,11 +18,11 @@ import type { LoadResult } from './harness/load';
 import { ingestFiles, neo4jEnv, startBenchNeo4j } from './harness/neo4j-fixture';
 import { breakdown, scrape } from './harness/prom';
 import type { Breakdown } from './harness/prom';
-import { startApiProcess, tail } from './harness/server-process';
+import { logErrors, startApiProcess, tail } from './harness/server-process';
 import { Stopper } from './harness/stopper';
 import { Bodies, readPairs } from './harness/workload';
 import { evaluateTargets, printReport, writeResults } from './report';
-import type { ApiBenchResult, Step } from './report';
+import type { ApiBenchResult, Step, WarmupStep } from './report';
 
 const CONCURRENCIES = [1, 8, 32];
 const STEADY_RATE = 200;
@@ -67,10 +67,22 @@ async function main(): Promise<void> {
     const single = () => bodies.single();
     const typename = () => Bodies.typename();
     const warm = Math.max(2, Math.round(args.seconds / 3));
-    log(`warm-up ${warm} s per query kind`);
-    await runLoad({ base, body: single, connections: 8, seconds: warm, signal });
-    await runLoad({ base, body: typename, connections: 8, seconds: warm, signal });
-    await runLoad({ base, body: () => bodies.batch(BATCH), connections: 2, seconds: warm, signal });
+    // The first requests after a start pay Neo4j's query planning and cold caches: not timed,
+    // but their errors are kept (a cold start must not fail requests either).
+    const warmup: WarmupStep[] = [];
+    for (const [name, body, connections] of [
+      ['missingLinks c8', single, 8],
+      ['__typename c8', typename, 8],
+      [`missingLinksBatch ${BATCH} c2`, () => bodies.batch(BATCH), 2],
+    ] as const) {
+      const at = new Date().toISOString();
+      const load = await runLoad({ base, body, connections, seconds: warm, signal });
+      warmup.push({ name, at, ...withoutSamples(load) });
+      log(
+        `warm-up ${name}: ${load.requests} requests, p99 ${load.p99.toFixed(1)} ms, ${load.errors} errors`,
+      );
+      for (const sample of load.errorSamples.slice(0, 2)) log(`  error: ${sample}`);
+    }
     stopper.check();
     const loadBeforeLoad = os.loadavg();
 
@@ -149,8 +161,10 @@ async function main(): Promise<void> {
         epochSeconds: trained.epochSeconds,
       },
       batchSize: BATCH,
+      warmup,
       steps,
       targets: [],
+      serverLogErrors: logErrors(server.logFile),
     };
     result.targets = evaluateTargets(result);
     printReport(result);

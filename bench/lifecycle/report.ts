@@ -45,6 +45,10 @@ export interface LifecycleResult {
     whole: { p50: number; p99: number; max: number };
     windows: Window[];
   };
+  /** Errors of the untimed warm-up before the swap run (a cold start must not fail either). */
+  warmupErrors: number;
+  /** Error lines in the server's log over the whole run, warm-up included. */
+  serverLogErrors: { counts: Record<string, number>; first: string | null };
 }
 
 const PHASES = ['export', 'split', 'train', 'evaluate', 'write', 'register', 'gate'];
@@ -109,6 +113,12 @@ function swapFacts(r: LifecycleResult): string[] {
     `swap-window p99 / before p99: ${f(ratio)}x`,
     `responses mixing two versions: ${s.mixedVersionResponses}; old-version answers after the first new one: ${s.oldVersionAfterFirstNew}`,
     ...s.errorSamples.slice(0, 3).map((e) => `error sample: ${e}`),
+    `warm-up errors (untimed, after the server's start): ${r.warmupErrors}`,
+    Object.keys(r.serverLogErrors.counts).length === 0
+      ? 'server log: no error lines'
+      : `server log error lines: ${Object.entries(r.serverLogErrors.counts)
+          .map(([k, n]) => `${n} x ${k}`)
+          .join('; ')}; first: ${r.serverLogErrors.first ?? ''}`,
   ];
 }
 

@@ -22,7 +22,7 @@ import { describeMachine } from '../ingest/machine';
 import { parseBenchArgs } from '../api/harness/cli-args';
 import { runLoad } from '../api/harness/load';
 import { ingestFiles, neo4jEnv, startBenchNeo4j } from '../api/harness/neo4j-fixture';
-import { startApiProcess, tail } from '../api/harness/server-process';
+import { logErrors, startApiProcess, tail } from '../api/harness/server-process';
 import { Stopper } from '../api/harness/stopper';
 import { Bodies, readPairs } from '../api/harness/workload';
 import { printReport, writeResults } from './report';
@@ -111,13 +111,15 @@ async function main(): Promise<void> {
     const bodies = new Bodies(readPairs(files[0] as string), 20261123);
     const single = () => bodies.single(true);
     const signal = stopper.signal;
-    await runLoad({
+    const warm = await runLoad({
       base,
       body: single,
       connections: 8,
       seconds: Math.max(2, Math.round(args.seconds / 6)),
       signal,
     });
+    log(`warm-up: ${warm.requests} requests, p99 ${warm.p99.toFixed(1)} ms, ${warm.errors} errors`);
+    for (const sample of warm.errorSamples.slice(0, 2)) log(`  error: ${sample}`);
     stopper.check();
     const loadBeforeLoad = os.loadavg();
 
@@ -176,6 +178,8 @@ async function main(): Promise<void> {
         whole: { p50: load.p50, p99: load.p99, max: load.max },
         windows,
       },
+      warmupErrors: warm.errors,
+      serverLogErrors: logErrors(server.logFile),
     };
     printReport(result);
     writeResults(result);

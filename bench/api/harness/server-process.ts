@@ -94,3 +94,30 @@ export function tail(file: string, lines = 20): string {
     return '(no log)';
   }
 }
+
+/** Error lines of the server's JSON log (level >= 50), counted by message and code. */
+export function logErrors(file: string): { counts: Record<string, number>; first: string | null } {
+  const counts: Record<string, number> = {};
+  let first: string | null = null;
+  if (!fs.existsSync(file)) return { counts, first };
+  const text = fs.readFileSync(file, 'utf8');
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    let entry: {
+      level?: number;
+      msg?: string;
+      time?: string;
+      err?: { code?: string; message?: string };
+    };
+    try {
+      entry = JSON.parse(line) as typeof entry;
+    } catch {
+      continue;
+    }
+    if ((entry.level ?? 0) < 50) continue;
+    const key = `${entry.msg ?? '?'} [${entry.err?.code ?? 'no code'}]`;
+    counts[key] = (counts[key] ?? 0) + 1;
+    first ??= `${entry.time ?? ''} ${entry.msg ?? ''}: ${entry.err?.message ?? ''}`;
+  }
+  return { counts, first };
+}
