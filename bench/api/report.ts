@@ -4,6 +4,7 @@ import { REPO_ROOT } from '../../src/graph';
 import type { BenchArgs } from './harness/cli-args';
 import type { LoadResult } from './harness/load';
 import type { Breakdown } from './harness/prom';
+import type { ReadFloor } from './harness/read-floor';
 
 export interface Step {
   name: string;
@@ -31,6 +32,8 @@ export interface ApiBenchResult {
   batchSize: number;
   warmup: WarmupStep[];
   steps: Step[];
+  /** Neo4j reads one at a time from the bench process: the transaction's floor. */
+  readFloor: ReadFloor[];
   targets: Target[];
   /** Error lines in the server's log over the whole run, warm-up included. */
   serverLogErrors: { counts: Record<string, number>; first: string | null };
@@ -142,6 +145,9 @@ export function printReport(r: ApiBenchResult): void {
 function warmupLines(r: ApiBenchResult): string[] {
   const errors = Object.entries(r.serverLogErrors.counts);
   return [
+    `Neo4j reads one at a time from the bench process (own driver, a session per read as the API): ${r.readFloor
+      .map((x) => `${x.name} mean ${f(x.mean)} ms (p50 ${f(x.p50)}, p99 ${f(x.p99)})`)
+      .join('; ')}`,
     `warm-up (not timed, first requests after the start): ${r.warmup
       .map((w) => `${w.name} ${w.requests} req, p99 ${f(w.p99, 1)} ms, ${w.errors} errors`)
       .join('; ')}`,

@@ -20,7 +20,8 @@ import { breakdown, scrape } from './harness/prom';
 import type { Breakdown } from './harness/prom';
 import { logErrors, startApiProcess, tail } from './harness/server-process';
 import { Stopper } from './harness/stopper';
-import { Bodies, readPairs } from './harness/workload';
+import { Bodies, readPairs, seededRandom } from './harness/workload';
+import { measureReadFloor } from './harness/read-floor';
 import { evaluateTargets, printReport, writeResults } from './report';
 import type { ApiBenchResult, Step, WarmupStep } from './report';
 
@@ -139,6 +140,17 @@ async function main(): Promise<void> {
       );
     }
     stopper.check();
+    const readFloor = await measureReadFloor(
+      neo.db,
+      pairs,
+      seededRandom(7),
+      args.quick ? 100 : 300,
+    );
+    for (const r of readFloor) {
+      log(
+        `${r.name}: mean ${r.mean.toFixed(2)} ms, p50 ${r.p50.toFixed(2)}, p99 ${r.p99.toFixed(2)}`,
+      );
+    }
     const result: ApiBenchResult = {
       kind: args.quick ? 'smoke' : 'full',
       date: new Date().toISOString(),
@@ -163,6 +175,7 @@ async function main(): Promise<void> {
       batchSize: BATCH,
       warmup,
       steps,
+      readFloor,
       targets: [],
       serverLogErrors: logErrors(server.logFile),
     };
