@@ -53,6 +53,12 @@ export declare function engineVersion(): string
  */
 export declare function evaluate(modelDir: string, dataset: string | DatasetArrays, split: string, threads: number): Promise<MetricsJs>
 
+/**
+ * Loads a saved model off the JS thread and computes every relation's core when they fit in
+ * `warmUpBudget` bytes; a corrupt, truncated or mismatched checkpoint is refused.
+ */
+export declare function loadModel(dir: string, warmUpBudget: number): Promise<NeptuneModel>
+
 /** The size of a graph, which the `default` preset scales with. */
 export interface GraphSize {
   entities: number

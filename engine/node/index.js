@@ -838,6 +838,7 @@ module.exports = nativeBinding
 module.exports.NeptuneModel = nativeBinding.NeptuneModel
 module.exports.engineVersion = nativeBinding.engineVersion
 module.exports.evaluate = nativeBinding.evaluate
+module.exports.loadModel = nativeBinding.loadModel
 module.exports.presetConfig = nativeBinding.presetConfig
 module.exports.presets = nativeBinding.presets
 module.exports.train = nativeBinding.train

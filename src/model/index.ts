@@ -12,7 +12,13 @@ export type { TrainingArrays, TrainingData } from './training-data';
 export type { Metrics, RankMetrics, RelationMetrics } from './metrics';
 export { loadServingModel } from './serving-model';
 export type { ServingModel } from './serving-model';
-export { loadScorer, ModelStore, openVersionDir, readVersionEdges } from './store/model-store';
+export {
+  loadScorer,
+  loadScorerAsync,
+  ModelStore,
+  openVersionDir,
+  readVersionEdges,
+} from './store/model-store';
 export type { StoredVersion, VersionEdges } from './store/model-store';
 export {
   CURVE_FILE,

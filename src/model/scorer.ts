@@ -51,6 +51,15 @@ export class Scorer {
     }
   }
 
+  /** `load` off the JS thread: a serving process keeps answering while a new version loads. */
+  static async loadAsync(dir: string): Promise<Scorer> {
+    try {
+      return new Scorer(await nativeEngine().loadModel(dir, WARM_UP_BUDGET_BYTES));
+    } catch (error) {
+      throw mapEngineError(error);
+    }
+  }
+
   get epoch(): number {
     return this.model.epoch;
   }

@@ -5,7 +5,7 @@ import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { ASTVisitor, GraphQLError, Kind, ValidationContext } from 'graphql';
 import type { ApiConfig } from '../config';
 import type { RequestContext } from '../resolvers';
-import { isKgcError } from '../errors';
+import { ErrorCode, isKgcError } from '../errors';
 import { createFormatError, isInternalCode } from './format-error';
 import { buildGraphQLSchema } from './graphql-schema';
 import type { Logger } from './logger';
@@ -37,7 +37,13 @@ const tracePlugin: ApolloServerPlugin<ServerContext> = {
           const ownCode = isKgcError(original) ? original.code : undefined;
           const code = ownCode ?? String(error.extensions?.code ?? 'INTERNAL');
           contextValue.trace.codes.push(code);
-          if (isInternalCode(code)) {
+          if (code === ErrorCode.DATABASE_UNAVAILABLE) {
+            // Expected while Neo4j is away (and counted in the metrics): one line, no stack.
+            contextValue.logger.warn(
+              { reqId: contextValue.trace.id, code, detail: original?.message },
+              'database unavailable',
+            );
+          } else if (isInternalCode(code)) {
             contextValue.logger.error(
               { reqId: contextValue.trace.id, err: original ?? error, path: error.path },
               'internal error in a GraphQL operation',

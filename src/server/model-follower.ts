@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { Database } from '../graph';
 import { getActiveVersion } from '../graph/registry';
-import { ModelStore, openVersionDir, loadScorer } from '../model';
+import { ModelStore, openVersionDir, loadScorerAsync } from '../model';
 import type { ServingModel } from '../model';
 import type { Logger } from './logger';
 
@@ -13,7 +13,8 @@ export interface FollowOptions {
 
 /**
  * Serves the registry's active version and follows promotions and rollbacks without a restart:
- * a new version is loaded beside the one serving, then swapped in with one assignment. Requests
+ * a new version is loaded beside the one serving (off the JS thread, so requests keep being
+ * answered meanwhile), then swapped in with one assignment. Requests
  * take the model once when they start (see RequestContext), so none mixes two versions; the old
  * one is freed by the garbage collector once its last request ends. A version that cannot be
  * loaded (missing or corrupt directory) is refused and logged, and the current one keeps serving.
@@ -80,7 +81,7 @@ export class ModelFollower {
     try {
       const { version } = openVersionDir(dir, active.version);
       const started = Date.now();
-      const next: ServingModel = { scorer: loadScorer(dir), source: version, version };
+      const next: ServingModel = { scorer: await loadScorerAsync(dir), source: version, version };
       const previous = this.serving?.version;
       this.serving = next;
       this.refused = undefined;

@@ -3,10 +3,12 @@
 
 mod convert;
 mod evaluate_task;
+mod load_task;
 mod model;
 mod train_task;
 
 pub use evaluate_task::evaluate;
+pub use load_task::load_model;
 pub use model::NeptuneModel;
 pub use train_task::train;
 

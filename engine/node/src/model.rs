@@ -21,6 +21,13 @@ pub struct NeptuneModel {
     inner: Model,
 }
 
+impl NeptuneModel {
+    /// Wraps a model loaded elsewhere (the async `loadModel`).
+    pub(crate) fn from_model(inner: Model) -> NeptuneModel {
+        NeptuneModel { inner }
+    }
+}
+
 #[napi]
 impl NeptuneModel {
     /// Loads a saved model; a corrupt, truncated or mismatched checkpoint is refused.

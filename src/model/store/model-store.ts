@@ -152,6 +152,23 @@ export function loadScorer(dir: string): Scorer {
   }
 }
 
+/** `loadScorer` off the JS thread (hot reload in a serving process). */
+export async function loadScorerAsync(dir: string): Promise<Scorer> {
+  openVersionDir(dir);
+  try {
+    return await Scorer.loadAsync(dir);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new KgcError(
+      ErrorCode.MODEL_INVALID,
+      `The model in ${dir} cannot be loaded: ${message}`,
+      {
+        cause: error,
+      },
+    );
+  }
+}
+
 /** What the promotion gate needs of an older version: its vocabularies and trained edges. */
 export interface VersionEdges {
   entities: string[];

@@ -137,6 +137,26 @@ describe('the model facade over the native engine', () => {
     await expect(running).rejects.toMatchObject({ code: ErrorCode.TRAINING_ABORTED });
   });
 
+  it('loads off the JS thread to the same answers, and scores single edges as top-k ranks them', async () => {
+    const sync = Scorer.load(modelDir);
+    const loaded = await Scorer.loadAsync(modelDir);
+    const [h, r] = [sync.entity('e3'), sync.relation('is_a')];
+    expect(loaded.topK(h, r, 8)).toEqual(sync.topK(h, r, 8));
+    for (const row of sync.topK(h, r, 8)) {
+      const score = sync.score(h, r, row.index);
+      expect(score.logit).toBeCloseTo(row.logit, 5);
+      expect(score.probability).toBeCloseTo(row.probability, 5);
+    }
+    // A missing folder fails as the synchronous load does (the model store says MODEL_INVALID).
+    const missing = path.join(modelDir, 'missing');
+    expect(() => Scorer.load(missing)).toThrow(
+      expect.objectContaining({ code: ErrorCode.BAD_USER_INPUT }),
+    );
+    await expect(Scorer.loadAsync(missing)).rejects.toMatchObject({
+      code: ErrorCode.BAD_USER_INPUT,
+    });
+  });
+
   it('refuses a corrupt model file with MODEL_INVALID', () => {
     const broken = tempDir();
     for (const name of fs.readdirSync(modelDir)) {
