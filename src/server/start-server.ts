@@ -26,12 +26,12 @@ export type StartedServer = RunningServer & {
 };
 
 /**
- * The API's database: fails fast while Neo4j is away (no 15 s retry window per request: the
- * driver retries for a second, connects within one), and reports read latency.
+ * The API's database: fails fast while Neo4j is away (no retry window per request: one attempt,
+ * a connection within a second; clients retry), and reports read latency.
  */
 export function openServingDatabase(config: Config, metrics: ServerMetrics): Database {
   const client = {
-    maxRetrySeconds: Math.min(config.client.maxRetrySeconds, 1),
+    maxRetrySeconds: 0,
     connectTimeoutMs: Math.min(config.client.connectTimeoutMs, 1000),
   };
   return openDatabase(

@@ -23,7 +23,7 @@ export async function entitiesById(
   db: Database,
   ids: readonly string[],
 ): Promise<Map<string, EntityRecord>> {
-  const result = await db.read((tx) => tx.run(PROPERTIES_OF, { ids: [...new Set(ids)] }));
+  const result = await db.readQuery(PROPERTIES_OF, { ids: [...new Set(ids)] });
   const found = new Map<string, EntityRecord>();
   for (const record of result.records) {
     const id = record.get('id') as string;

@@ -51,7 +51,7 @@ export async function knownAnswersBatch(
     tail: q.direction === 'tail',
     connected: q.connected === true,
   }));
-  const result = await db.read((tx) => tx.run(KNOWN_ANSWERS, { queries: params }));
+  const result = await db.readQuery(KNOWN_ANSWERS, { queries: params });
   const answers: KnownAnswers[] = queries.map(() => ({
     entityExists: false,
     existing: [],
