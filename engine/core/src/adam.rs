@@ -24,7 +24,11 @@ const CHUNK: usize = 1 << 14;
 impl<T: Real> Adam<T> {
     pub fn new(p: &Params<T>) -> Self {
         let lens = p.trainable_lens();
-        Adam { m: lens.map(|n| vec![T::ZERO; n]), v: lens.map(|n| vec![T::ZERO; n]), step: 0 }
+        Adam {
+            m: lens.map(|n| vec![T::ZERO; n]),
+            v: lens.map(|n| vec![T::ZERO; n]),
+            step: 0,
+        }
     }
 
     /// One update with learning rate `lr`. `frozen[i]` skips tensor i (e.g. a fixed slope).
@@ -43,9 +47,20 @@ impl<T: Real> Adam<T> {
                 continue;
             }
             let (m, v, gr) = (&mut self.m[i], &mut self.v[i], &g.t[i]);
-            param.par_chunks_mut(CHUNK).zip(m.par_chunks_mut(CHUNK)).zip(v.par_chunks_mut(CHUNK)).zip(gr.par_chunks(CHUNK)).for_each(
-                |(((pc, mc), vc), gc)| adam_chunk(pc, mc, vc, gc, [b1, b2, c1, c2, step_size, inv_sqrt_bc2, eps]),
-            );
+            param
+                .par_chunks_mut(CHUNK)
+                .zip(m.par_chunks_mut(CHUNK))
+                .zip(v.par_chunks_mut(CHUNK))
+                .zip(gr.par_chunks(CHUNK))
+                .for_each(|(((pc, mc), vc), gc)| {
+                    adam_chunk(
+                        pc,
+                        mc,
+                        vc,
+                        gc,
+                        [b1, b2, c1, c2, step_size, inv_sqrt_bc2, eps],
+                    )
+                });
         }
     }
 }

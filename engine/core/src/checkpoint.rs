@@ -65,9 +65,27 @@ pub struct Checkpoint {
 
 fn shapes(p: &Params<f32>) -> Vec<(String, Vec<usize>)> {
     let (n, nr, d, dr) = (p.n_ent, p.n_rel, p.d_e, p.d_r);
-    let tr: [Vec<usize>; 8] = [vec![n, d], vec![nr, dr], vec![dr, d, d], vec![d], vec![d], vec![d], vec![d], vec![1]];
-    let mut v: Vec<(String, Vec<usize>)> = TRAINABLE_NAMES.iter().map(|s| s.to_string()).zip(tr).collect();
-    for k in ["bn0.running_mean", "bn0.running_var", "bn1.running_mean", "bn1.running_var"] {
+    let tr: [Vec<usize>; 8] = [
+        vec![n, d],
+        vec![nr, dr],
+        vec![dr, d, d],
+        vec![d],
+        vec![d],
+        vec![d],
+        vec![d],
+        vec![1],
+    ];
+    let mut v: Vec<(String, Vec<usize>)> = TRAINABLE_NAMES
+        .iter()
+        .map(|s| s.to_string())
+        .zip(tr)
+        .collect();
+    for k in [
+        "bn0.running_mean",
+        "bn0.running_var",
+        "bn1.running_mean",
+        "bn1.running_var",
+    ] {
         v.push((k.to_string(), vec![d]));
     }
     v
@@ -82,26 +100,47 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 /// Writes `model` (and `adam` / `state` for resuming) into `dir`, creating it if needed.
-pub fn save(dir: &Path, model: &Model, adam: Option<&Adam<f32>>, state: Option<&TrainState>) -> Result<()> {
+pub fn save(
+    dir: &Path,
+    model: &Model,
+    adam: Option<&Adam<f32>>,
+    state: Option<&TrainState>,
+) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let p = &model.params;
     let mut data: Vec<(String, Vec<usize>, Vec<u8>)> = Vec::new();
-    let running = [&p.bn0.running_mean, &p.bn0.running_var, &p.bn1.running_mean, &p.bn1.running_var];
+    let running = [
+        &p.bn0.running_mean,
+        &p.bn0.running_var,
+        &p.bn1.running_mean,
+        &p.bn1.running_var,
+    ];
     let tensors: Vec<&Vec<f32>> = p.trainable().into_iter().chain(running).collect();
     for ((name, shape), t) in shapes(p).into_iter().zip(tensors) {
         data.push((name, shape, to_bytes(t)));
     }
     if let Some(a) = adam {
-        for (i, (name, shape)) in shapes(p).into_iter().take(TRAINABLE_NAMES.len()).enumerate() {
+        for (i, (name, shape)) in shapes(p)
+            .into_iter()
+            .take(TRAINABLE_NAMES.len())
+            .enumerate()
+        {
             data.push((format!("adam.m.{name}"), shape.clone(), to_bytes(&a.m[i])));
             data.push((format!("adam.v.{name}"), shape, to_bytes(&a.v[i])));
         }
     }
     let views: Vec<(String, TensorView<'_>)> = data
         .iter()
-        .map(|(n, s, b)| Ok((n.clone(), TensorView::new(Dtype::F32, s.clone(), b).map_err(|e| Error::checkpoint(dir, e.to_string()))?)))
+        .map(|(n, s, b)| {
+            Ok((
+                n.clone(),
+                TensorView::new(Dtype::F32, s.clone(), b)
+                    .map_err(|e| Error::checkpoint(dir, e.to_string()))?,
+            ))
+        })
         .collect::<Result<_>>()?;
-    let bytes = safetensors::tensor::serialize(views, &None).map_err(|e| Error::checkpoint(dir, e.to_string()))?;
+    let bytes = safetensors::tensor::serialize(views, &None)
+        .map_err(|e| Error::checkpoint(dir, e.to_string()))?;
     let manifest = Manifest {
         format: FORMAT.into(),
         format_version: FORMAT_VERSION,
@@ -121,7 +160,8 @@ pub fn save(dir: &Path, model: &Model, adam: Option<&Adam<f32>>, state: Option<&
         entities: model.entities.clone(),
         relations: model.relations.clone(),
     };
-    let json = serde_json::to_vec_pretty(&manifest).map_err(|e| Error::checkpoint(dir, e.to_string()))?;
+    let json =
+        serde_json::to_vec_pretty(&manifest).map_err(|e| Error::checkpoint(dir, e.to_string()))?;
     let write = |name: &str, content: &[u8]| -> Result<()> {
         let tmp = dir.join(format!("{name}.tmp"));
         std::fs::write(&tmp, content).map_err(|e| Error::io(&tmp, e))?;
@@ -136,29 +176,51 @@ pub fn load(dir: &Path) -> Result<Checkpoint> {
     let bad = |m: String| Error::checkpoint(dir, m);
     let mpath = dir.join(MANIFEST_FILE);
     let mtext = std::fs::read(&mpath).map_err(|e| Error::io(&mpath, e))?;
-    let m: Manifest = serde_json::from_slice(&mtext).map_err(|e| bad(format!("{MANIFEST_FILE} is not a valid manifest: {e}")))?;
+    let m: Manifest = serde_json::from_slice(&mtext)
+        .map_err(|e| bad(format!("{MANIFEST_FILE} is not a valid manifest: {e}")))?;
     if m.format != FORMAT || m.format_version != FORMAT_VERSION {
-        return Err(bad(format!("format {} v{} is not {FORMAT} v{FORMAT_VERSION}", m.format, m.format_version)));
+        return Err(bad(format!(
+            "format {} v{} is not {FORMAT} v{FORMAT_VERSION}",
+            m.format, m.format_version
+        )));
     }
-    m.config.validate().map_err(|e| bad(format!("manifest config: {e}")))?;
+    m.config
+        .validate()
+        .map_err(|e| bad(format!("manifest config: {e}")))?;
     if m.entities.len() != m.n_entities || m.relations.len() != m.n_relations {
-        return Err(bad("vocabulary sizes do not match the manifest counts".into()));
+        return Err(bad(
+            "vocabulary sizes do not match the manifest counts".into()
+        ));
     }
     if m.model_relations != m.config.inverse_mode.model_relations(m.n_relations) {
-        return Err(bad("model relation count does not match the inverse-relation mode".into()));
+        return Err(bad(
+            "model relation count does not match the inverse-relation mode".into(),
+        ));
     }
     if m.tensors_file.contains(['/', '\\']) || m.tensors_file.starts_with('.') {
-        return Err(bad(format!("tensors_file `{}` must be a plain file name", m.tensors_file)));
+        return Err(bad(format!(
+            "tensors_file `{}` must be a plain file name",
+            m.tensors_file
+        )));
     }
     let tpath = dir.join(&m.tensors_file);
     let bytes = std::fs::read(&tpath).map_err(|e| Error::io(&tpath, e))?;
     if bytes.len() as u64 != m.tensors_bytes {
-        return Err(bad(format!("{} has {} bytes, manifest says {} (truncated or replaced)", m.tensors_file, bytes.len(), m.tensors_bytes)));
+        return Err(bad(format!(
+            "{} has {} bytes, manifest says {} (truncated or replaced)",
+            m.tensors_file,
+            bytes.len(),
+            m.tensors_bytes
+        )));
     }
     if hex(&Sha256::digest(&bytes)) != m.tensors_sha256 {
-        return Err(bad(format!("{} fails its SHA-256 check (corrupt or replaced)", m.tensors_file)));
+        return Err(bad(format!(
+            "{} fails its SHA-256 check (corrupt or replaced)",
+            m.tensors_file
+        )));
     }
-    let st = SafeTensors::deserialize(&bytes).map_err(|e| bad(format!("{}: {e}", m.tensors_file)))?;
+    let st =
+        SafeTensors::deserialize(&bytes).map_err(|e| bad(format!("{}: {e}", m.tensors_file)))?;
     let mut p = Params::<f32> {
         n_ent: m.n_entities,
         n_rel: m.model_relations,
@@ -172,11 +234,20 @@ pub fn load(dir: &Path) -> Result<Checkpoint> {
         slope: vec![],
     };
     let read = |name: &str, shape: &[usize]| -> Result<Vec<f32>> {
-        let t = st.tensor(name).map_err(|_| bad(format!("tensor `{name}` is missing")))?;
+        let t = st
+            .tensor(name)
+            .map_err(|_| bad(format!("tensor `{name}` is missing")))?;
         if t.dtype() != Dtype::F32 || t.shape() != shape {
-            return Err(bad(format!("tensor `{name}` is {:?} {:?}, expected F32 {shape:?} from the config", t.dtype(), t.shape())));
+            return Err(bad(format!(
+                "tensor `{name}` is {:?} {:?}, expected F32 {shape:?} from the config",
+                t.dtype(),
+                t.shape()
+            )));
         }
-        Ok(t.data().chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+        Ok(t.data()
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect())
     };
     let sh = shapes(&p);
     let mut vals: Vec<Vec<f32>> = sh.iter().map(|(n, s)| read(n, s)).collect::<Result<_>>()?;
@@ -184,8 +255,18 @@ pub fn load(dir: &Path) -> Result<Checkpoint> {
     p.e = take(0);
     p.r = take(1);
     p.w = take(2);
-    p.bn0 = BatchNorm { gamma: take(3), beta: take(4), running_mean: take(8), running_var: take(9) };
-    p.bn1 = BatchNorm { gamma: take(5), beta: take(6), running_mean: take(10), running_var: take(11) };
+    p.bn0 = BatchNorm {
+        gamma: take(3),
+        beta: take(4),
+        running_mean: take(8),
+        running_var: take(9),
+    };
+    p.bn1 = BatchNorm {
+        gamma: take(5),
+        beta: take(6),
+        running_mean: take(10),
+        running_var: take(11),
+    };
     p.slope = take(7);
     let adam = if m.has_optimizer_state {
         let mut a = Adam::new(&p);
@@ -198,8 +279,19 @@ pub fn load(dir: &Path) -> Result<Checkpoint> {
     } else {
         None
     };
-    let model = Model::new(m.config, p, m.entities, m.relations, m.epoch, m.valid_metrics);
-    Ok(Checkpoint { model, adam, train_state: m.train_state })
+    let model = Model::new(
+        m.config,
+        p,
+        m.entities,
+        m.relations,
+        m.epoch,
+        m.valid_metrics,
+    );
+    Ok(Checkpoint {
+        model,
+        adam,
+        train_state: m.train_state,
+    })
 }
 
 impl Model {

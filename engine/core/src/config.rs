@@ -154,7 +154,9 @@ impl Config {
                 patience: 0,
                 ..base
             }),
-            other => Err(Error::Config(format!("unknown preset `{other}`; expected one of {PRESETS:?}"))),
+            other => Err(Error::Config(format!(
+                "unknown preset `{other}`; expected one of {PRESETS:?}"
+            ))),
         }
     }
 
@@ -163,8 +165,13 @@ impl Config {
     /// given, and sized fields that depend on them follow (the lr follows an overridden batch
     /// size, the lr decay an overridden epoch count). Unknown fields and values of the wrong
     /// type are refused, naming the field; ranges are checked by [`Config::validate`].
-    pub fn resolve(name: &str, size: Option<crate::GraphSize>, overrides: &Overrides) -> Result<Config> {
-        let mut value = serde_json::to_value(Config::preset(name)?).map_err(|e| Error::Config(e.to_string()))?;
+    pub fn resolve(
+        name: &str,
+        size: Option<crate::GraphSize>,
+        overrides: &Overrides,
+    ) -> Result<Config> {
+        let mut value = serde_json::to_value(Config::preset(name)?)
+            .map_err(|e| Error::Config(e.to_string()))?;
         for (key, given) in overrides {
             let mut one = value.clone();
             match one.get_mut(key) {
@@ -176,7 +183,8 @@ impl Config {
                 .map_err(|e| Error::Config(format!("setting `{key}` = {given}: {e}")))?;
             value = one;
         }
-        let config: Config = serde_json::from_value(value).map_err(|e| Error::Config(e.to_string()))?;
+        let config: Config =
+            serde_json::from_value(value).map_err(|e| Error::Config(e.to_string()))?;
         Ok(match size {
             Some(size) if name == "default" => {
                 crate::graph_sizing::size_default(config, size, |key| overrides.contains_key(key))
@@ -195,15 +203,25 @@ impl Config {
             return bad("d_e and d_r must be at most 4096".into());
         }
         if self.d_r.saturating_mul(self.d_e).saturating_mul(self.d_e) > 1 << 30 {
-            return bad(format!("d_r * d_e² = {} * {}² exceeds 2^30 core-tensor entries", self.d_r, self.d_e));
+            return bad(format!(
+                "d_r * d_e² = {} * {}² exceeds 2^30 core-tensor entries",
+                self.d_r, self.d_e
+            ));
         }
-        for (n, p) in [("dropout_in", self.dropout_in), ("dropout_h1", self.dropout_h1), ("dropout_h2", self.dropout_h2)] {
+        for (n, p) in [
+            ("dropout_in", self.dropout_in),
+            ("dropout_h1", self.dropout_h1),
+            ("dropout_h2", self.dropout_h2),
+        ] {
             if !(0.0..1.0).contains(&p) {
                 return bad(format!("{n} = {p} must be in [0, 1)"));
             }
         }
         if !(0.0..=1.0).contains(&self.label_smoothing) {
-            return bad(format!("label_smoothing = {} must be in [0, 1]", self.label_smoothing));
+            return bad(format!(
+                "label_smoothing = {} must be in [0, 1]",
+                self.label_smoothing
+            ));
         }
         if !(self.lr > 0.0 && self.lr.is_finite()) {
             return bad(format!("lr = {} must be positive", self.lr));

@@ -42,12 +42,21 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        Error::Io { path: path.into(), source }
+        Error::Io {
+            path: path.into(),
+            source,
+        }
     }
     pub(crate) fn checkpoint(path: impl Into<PathBuf>, message: impl Into<String>) -> Self {
-        Error::Checkpoint { path: path.into(), message: message.into() }
+        Error::Checkpoint {
+            path: path.into(),
+            message: message.into(),
+        }
     }
     pub(crate) fn arg(arg: &'static str, message: impl Into<String>) -> Self {
-        Error::Argument { arg, message: message.into() }
+        Error::Argument {
+            arg,
+            message: message.into(),
+        }
     }
 }

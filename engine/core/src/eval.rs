@@ -120,11 +120,23 @@ const CORE_BUDGET_BYTES: usize = 256 << 20;
 ///
 /// Queries are scored grouped by model relation, so each relation's core `R[r] · W` is computed
 /// once per evaluation (see [`crate::scoring`]) rather than once per batch it appears in.
-pub fn evaluate_triples(p: &Params<f32>, triples: &[Triple], n_base_rel: usize, mode: InverseMode, filter: &PairIndex, batch_size: usize) -> Metrics {
+pub fn evaluate_triples(
+    p: &Params<f32>,
+    triples: &[Triple],
+    n_base_rel: usize,
+    mode: InverseMode,
+    filter: &PairIndex,
+    batch_size: usize,
+) -> Metrics {
     // (h, r_model, answer, base relation, direction)
     let queries: Vec<(u32, u32, u32, u32, Direction)> = triples
         .iter()
-        .flat_map(|&[h, r, t]| [(h, r, t, r, Direction::Tail), (t, mode.reverse(r, n_base_rel), h, r, Direction::Head)])
+        .flat_map(|&[h, r, t]| {
+            [
+                (h, r, t, r, Direction::Tail),
+                (t, mode.reverse(r, n_base_rel), h, r, Direction::Head),
+            ]
+        })
         .collect();
     let mut order: Vec<usize> = (0..queries.len()).collect();
     order.sort_by_key(|&i| queries[i].1);
@@ -157,15 +169,24 @@ pub fn evaluate_triples(p: &Params<f32>, triples: &[Triple], n_base_rel: usize, 
             logits.resize(ids.len() * n, 0.0f32);
             logits_into(p, &cache, &pairs, &mut buf, &mut logits);
             batch_ranks.resize(ids.len(), 0.0f64);
-            logits[..ids.len() * n].par_chunks(n).zip(batch_ranks.par_iter_mut()).zip(ids.par_iter()).for_each(|((row, rank), &i)| {
-                let (h, r, t, ..) = queries[i];
-                *rank = filtered_rank(row, t, filter.lookup(h, r));
-            });
-            ids.iter().zip(&batch_ranks).for_each(|(&i, &rank)| ranks[i] = rank);
+            logits[..ids.len() * n]
+                .par_chunks(n)
+                .zip(batch_ranks.par_iter_mut())
+                .zip(ids.par_iter())
+                .for_each(|((row, rank), &i)| {
+                    let (h, r, t, ..) = queries[i];
+                    *rank = filtered_rank(row, t, filter.lookup(h, r));
+                });
+            ids.iter()
+                .zip(&batch_ranks)
+                .for_each(|(&i, &rank)| ranks[i] = rank);
         }
         start = end;
     }
-    summarize(&queries.iter().map(|q| (q.3, q.4)).collect::<Vec<_>>(), &ranks)
+    summarize(
+        &queries.iter().map(|q| (q.3, q.4)).collect::<Vec<_>>(),
+        &ranks,
+    )
 }
 
 /// Aggregates ranks of queries labelled `(base relation, direction)`.
@@ -178,7 +199,9 @@ fn summarize(labels: &[(u32, Direction)], ranks: &[f64]) -> Metrics {
             Direction::Tail => tail.add(rank),
             Direction::Head => head.add(rank),
         }
-        per.entry((r, (dir == Direction::Head) as u8)).or_default().add(rank);
+        per.entry((r, (dir == Direction::Head) as u8))
+            .or_default()
+            .add(rank);
     }
     Metrics {
         overall: all.stats(),
@@ -188,7 +211,11 @@ fn summarize(labels: &[(u32, Direction)], ranks: &[f64]) -> Metrics {
             .into_iter()
             .map(|((relation, d), acc)| RelationMetrics {
                 relation,
-                direction: if d == 0 { Direction::Tail } else { Direction::Head },
+                direction: if d == 0 {
+                    Direction::Tail
+                } else {
+                    Direction::Head
+                },
                 stats: acc.stats(),
             })
             .collect(),
@@ -216,12 +243,20 @@ mod tests {
 
     #[test]
     fn summary_statistics() {
-        let labels = [(0, Direction::Tail), (0, Direction::Head), (1, Direction::Tail), (1, Direction::Tail)];
+        let labels = [
+            (0, Direction::Tail),
+            (0, Direction::Head),
+            (1, Direction::Tail),
+            (1, Direction::Tail),
+        ];
         let m = summarize(&labels, &[1.0, 2.0, 4.0, 12.0]);
         assert_eq!(m.overall.count, 4);
         assert!((m.overall.mrr - (1.0 + 0.5 + 0.25 + 1.0 / 12.0) / 4.0).abs() < 1e-12);
         assert_eq!(m.overall.mr, 19.0 / 4.0);
-        assert_eq!((m.overall.hits1, m.overall.hits3, m.overall.hits10), (0.25, 0.5, 0.75));
+        assert_eq!(
+            (m.overall.hits1, m.overall.hits3, m.overall.hits10),
+            (0.25, 0.5, 0.75)
+        );
         assert_eq!(m.per_relation.len(), 3);
         assert_eq!(m.per_relation[2].stats.count, 2);
         assert_eq!(m.tail.count, 3);

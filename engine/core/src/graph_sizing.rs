@@ -56,7 +56,11 @@ pub struct GraphSize {
 
 /// The user's value where they set one, else the sized one.
 fn keep_or<T>(user_set: bool, given: T, sized: T) -> T {
-    if user_set { given } else { sized }
+    if user_set {
+        given
+    } else {
+        sized
+    }
 }
 
 /// Scoring work the `default` preset spends at most on one graph: training queries (twice the
@@ -81,7 +85,8 @@ pub const FAST_SCHEDULE_LR_FACTOR: f64 = 4.0;
 
 /// Epochs that fit in [`TRAINING_BUDGET`] for a graph of `size` at width `d_e`.
 pub fn budget_epochs(size: GraphSize, d_e: usize) -> usize {
-    let epoch_work = 2.0 * size.train_triples.max(1) as f64 * size.entities.max(1) as f64 * d_e.max(1) as f64;
+    let epoch_work =
+        2.0 * size.train_triples.max(1) as f64 * size.entities.max(1) as f64 * d_e.max(1) as f64;
     ((TRAINING_BUDGET / epoch_work).floor() as usize).max(MIN_EPOCHS)
 }
 
@@ -99,9 +104,19 @@ pub fn size_default(base: Config, size: GraphSize, pinned: impl Fn(&str) -> bool
     let batch_size = keep_or(pinned("batch_size"), base.batch_size, sized_batch);
     let few_relations = size.relations <= SMALL_RELATION_COUNT;
     let small = few_relations && t < SMALL_GRAPH_TRIPLES;
-    let d_r = if small { 10 } else if few_relations { 30 } else { 100 };
+    let d_r = if small {
+        10
+    } else if few_relations {
+        30
+    } else {
+        100
+    };
     let sparse_relations = t < SPARSE_RELATION_TRIPLES * size.relations.max(1);
-    let inverse_mode = if sparse_relations { InverseMode::SameRelation } else { base.inverse_mode };
+    let inverse_mode = if sparse_relations {
+        InverseMode::SameRelation
+    } else {
+        base.inverse_mode
+    };
     let label_smoothing = if small { 0.05 } else { base.label_smoothing };
     let eval_every = (100_000.0 / t as f64).round().clamp(1.0, 10.0) as usize;
     // Large graphs: train for the budget, annealing the lr over the epochs actually trained; where
@@ -110,13 +125,26 @@ pub fn size_default(base: Config, size: GraphSize, pinned: impl Fn(&str) -> bool
     let budget_bound = budget < DEFAULT_MAX_EPOCHS;
     let fast = budget <= FAST_SCHEDULE_EPOCHS;
     let epochs = keep_or(pinned("epochs"), base.epochs, base.epochs.min(budget));
-    let decay = if budget_bound { ANNEALED_LR_FRACTION.powf(1.0 / epochs.max(1) as f64) } else { base.decay };
-    let lr = if fast { base.lr * FAST_SCHEDULE_LR_FACTOR } else { base.lr * (batch_size.max(128) as f64 / 128.0).sqrt() };
-    let dropout = |field: &str, given: f64| keep_or(pinned(field), given, if fast { 0.0 } else { given });
+    let decay = if budget_bound {
+        ANNEALED_LR_FRACTION.powf(1.0 / epochs.max(1) as f64)
+    } else {
+        base.decay
+    };
+    let lr = if fast {
+        base.lr * FAST_SCHEDULE_LR_FACTOR
+    } else {
+        base.lr * (batch_size.max(128) as f64 / 128.0).sqrt()
+    };
+    let dropout =
+        |field: &str, given: f64| keep_or(pinned(field), given, if fast { 0.0 } else { given });
     Config {
         d_r: keep_or(pinned("d_r"), base.d_r, d_r),
         inverse_mode: keep_or(pinned("inverse_mode"), base.inverse_mode, inverse_mode),
-        label_smoothing: keep_or(pinned("label_smoothing"), base.label_smoothing, label_smoothing),
+        label_smoothing: keep_or(
+            pinned("label_smoothing"),
+            base.label_smoothing,
+            label_smoothing,
+        ),
         batch_size,
         lr: keep_or(pinned("lr"), base.lr, lr),
         eval_every: keep_or(pinned("eval_every"), base.eval_every, eval_every),
@@ -134,42 +162,91 @@ mod tests {
     use super::*;
 
     fn sized(relations: usize, train_triples: usize) -> Config {
-        size_default(Config::preset("default").unwrap(), GraphSize { entities: 1000, relations, train_triples }, |_| false)
+        size_default(
+            Config::preset("default").unwrap(),
+            GraphSize {
+                entities: 1000,
+                relations,
+                train_triples,
+            },
+            |_| false,
+        )
     }
 
     #[test]
     fn settings_follow_the_graph() {
         // UMLS-like: 46 relations, 5,216 training triples.
         let small = sized(46, 5_216);
-        assert_eq!((small.d_r, small.batch_size, small.eval_every), (10, 32, 10));
-        assert_eq!((small.label_smoothing, small.inverse_mode), (0.05, InverseMode::NewRelation));
+        assert_eq!(
+            (small.d_r, small.batch_size, small.eval_every),
+            (10, 32, 10)
+        );
+        assert_eq!(
+            (small.label_smoothing, small.inverse_mode),
+            (0.05, InverseMode::NewRelation)
+        );
         // Nations-like: 55 relations, 1,592 triples (29 per relation): reverses share the id.
         let sparse = sized(55, 1_592);
-        assert_eq!((sparse.d_r, sparse.inverse_mode), (10, InverseMode::SameRelation));
+        assert_eq!(
+            (sparse.d_r, sparse.inverse_mode),
+            (10, InverseMode::SameRelation)
+        );
         assert_eq!(sized(10, 499).inverse_mode, InverseMode::SameRelation);
         assert_eq!(sized(10, 500).inverse_mode, InverseMode::NewRelation);
         // 25 relations, 20,000 triples: still d_r 10, batch 128.
         let small_medium = sized(25, 20_000);
-        assert_eq!((small_medium.d_r, small_medium.batch_size, small_medium.eval_every), (10, 128, 5));
+        assert_eq!(
+            (
+                small_medium.d_r,
+                small_medium.batch_size,
+                small_medium.eval_every
+            ),
+            (10, 128, 5)
+        );
         // WN18RR-like: 11 relations, 86,835 triples.
         let medium = sized(11, 86_835);
-        assert_eq!((medium.d_r, medium.batch_size, medium.eval_every), (30, 256, 1));
+        assert_eq!(
+            (medium.d_r, medium.batch_size, medium.eval_every),
+            (30, 256, 1)
+        );
         // FB15k-237-like: 237 relations, 272,115 triples.
         let large = sized(237, 272_115);
-        assert_eq!((large.d_r, large.batch_size, large.eval_every), (100, 512, 1));
+        assert_eq!(
+            (large.d_r, large.batch_size, large.eval_every),
+            (100, 512, 1)
+        );
         // The lr grows with the square root of the batch above 128 only ...
-        assert_eq!((small.lr, small_medium.lr, medium.lr), (0.003, 0.003, 0.003 * 2f64.sqrt()));
+        assert_eq!(
+            (small.lr, small_medium.lr, medium.lr),
+            (0.003, 0.003, 0.003 * 2f64.sqrt())
+        );
         // (272,115 x 1,000 entities: a budget of 293 epochs, annealed but not short, so with dropout.)
-        assert_eq!((large.lr, large.dropout_in, large.dropout_h2, large.epochs), (0.003 * 2.0, 0.3, 0.4, 293));
+        assert_eq!(
+            (large.lr, large.dropout_in, large.dropout_h2, large.epochs),
+            (0.003 * 2.0, 0.3, 0.4, 293)
+        );
         // Everything else is the preset's.
-        assert_eq!((large.d_e, large.patience, large.label_smoothing), (200, 5, 0.1));
-        assert_eq!((medium.dropout_in, medium.dropout_h1, medium.dropout_h2), (0.3, 0.2, 0.4));
-        assert_eq!((medium.inverse_mode, large.inverse_mode), (InverseMode::NewRelation, InverseMode::NewRelation));
+        assert_eq!(
+            (large.d_e, large.patience, large.label_smoothing),
+            (200, 5, 0.1)
+        );
+        assert_eq!(
+            (medium.dropout_in, medium.dropout_h1, medium.dropout_h2),
+            (0.3, 0.2, 0.4)
+        );
+        assert_eq!(
+            (medium.inverse_mode, large.inverse_mode),
+            (InverseMode::NewRelation, InverseMode::NewRelation)
+        );
         assert!(large.validate().is_ok() && sized(0, 0).validate().is_ok());
     }
 
     fn with_entities(entities: usize, relations: usize, train_triples: usize) -> GraphSize {
-        GraphSize { entities, relations, train_triples }
+        GraphSize {
+            entities,
+            relations,
+            train_triples,
+        }
     }
 
     #[test]
@@ -184,24 +261,41 @@ mod tests {
         assert!((sized.decay.powi(20) - ANNEALED_LR_FRACTION).abs() < 1e-12);
         // WN18RR: 2 * 86,835 x 40,943 x 200 = 1.42e12 per epoch: 22 epochs, fast schedule.
         let wn = size_default(default(), with_entities(40_943, 11, 86_835), |_| false);
-        assert_eq!((wn.epochs, wn.batch_size, wn.lr, wn.dropout_in + wn.dropout_h1 + wn.dropout_h2), (22, 256, 0.012, 0.0));
+        assert_eq!(
+            (
+                wn.epochs,
+                wn.batch_size,
+                wn.lr,
+                wn.dropout_in + wn.dropout_h1 + wn.dropout_h2
+            ),
+            (22, 256, 0.012, 0.0)
+        );
         // FB15k-237 gets the fast schedule too; a 30% sample of it (69 epochs) does not.
         assert_eq!((sized.lr, sized.dropout_h1), (0.012, 0.0));
         let fb30 = size_default(default(), with_entities(14_097, 237, 81_634), |_| false);
-        assert_eq!((fb30.epochs, fb30.lr, fb30.dropout_in), (69, 0.003 * 2f64.sqrt(), 0.3));
+        assert_eq!(
+            (fb30.epochs, fb30.lr, fb30.dropout_in),
+            (69, 0.003 * 2f64.sqrt(), 0.3)
+        );
         assert!((fb30.decay.powi(69) - ANNEALED_LR_FRACTION).abs() < 1e-12);
         // UMLS (135 entities, 5,216 triples) is nowhere near the budget: the preset's schedule.
         let umls = size_default(default(), with_entities(135, 46, 5_216), |_| false);
         assert_eq!((umls.epochs, umls.decay), (DEFAULT_MAX_EPOCHS, 0.995));
         // However large the graph, a few epochs.
-        assert_eq!(budget_epochs(with_entities(5_000_000, 500, 50_000_000), 200), MIN_EPOCHS);
+        assert_eq!(
+            budget_epochs(with_entities(5_000_000, 500, 50_000_000), 200),
+            MIN_EPOCHS
+        );
     }
 
     #[test]
     fn overrides_win_and_what_depends_on_them_follows() {
         let fb = with_entities(14_541, 237, 272_115);
         let resolve = |pairs: &[(&str, serde_json::Value)]| {
-            let overrides: crate::Overrides = pairs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+            let overrides: crate::Overrides = pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect();
             Config::resolve("default", Some(fb), &overrides).unwrap()
         };
         // More epochs than the budget: the decay anneals over the user's 100.
@@ -215,26 +309,49 @@ mod tests {
         let lr = resolve(&[("lr", 0.01.into())]);
         assert_eq!((lr.lr, lr.dropout_h2), (0.01, 0.0));
         let dropout = resolve(&[("dropout_h2", 0.5.into())]);
-        assert_eq!((dropout.lr, dropout.dropout_in, dropout.dropout_h2), (0.012, 0.0, 0.5));
+        assert_eq!(
+            (dropout.lr, dropout.dropout_in, dropout.dropout_h2),
+            (0.012, 0.0, 0.5)
+        );
         // Under the budget the lr follows an overridden batch size.
-        let under: crate::Overrides = [("batch_size".to_string(), 128.into())].into_iter().collect();
-        assert_eq!(Config::resolve("default", Some(with_entities(1_000, 11, 86_835)), &under).unwrap().lr, 0.003);
+        let under: crate::Overrides = [("batch_size".to_string(), 128.into())]
+            .into_iter()
+            .collect();
+        assert_eq!(
+            Config::resolve("default", Some(with_entities(1_000, 11, 86_835)), &under)
+                .unwrap()
+                .lr,
+            0.003
+        );
         // A wider model has fewer epochs in the same budget.
         assert_eq!(resolve(&[("d_e", 400.into())]).epochs, 10);
         // Reference presets take overrides but are never sized.
-        let reference = Config::resolve("fb15k-237", Some(fb), &[("epochs".to_string(), 3.into())].into_iter().collect()).unwrap();
-        assert_eq!((reference.epochs, reference.batch_size, reference.decay), (3, 128, 1.0));
+        let reference = Config::resolve(
+            "fb15k-237",
+            Some(fb),
+            &[("epochs".to_string(), 3.into())].into_iter().collect(),
+        )
+        .unwrap();
+        assert_eq!(
+            (reference.epochs, reference.batch_size, reference.decay),
+            (3, 128, 1.0)
+        );
     }
 
     #[test]
     fn bad_overrides_name_their_field() {
         let bad = |k: &str, v: serde_json::Value| {
             let overrides: crate::Overrides = [(k.to_string(), v)].into_iter().collect();
-            Config::resolve("default", None, &overrides).unwrap_err().to_string()
+            Config::resolve("default", None, &overrides)
+                .unwrap_err()
+                .to_string()
         };
         assert!(bad("batch", 4.into()).contains("unknown setting `batch`"));
         let wrong_type = bad("batch_size", "big".into());
-        assert!(wrong_type.contains("`batch_size`") && wrong_type.contains("invalid type"), "{wrong_type}");
+        assert!(
+            wrong_type.contains("`batch_size`") && wrong_type.contains("invalid type"),
+            "{wrong_type}"
+        );
         assert!(bad("epochs", 1.5.into()).contains("`epochs`"));
     }
 }

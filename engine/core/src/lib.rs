@@ -30,7 +30,12 @@
 // Numeric kernels index several equal-length slices in one loop and take many buffers; the
 // closure in `core_product::backward` rebinds a raw-pointer wrapper on purpose (a disjoint
 // capture would capture the non-Send pointer field itself).
-#![allow(clippy::too_many_arguments, clippy::needless_range_loop, clippy::excessive_precision, clippy::redundant_locals)]
+#![allow(
+    clippy::too_many_arguments,
+    clippy::needless_range_loop,
+    clippy::excessive_precision,
+    clippy::redundant_locals
+)]
 
 pub mod adam;
 pub mod checkpoint;
@@ -63,6 +68,9 @@ pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// Filtered evaluation of `model` on a split of `dataset`, on `threads` threads (0 = all cores).
 pub fn evaluate(model: &Model, dataset: &Dataset, split: Split, threads: usize) -> Result<Metrics> {
-    let cfg = Config { threads, ..model.config.clone() };
+    let cfg = Config {
+        threads,
+        ..model.config.clone()
+    };
     Trainer::new(cfg)?.evaluate(model, dataset, split)
 }

@@ -18,18 +18,36 @@ pub struct Op<'a, T> {
 
 impl<'a, T> Op<'a, T> {
     pub fn n(data: &'a [T], rows: usize, cols: usize) -> Self {
-        Op { data, rows, cols, t: false }
+        Op {
+            data,
+            rows,
+            cols,
+            t: false,
+        }
     }
     pub fn t(data: &'a [T], rows: usize, cols: usize) -> Self {
-        Op { data, rows, cols, t: true }
+        Op {
+            data,
+            rows,
+            cols,
+            t: true,
+        }
     }
     /// Logical shape after the transpose.
     fn shape(&self) -> (usize, usize) {
-        if self.t { (self.cols, self.rows) } else { (self.rows, self.cols) }
+        if self.t {
+            (self.cols, self.rows)
+        } else {
+            (self.rows, self.cols)
+        }
     }
     /// (row stride, column stride) of the logical matrix.
     fn strides(&self) -> (isize, isize) {
-        if self.t { (1, self.cols as isize) } else { (self.cols as isize, 1) }
+        if self.t {
+            (1, self.cols as isize)
+        } else {
+            (self.cols as isize, 1)
+        }
     }
 }
 
@@ -67,7 +85,11 @@ pub fn matmul<T: Real>(c: &mut [T], a: Op<'_, T>, b: Op<'_, T>, accumulate: bool
         }
         return;
     }
-    let threads = if parallel { rayon::current_num_threads() } else { 1 };
+    let threads = if parallel {
+        rayon::current_num_threads()
+    } else {
+        1
+    };
     if k >= K_SPLIT_MIN && k >= K_SPLIT_RATIO * m.max(n) {
         return matmul_split_k(c, a, b, accumulate, threads > 1);
     }
@@ -82,7 +104,11 @@ pub fn matmul<T: Real>(c: &mut [T], a: Op<'_, T>, b: Op<'_, T>, accumulate: bool
     (0..len.div_ceil(block)).into_par_iter().for_each(|i| {
         let cp = cp;
         let range = (i * block, ((i + 1) * block).min(len));
-        let (rows, cols) = if along_m { (range, (0, n)) } else { ((0, m), range) };
+        let (rows, cols) = if along_m {
+            (range, (0, n))
+        } else {
+            ((0, m), range)
+        };
         // SAFETY: blocks write disjoint rows (or columns) of `c`.
         unsafe { gemm_block(cp.0, n, a, b, rows, cols, (0, k), accumulate) };
     });
@@ -90,7 +116,13 @@ pub fn matmul<T: Real>(c: &mut [T], a: Op<'_, T>, b: Op<'_, T>, accumulate: bool
 
 /// [`matmul`] with the inner dimension cut into [`K_PARTS`] slices: partial products into
 /// scratch buffers (in parallel when `parallel`), then summed in order into `c`.
-fn matmul_split_k<T: Real>(c: &mut [T], a: Op<'_, T>, b: Op<'_, T>, accumulate: bool, parallel: bool) {
+fn matmul_split_k<T: Real>(
+    c: &mut [T],
+    a: Op<'_, T>,
+    b: Op<'_, T>,
+    accumulate: bool,
+    parallel: bool,
+) {
     let (m, k) = a.shape();
     let n = b.shape().1;
     let part = k.div_ceil(K_PARTS);
@@ -136,8 +168,14 @@ unsafe fn gemm_block<T: Real>(
     let (brs, bcs) = b.strides();
     let (m, n, k) = (r1 - r0, c1 - c0, k1 - k0);
     let dst = c.add(r0 * ldc + c0);
-    let ap = a.data.as_ptr().offset(r0 as isize * ars + k0 as isize * acs);
-    let bp = b.data.as_ptr().offset(k0 as isize * brs + c0 as isize * bcs);
+    let ap = a
+        .data
+        .as_ptr()
+        .offset(r0 as isize * ars + k0 as isize * acs);
+    let bp = b
+        .data
+        .as_ptr()
+        .offset(k0 as isize * brs + c0 as isize * bcs);
     // The kernels prefer a column-major destination; computing C^T = B^T A^T turns our
     // row-major C into one: swap m/n and the operands, and swap each operand's strides.
     macro_rules! call {
@@ -198,7 +236,9 @@ mod tests {
         let mut c = vec![0.0f64; m * n];
         for i in 0..m {
             for j in 0..n {
-                c[i * n + j] = (0..k).map(|l| a[i * k + l] as f64 * b[l * n + j] as f64).sum();
+                c[i * n + j] = (0..k)
+                    .map(|l| a[i * k + l] as f64 * b[l * n + j] as f64)
+                    .sum();
             }
         }
         c
@@ -208,24 +248,39 @@ mod tests {
     /// trainer's determinism across thread counts rests on it) and the right values.
     #[test]
     fn split_products_are_exact_and_thread_independent() {
-        let v = |len: usize, s: usize| (0..len).map(|i| ((i * s) % 97) as f32 / 97.0 - 0.5).collect::<Vec<f32>>();
+        let v = |len: usize, s: usize| {
+            (0..len)
+                .map(|i| ((i * s) % 97) as f32 / 97.0 - 0.5)
+                .collect::<Vec<f32>>()
+        };
         // Output blocks along m, along n, and the split inner dimension.
         for &(m, n, k) in &[(300usize, 70usize, 33usize), (20, 333, 17), (6, 9, 5000)] {
             let (a, b) = (v(m * k, 31), v(k * n, 17));
             let run = |threads: usize| {
-                let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
                 let mut c = vec![0.0f32; m * n];
                 pool.install(|| matmul(&mut c, Op::n(&a, m, k), Op::n(&b, k, n), false, true));
                 c
             };
             let one = run(1);
-            assert!(one == run(2) && one == run(3), "{m}x{n}x{k}: results depend on the thread count");
+            assert!(
+                one == run(2) && one == run(3),
+                "{m}x{n}x{k}: results depend on the thread count"
+            );
             for (x, y) in one.iter().zip(naive(&a, &b, m, n, k)) {
                 assert!((*x as f64 - y).abs() < 1e-3, "{m}x{n}x{k}: {x} vs {y}");
             }
             let mut acc = vec![1.0f32; m * n];
             matmul(&mut acc, Op::n(&a, m, k), Op::n(&b, k, n), true, true);
-            assert!(acc.iter().zip(&one).all(|(p, q)| (p - 1.0 - q).abs() < 1e-4), "{m}x{n}x{k}: accumulate");
+            assert!(
+                acc.iter()
+                    .zip(&one)
+                    .all(|(p, q)| (p - 1.0 - q).abs() < 1e-4),
+                "{m}x{n}x{k}: accumulate"
+            );
         }
     }
 }

@@ -39,9 +39,24 @@ pub struct Model {
 }
 
 impl Model {
-    pub fn new(config: Config, params: Params<f32>, entities: Vec<String>, relations: Vec<String>, epoch: usize, valid_metrics: Option<Metrics>) -> Model {
+    pub fn new(
+        config: Config,
+        params: Params<f32>,
+        entities: Vec<String>,
+        relations: Vec<String>,
+        epoch: usize,
+        valid_metrics: Option<Metrics>,
+    ) -> Model {
         let cores = CoreCache::new(params.n_rel);
-        Model { config, params, entities, relations, epoch, valid_metrics, cores }
+        Model {
+            config,
+            params,
+            entities,
+            relations,
+            epoch,
+            valid_metrics,
+            cores,
+        }
     }
 
     /// Computes every relation's core ahead of the first queries when they fit in
@@ -52,7 +67,8 @@ impl Model {
         if n_rel.saturating_mul(d * d * 4) > budget_bytes || self.validate().is_err() {
             return false;
         }
-        self.cores.prepare(&self.params, &(0..n_rel as u32).collect::<Vec<_>>());
+        self.cores
+            .prepare(&self.params, &(0..n_rel as u32).collect::<Vec<_>>());
         true
     }
 
@@ -72,7 +88,10 @@ impl Model {
     /// predict the missing `h` of `(?, r, t)`.
     pub fn reverse_relation(&self, r: u32) -> Result<u32> {
         if r as usize >= self.relations.len() {
-            return Err(Error::arg("relation", format!("{r} is not a base relation (< {})", self.relations.len())));
+            return Err(Error::arg(
+                "relation",
+                format!("{r} is not a base relation (< {})", self.relations.len()),
+            ));
         }
         Ok(self.config.inverse_mode.reverse(r, self.relations.len()))
     }
@@ -81,15 +100,23 @@ impl Model {
         let nb = self.relations.len();
         match self.config.inverse_mode {
             _ if (r as usize) < nb => Some(self.relations[r as usize].clone()),
-            InverseMode::NewRelation if (r as usize) < 2 * nb => Some(format!("{}_reverse", self.relations[r as usize - nb])),
+            InverseMode::NewRelation if (r as usize) < 2 * nb => {
+                Some(format!("{}_reverse", self.relations[r as usize - nb]))
+            }
             _ => None,
         }
     }
     pub fn entity_id(&self, name: &str) -> Option<u32> {
-        self.entities.iter().position(|e| e == name).map(|i| i as u32)
+        self.entities
+            .iter()
+            .position(|e| e == name)
+            .map(|i| i as u32)
     }
     pub fn relation_id(&self, name: &str) -> Option<u32> {
-        self.relations.iter().position(|e| e == name).map(|i| i as u32)
+        self.relations
+            .iter()
+            .position(|e| e == name)
+            .map(|i| i as u32)
     }
 
     /// Checks that tensors, dimensions and vocabularies agree (always true for loaded or trained
@@ -97,7 +124,13 @@ impl Model {
     pub fn validate(&self) -> Result<()> {
         let p = &self.params;
         let bad = |m: String| Err(Error::arg("model", m));
-        if p.n_ent != self.entities.len() || p.n_rel != self.config.inverse_mode.model_relations(self.relations.len()) {
+        if p.n_ent != self.entities.len()
+            || p.n_rel
+                != self
+                    .config
+                    .inverse_mode
+                    .model_relations(self.relations.len())
+        {
             return bad("entity or relation count disagrees with the vocabularies".into());
         }
         if p.d_e != self.config.d_e || p.d_r != self.config.d_r {
@@ -106,10 +139,23 @@ impl Model {
         let lens = p.trainable_lens();
         for (i, t) in p.trainable().iter().enumerate() {
             if t.len() != lens[i] {
-                return bad(format!("{} has {} values, expected {}", crate::params::TRAINABLE_NAMES[i], t.len(), lens[i]));
+                return bad(format!(
+                    "{} has {} values, expected {}",
+                    crate::params::TRAINABLE_NAMES[i],
+                    t.len(),
+                    lens[i]
+                ));
             }
         }
-        if [&p.bn0.running_mean, &p.bn0.running_var, &p.bn1.running_mean, &p.bn1.running_var].iter().any(|v| v.len() != p.d_e) {
+        if [
+            &p.bn0.running_mean,
+            &p.bn0.running_var,
+            &p.bn1.running_mean,
+            &p.bn1.running_var,
+        ]
+        .iter()
+        .any(|v| v.len() != p.d_e)
+        {
             return bad("BatchNorm running statistics have the wrong length".into());
         }
         Ok(())
@@ -117,10 +163,22 @@ impl Model {
 
     fn check_query(&self, h: u32, r: u32) -> Result<()> {
         if h as usize >= self.params.n_ent {
-            return Err(Error::arg("entity", format!("{h} is out of range (model has {} entities)", self.params.n_ent)));
+            return Err(Error::arg(
+                "entity",
+                format!(
+                    "{h} is out of range (model has {} entities)",
+                    self.params.n_ent
+                ),
+            ));
         }
         if r as usize >= self.params.n_rel {
-            return Err(Error::arg("relation", format!("{r} is out of range (model has {} relations)", self.params.n_rel)));
+            return Err(Error::arg(
+                "relation",
+                format!(
+                    "{r} is out of range (model has {} relations)",
+                    self.params.n_rel
+                ),
+            ));
         }
         Ok(())
     }
@@ -129,20 +187,29 @@ impl Model {
     pub fn scores(&self, queries: &[(u32, u32)]) -> Result<Vec<f32>> {
         let n = self.params.n_ent;
         let mut out = vec![0.0f32; queries.len() * n];
-        self.score_chunks(queries, |start, logits| out[start * n..][..logits.len()].copy_from_slice(logits))?;
+        self.score_chunks(queries, |start, logits| {
+            out[start * n..][..logits.len()].copy_from_slice(logits)
+        })?;
         Ok(out)
     }
 
     /// Scores `queries` in chunks of at most [`crate::train::eval_batch`] queries, calling
     /// `each(first query index, chunk logits)`.
-    fn score_chunks(&self, queries: &[(u32, u32)], mut each: impl FnMut(usize, &[f32])) -> Result<()> {
+    fn score_chunks(
+        &self,
+        queries: &[(u32, u32)],
+        mut each: impl FnMut(usize, &[f32]),
+    ) -> Result<()> {
         self.validate()?;
         for &(h, r) in queries {
             self.check_query(h, r)?;
         }
         let n = self.params.n_ent;
         // `prepare` skips cached relations and deduplicates the rest.
-        self.cores.prepare(&self.params, &queries.iter().map(|q| q.1).collect::<Vec<_>>());
+        self.cores.prepare(
+            &self.params,
+            &queries.iter().map(|q| q.1).collect::<Vec<_>>(),
+        );
         let (mut buf, mut logits) = (ScoreBuffers::default(), Vec::new());
         let chunk = crate::train::eval_batch(n);
         for (c, qs) in queries.chunks(chunk).enumerate() {
@@ -157,7 +224,10 @@ impl Model {
     pub fn score_triples(&self, triples: &[(u32, u32, u32)]) -> Result<Vec<f32>> {
         let n = self.params.n_ent;
         if let Some(&(_, _, t)) = triples.iter().find(|q| q.2 as usize >= n) {
-            return Err(Error::arg("entity", format!("{t} is out of range (model has {n} entities)")));
+            return Err(Error::arg(
+                "entity",
+                format!("{t} is out of range (model has {n} entities)"),
+            ));
         }
         let queries: Vec<(u32, u32)> = triples.iter().map(|&(h, r, _)| (h, r)).collect();
         let mut out = vec![0.0f32; triples.len()];
@@ -172,20 +242,36 @@ impl Model {
     /// The `k` highest-scoring entities for `(h, r, ?)`, best first, skipping `exclude`
     /// (typically the known tails). Ties keep the lower entity id first.
     pub fn top_k(&self, h: u32, r: u32, k: usize, exclude: &[u32]) -> Result<Vec<Prediction>> {
-        Ok(self.top_k_batch(&[(h, r)], k, &[exclude])?.pop().unwrap_or_default())
+        Ok(self
+            .top_k_batch(&[(h, r)], k, &[exclude])?
+            .pop()
+            .unwrap_or_default())
     }
 
     /// [`Model::top_k`] for several queries at once; `excludes[i]` belongs to `queries[i]`
     /// (`excludes` may be empty: nothing excluded).
-    pub fn top_k_batch(&self, queries: &[(u32, u32)], k: usize, excludes: &[&[u32]]) -> Result<Vec<Vec<Prediction>>> {
+    pub fn top_k_batch(
+        &self,
+        queries: &[(u32, u32)],
+        k: usize,
+        excludes: &[&[u32]],
+    ) -> Result<Vec<Vec<Prediction>>> {
         if !excludes.is_empty() && excludes.len() != queries.len() {
-            return Err(Error::arg("excludes", format!("{} lists for {} queries", excludes.len(), queries.len())));
+            return Err(Error::arg(
+                "excludes",
+                format!("{} lists for {} queries", excludes.len(), queries.len()),
+            ));
         }
         let n = self.params.n_ent;
         let mut out = vec![Vec::new(); queries.len()];
         self.score_chunks(queries, |start, logits| {
-            let rows = logits.par_chunks(n.max(1)).zip(out[start..].par_iter_mut()).enumerate();
-            rows.for_each(|(i, (row, top))| *top = top_k_row(row, k, excludes.get(start + i).copied().unwrap_or(&[])));
+            let rows = logits
+                .par_chunks(n.max(1))
+                .zip(out[start..].par_iter_mut())
+                .enumerate();
+            rows.for_each(|(i, (row, top))| {
+                *top = top_k_row(row, k, excludes.get(start + i).copied().unwrap_or(&[]))
+            });
         })?;
         Ok(out)
     }
@@ -215,12 +301,20 @@ fn top_k_row(row: &[f32], k: usize, exclude: &[u32]) -> Vec<Prediction> {
         best.insert(at, (v, e as u32));
         best.truncate(k);
     }
-    best.into_iter().map(|(logit, entity)| Prediction { entity, logit, probability: sigmoid(logit) }).collect()
+    best.into_iter()
+        .map(|(logit, entity)| Prediction {
+            entity,
+            logit,
+            probability: sigmoid(logit),
+        })
+        .collect()
 }
 
 /// [`top_k_row`] for large `k`: select over all candidates (`excluded` sorted).
 fn top_k_by_selection(row: &[f32], k: usize, excluded: &[u32]) -> Vec<Prediction> {
-    let mut idx: Vec<u32> = (0..row.len() as u32).filter(|e| !row[*e as usize].is_nan() && excluded.binary_search(e).is_err()).collect();
+    let mut idx: Vec<u32> = (0..row.len() as u32)
+        .filter(|e| !row[*e as usize].is_nan() && excluded.binary_search(e).is_err())
+        .collect();
     let k = k.min(idx.len());
     if k == 0 {
         return Vec::new();
@@ -231,7 +325,13 @@ fn top_k_by_selection(row: &[f32], k: usize, excluded: &[u32]) -> Vec<Prediction
         idx.truncate(k);
     }
     idx.sort_unstable_by(cmp);
-    idx.into_iter().map(|e| Prediction { entity: e, logit: row[e as usize], probability: sigmoid(row[e as usize]) }).collect()
+    idx.into_iter()
+        .map(|e| Prediction {
+            entity: e,
+            logit: row[e as usize],
+            probability: sigmoid(row[e as usize]),
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -248,9 +348,21 @@ mod tests {
         assert_eq!(top_k_row(&row, 100, &[5]).len(), 4);
         // the selection path used for large k agrees
         let long: Vec<f32> = (0..300).map(|i| ((i * 37) % 101) as f32).collect();
-        let small: Vec<u32> = top_k_row(&long, 64, &[3]).iter().map(|p| p.entity).collect();
-        let large: Vec<u32> = top_k_row(&long, 200, &[3]).iter().map(|p| p.entity).collect();
+        let small: Vec<u32> = top_k_row(&long, 64, &[3])
+            .iter()
+            .map(|p| p.entity)
+            .collect();
+        let large: Vec<u32> = top_k_row(&long, 200, &[3])
+            .iter()
+            .map(|p| p.entity)
+            .collect();
         assert_eq!(small[..], large[..64]);
-        assert_eq!(top_k_row(&row, 2, &[1]).iter().map(|p| p.entity).collect::<Vec<_>>(), vec![3, 5]);
+        assert_eq!(
+            top_k_row(&row, 2, &[1])
+                .iter()
+                .map(|p| p.entity)
+                .collect::<Vec<_>>(),
+            vec![3, 5]
+        );
     }
 }

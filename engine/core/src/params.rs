@@ -54,8 +54,16 @@ pub struct Params<T> {
 /// Number of trainable tensors, in the order of [`Params::trainable_mut`].
 pub const N_TRAINABLE: usize = 8;
 /// Names of the trainable tensors (checkpoint keys).
-pub const TRAINABLE_NAMES: [&str; N_TRAINABLE] =
-    ["E", "R", "W", "bn0.weight", "bn0.bias", "bn1.weight", "bn1.bias", "prelu.weight"];
+pub const TRAINABLE_NAMES: [&str; N_TRAINABLE] = [
+    "E",
+    "R",
+    "W",
+    "bn0.weight",
+    "bn0.bias",
+    "bn1.weight",
+    "bn1.bias",
+    "prelu.weight",
+];
 
 impl<T: Real> Params<T> {
     /// Allocates and initialises; each tensor draws from its own counter stream, so the result
@@ -69,11 +77,15 @@ impl<T: Real> Params<T> {
                 // so the bound is sqrt(6 / fan_in).
                 InitScheme::KaimingUniform => {
                     let b = (6.0 / cols as f64).sqrt();
-                    (0..rows * cols).map(|_| T::from_f64((2.0 * rng.uniform() - 1.0) * b)).collect()
+                    (0..rows * cols)
+                        .map(|_| T::from_f64((2.0 * rng.uniform() - 1.0) * b))
+                        .collect()
                 }
                 InitScheme::XavierNormal => {
                     let std = (2.0 / (rows + cols) as f64).sqrt();
-                    (0..rows * cols).map(|_| T::from_f64(rng.normal() * std)).collect()
+                    (0..rows * cols)
+                        .map(|_| T::from_f64(rng.normal() * std))
+                        .collect()
                 }
             }
         };
@@ -81,7 +93,9 @@ impl<T: Real> Params<T> {
         let r = emb(n_rel, d_r, &mut rng(2));
         let wb = cfg.init.w_bound();
         let mut wr = rng(3);
-        let w = (0..d_r * d_e * d_e).map(|_| T::from_f64((2.0 * wr.uniform() - 1.0) * wb)).collect();
+        let w = (0..d_r * d_e * d_e)
+            .map(|_| T::from_f64((2.0 * wr.uniform() - 1.0) * wb))
+            .collect();
         let slope = match cfg.activation {
             Activation::Prelu => 0.25,
             Activation::LeakyRelu => 0.01,
@@ -136,7 +150,11 @@ impl<T: Real> Params<T> {
 
     /// Converts between precisions (tests build f64 copies of f32 models).
     pub fn cast<U: Real>(&self) -> Params<U> {
-        let c = |v: &Vec<T>| v.iter().map(|x| U::from_f64(x.to_f64())).collect::<Vec<U>>();
+        let c = |v: &Vec<T>| {
+            v.iter()
+                .map(|x| U::from_f64(x.to_f64()))
+                .collect::<Vec<U>>()
+        };
         let bn = |b: &BatchNorm<T>| BatchNorm {
             gamma: c(&b.gamma),
             beta: c(&b.beta),
@@ -166,6 +184,8 @@ pub struct Grads<T> {
 
 impl<T: Real> Grads<T> {
     pub fn zeros_like(p: &Params<T>) -> Self {
-        Grads { t: p.trainable_lens().map(|n| vec![T::ZERO; n]) }
+        Grads {
+            t: p.trainable_lens().map(|n| vec![T::ZERO; n]),
+        }
     }
 }

@@ -57,8 +57,14 @@ pub struct Mask {
 
 impl Mask {
     pub fn new(seed: u64, step: u64, stream: Stream, p: f64) -> Self {
-        let threshold = (p.clamp(0.0, 1.0) * 4294967296.0).round().min(u32::MAX as f64) as u32;
-        Mask { key: stream_key(seed, step, stream), threshold, identity: threshold == 0 }
+        let threshold = (p.clamp(0.0, 1.0) * 4294967296.0)
+            .round()
+            .min(u32::MAX as f64) as u32;
+        Mask {
+            key: stream_key(seed, step, stream),
+            threshold,
+            identity: threshold == 0,
+        }
     }
     /// Per-row sub-key; compute once per row, then call [`Mask::keep`] per column.
     #[inline(always)]
@@ -78,7 +84,11 @@ impl Mask {
         }
         let rk = self.row_key(row);
         for (c, o) in out.iter_mut().enumerate() {
-            *o = if self.keep(rk, c as u32) { scale } else { T::ZERO };
+            *o = if self.keep(rk, c as u32) {
+                scale
+            } else {
+                T::ZERO
+            };
         }
     }
 }
@@ -92,7 +102,10 @@ pub struct CounterRng {
 
 impl CounterRng {
     pub fn new(seed: u64, step: u64, stream: Stream) -> Self {
-        CounterRng { key: stream_key(seed, step, stream), counter: 0 }
+        CounterRng {
+            key: stream_key(seed, step, stream),
+            counter: 0,
+        }
     }
     #[inline]
     pub fn next_u64(&mut self) -> u64 {
@@ -147,7 +160,11 @@ mod tests {
         let a = Mask::new(1, 0, Stream::InHead, 0.5);
         let b = Mask::new(1, 1, Stream::InHead, 0.5);
         let c = Mask::new(1, 0, Stream::Hidden2, 0.5);
-        let bits = |m: &Mask| (0..64u32).map(|i| m.keep(m.row_key(0), i) as u64).fold(0, |a, x| a * 2 + x);
+        let bits = |m: &Mask| {
+            (0..64u32)
+                .map(|i| m.keep(m.row_key(0), i) as u64)
+                .fold(0, |a, x| a * 2 + x)
+        };
         assert_ne!(bits(&a), bits(&b));
         assert_ne!(bits(&a), bits(&c));
     }

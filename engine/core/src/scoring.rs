@@ -24,22 +24,35 @@ pub struct CoreCache {
 
 impl CoreCache {
     pub fn new(n_rel: usize) -> Self {
-        CoreCache { cores: (0..n_rel).map(|_| OnceLock::new()).collect() }
+        CoreCache {
+            cores: (0..n_rel).map(|_| OnceLock::new()).collect(),
+        }
     }
 
     /// Computes the cores of `rels` that are not cached yet, many relations per product (one
     /// pass over W serves them all). Relations must be `< n_rel` (checked by the caller).
     pub fn prepare(&self, p: &Params<f32>, rels: &[u32]) {
         let (dr, d2) = (p.d_r, p.d_e * p.d_e);
-        let mut missing: Vec<u32> = rels.iter().copied().filter(|&r| self.cores[r as usize].get().is_none()).collect();
+        let mut missing: Vec<u32> = rels
+            .iter()
+            .copied()
+            .filter(|&r| self.cores[r as usize].get().is_none())
+            .collect();
         missing.sort_unstable();
         missing.dedup();
         let (mut ru, mut out) = (Vec::new(), Vec::new());
         for rs in missing.chunks((PREPARE_FLOATS / d2.max(1)).max(1)) {
             ru.clear();
-            rs.iter().for_each(|&r| ru.extend_from_slice(&p.r[r as usize * dr..][..dr]));
+            rs.iter()
+                .for_each(|&r| ru.extend_from_slice(&p.r[r as usize * dr..][..dr]));
             out.resize(rs.len() * d2, 0.0);
-            matmul(&mut out, Op::n(&ru, rs.len(), dr), Op::n(&p.w, dr, d2), false, true);
+            matmul(
+                &mut out,
+                Op::n(&ru, rs.len(), dr),
+                Op::n(&p.w, dr, d2),
+                false,
+                true,
+            );
             for (core, &r) in out.chunks_exact(d2).zip(rs) {
                 // Another thread may have set it meanwhile, to the same value.
                 let _ = self.cores[r as usize].set(core.into());
@@ -49,7 +62,10 @@ impl CoreCache {
 
     /// The cached core of relation `r`, if prepared.
     pub fn core(&self, r: u32) -> Option<&[f32]> {
-        self.cores.get(r as usize).and_then(|c| c.get()).map(|c| &c[..])
+        self.cores
+            .get(r as usize)
+            .and_then(|c| c.get())
+            .map(|c| &c[..])
     }
 
     /// Drops every cached core (keeps the capacity for `n_rel` relations).
@@ -79,9 +95,21 @@ pub struct ScoreBuffers {
 
 /// Eval-mode logits of `queries` `(h, r)` into `logits` (B x N, row-major). Every relation must
 /// have been prepared in `cache` and every id checked by the caller.
-pub fn logits_into(p: &Params<f32>, cache: &CoreCache, queries: &[(u32, u32)], buf: &mut ScoreBuffers, logits: &mut [f32]) {
+pub fn logits_into(
+    p: &Params<f32>,
+    cache: &CoreCache,
+    queries: &[(u32, u32)],
+    buf: &mut ScoreBuffers,
+    logits: &mut [f32],
+) {
     let (b, d, n) = (queries.len(), p.d_e, p.n_ent);
-    for v in [&mut buf.x0, &mut buf.x1, &mut buf.y, &mut buf.z2, &mut buf.x2] {
+    for v in [
+        &mut buf.x0,
+        &mut buf.x1,
+        &mut buf.y,
+        &mut buf.z2,
+        &mut buf.x2,
+    ] {
         v.resize(b * d, 0.0);
     }
     for (row, &(h, _)) in buf.x0.chunks_exact_mut(d).zip(queries) {
@@ -90,12 +118,24 @@ pub fn logits_into(p: &Params<f32>, cache: &CoreCache, queries: &[(u32, u32)], b
     batchnorm::forward_eval(&p.bn0, &buf.x0, b, d, &mut buf.x1);
     // y_b = x1_b · A_{r_b}                                              (B x D)
     let x1 = &buf.x1;
-    buf.y.par_chunks_mut(d).zip(queries.par_iter()).enumerate().for_each(|(i, (yr, &(_, r)))| {
-        let core = cache.core(r).expect("relation core prepared before scoring");
-        core_product::row_times_matrix(&x1[i * d..][..d], core, yr);
-    });
+    buf.y
+        .par_chunks_mut(d)
+        .zip(queries.par_iter())
+        .enumerate()
+        .for_each(|(i, (yr, &(_, r)))| {
+            let core = cache
+                .core(r)
+                .expect("relation core prepared before scoring");
+            core_product::row_times_matrix(&x1[i * d..][..d], core, yr);
+        });
     batchnorm::forward_eval(&p.bn1, &buf.y, b, d, &mut buf.z2);
     elementwise::act_forward(&buf.z2, p.slope[0], &mut buf.x2);
     // logits = x2 · E^T                                                 (B x N)
-    matmul(&mut logits[..b * n], Op::n(&buf.x2, b, d), Op::t(&p.e, n, d), false, true);
+    matmul(
+        &mut logits[..b * n],
+        Op::n(&buf.x2, b, d),
+        Op::t(&p.e, n, d),
+        false,
+        true,
+    );
 }

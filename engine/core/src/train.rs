@@ -20,9 +20,28 @@ use std::time::Instant;
 /// Reported through the training callback. Epochs are counted from 1.
 #[derive(Clone, Debug)]
 pub enum Progress {
-    Batch { epoch: usize, batch: usize, batches: usize, loss: f64, examples_per_sec: f64 },
-    Epoch { epoch: usize, epochs: usize, loss: f64, seconds: f64, examples_per_sec: f64, lr: f64 },
-    Validation { epoch: usize, metrics: Metrics, best_mrr: f64, improved: bool, seconds: f64 },
+    Batch {
+        epoch: usize,
+        batch: usize,
+        batches: usize,
+        loss: f64,
+        examples_per_sec: f64,
+    },
+    Epoch {
+        epoch: usize,
+        epochs: usize,
+        loss: f64,
+        seconds: f64,
+        examples_per_sec: f64,
+        lr: f64,
+    },
+    Validation {
+        epoch: usize,
+        metrics: Metrics,
+        best_mrr: f64,
+        improved: bool,
+        seconds: f64,
+    },
 }
 
 /// Why training ended.
@@ -78,7 +97,12 @@ impl Trainer {
             .thread_name(|i| format!("neptune-{i}"))
             .build()
             .map_err(|e| Error::ThreadPool(e.to_string()))?;
-        Ok(Trainer { config, checkpoint_dir: None, resume_from: None, pool })
+        Ok(Trainer {
+            config,
+            checkpoint_dir: None,
+            resume_from: None,
+            pool,
+        })
     }
 
     pub fn with_checkpoint_dir(mut self, dir: impl Into<PathBuf>) -> Self {
@@ -101,21 +125,35 @@ impl Trainer {
             Split::Test => &dataset.test,
         };
         Ok(self.pool.install(|| {
-            evaluate_triples(&model.params, triples, dataset.n_relations(), model.config.inverse_mode, &filter, eval_batch(dataset.n_entities()))
+            evaluate_triples(
+                &model.params,
+                triples,
+                dataset.n_relations(),
+                model.config.inverse_mode,
+                &filter,
+                eval_batch(dataset.n_entities()),
+            )
         }))
     }
 
     /// Trains on `dataset`, calling `on_progress` after every batch, epoch and validation, and
     /// checking `cancel` between batches (a cancelled run returns `Ok` with
     /// `StopReason::Cancelled` and the best model so far).
-    pub fn train(&self, dataset: &Dataset, mut on_progress: impl FnMut(&Progress), cancel: &AtomicBool) -> Result<TrainOutcome> {
+    pub fn train(
+        &self,
+        dataset: &Dataset,
+        mut on_progress: impl FnMut(&Progress),
+        cancel: &AtomicBool,
+    ) -> Result<TrainOutcome> {
         let cfg = &self.config;
         cfg.validate()?;
         dataset.validate()?;
         let mode = cfg.inverse_mode;
         let index = dataset.train_index(mode);
         if index.len() < 2 {
-            return Err(Error::Dataset("training needs at least two distinct (head, relation) pairs".into()));
+            return Err(Error::Dataset(
+                "training needs at least two distinct (head, relation) pairs".into(),
+            ));
         }
         // Built at the first validation (runs without validation never need it).
         let mut filter: Option<PairIndex> = None;
@@ -128,7 +166,11 @@ impl Trainer {
                 (p, a, TrainState::default(), None)
             }
         };
-        let drop = Dropouts { input: cfg.dropout_in, h1: cfg.dropout_h1, h2: cfg.dropout_h2 };
+        let drop = Dropouts {
+            input: cfg.dropout_in,
+            h1: cfg.dropout_h1,
+            h2: cfg.dropout_h2,
+        };
         let mut frozen = [false; N_TRAINABLE];
         frozen[N_TRAINABLE - 1] = cfg.activation != Activation::Prelu;
         let mut ws = Workspace::<f32>::new();
@@ -157,7 +199,16 @@ impl Trainer {
                 fill_batch(&mut batch, &index, &order[s..e]);
                 let step = adam.step;
                 let loss = self.pool.install(|| {
-                    let l = loss_and_grads(&mut params, &drop, cfg.label_smoothing, &batch, &mut ws, &mut grads, cfg.seed, step);
+                    let l = loss_and_grads(
+                        &mut params,
+                        &drop,
+                        cfg.label_smoothing,
+                        &batch,
+                        &mut ws,
+                        &mut grads,
+                        cfg.seed,
+                        step,
+                    );
                     let t = Instant::now();
                     adam.step(&mut params, &grads, lr, &frozen);
                     adam_secs += t.elapsed().as_secs_f64();
@@ -165,7 +216,13 @@ impl Trainer {
                 });
                 loss_sum += loss;
                 let secs = t_batch.elapsed().as_secs_f64().max(1e-9);
-                on_progress(&Progress::Batch { epoch, batch: bi + 1, batches: bounds.len(), loss, examples_per_sec: (e - s) as f64 / secs });
+                on_progress(&Progress::Batch {
+                    epoch,
+                    batch: bi + 1,
+                    batches: bounds.len(),
+                    loss,
+                    examples_per_sec: (e - s) as f64 / secs,
+                });
             }
             state.epoch = epoch;
             let seconds = t_epoch.elapsed().as_secs_f64();
@@ -181,7 +238,16 @@ impl Trainer {
             if due && !dataset.valid.is_empty() {
                 let t = Instant::now();
                 let filter = filter.get_or_insert_with(|| dataset.filter_index(mode));
-                let metrics = self.pool.install(|| evaluate_triples(&params, &dataset.valid, dataset.n_relations(), mode, filter, eval_batch(dataset.n_entities())));
+                let metrics = self.pool.install(|| {
+                    evaluate_triples(
+                        &params,
+                        &dataset.valid,
+                        dataset.n_relations(),
+                        mode,
+                        filter,
+                        eval_batch(dataset.n_entities()),
+                    )
+                });
                 let mrr = metrics.overall.mrr;
                 let improved = state.best_mrr.is_none_or(|b| mrr > b);
                 if improved {
@@ -196,7 +262,13 @@ impl Trainer {
                 } else {
                     state.evals_since_best += 1;
                 }
-                on_progress(&Progress::Validation { epoch, metrics, best_mrr: state.best_mrr.unwrap_or(mrr), improved, seconds: t.elapsed().as_secs_f64() });
+                on_progress(&Progress::Validation {
+                    epoch,
+                    metrics,
+                    best_mrr: state.best_mrr.unwrap_or(mrr),
+                    improved,
+                    seconds: t.elapsed().as_secs_f64(),
+                });
                 self.save_last(dataset, &params, &adam, &state)?;
                 if cfg.patience > 0 && state.evals_since_best >= cfg.patience {
                     stop = StopReason::EarlyStopped;
@@ -211,16 +283,45 @@ impl Trainer {
             Some(m) => m,
             None => self.model(dataset, params, state.epoch, None),
         };
-        let mut phase_seconds: Vec<(String, f64)> = PHASES.iter().map(|s| s.to_string()).zip(ws.timings).collect();
+        let mut phase_seconds: Vec<(String, f64)> = PHASES
+            .iter()
+            .map(|s| s.to_string())
+            .zip(ws.timings)
+            .collect();
         phase_seconds.push(("adam".into(), adam_secs));
-        Ok(TrainOutcome { model, stop, epochs_run: state.epoch, state, phase_seconds })
+        Ok(TrainOutcome {
+            model,
+            stop,
+            epochs_run: state.epoch,
+            state,
+            phase_seconds,
+        })
     }
 
-    fn model(&self, dataset: &Dataset, params: Params<f32>, epoch: usize, valid: Option<Metrics>) -> Model {
-        Model::new(self.config.clone(), params, dataset.entities.clone(), dataset.relations.clone(), epoch, valid)
+    fn model(
+        &self,
+        dataset: &Dataset,
+        params: Params<f32>,
+        epoch: usize,
+        valid: Option<Metrics>,
+    ) -> Model {
+        Model::new(
+            self.config.clone(),
+            params,
+            dataset.entities.clone(),
+            dataset.relations.clone(),
+            epoch,
+            valid,
+        )
     }
 
-    fn save_last(&self, dataset: &Dataset, params: &Params<f32>, adam: &Adam<f32>, state: &TrainState) -> Result<()> {
+    fn save_last(
+        &self,
+        dataset: &Dataset,
+        params: &Params<f32>,
+        adam: &Adam<f32>,
+        state: &TrainState,
+    ) -> Result<()> {
         if let Some(dir) = &self.checkpoint_dir {
             let m = self.model(dataset, params.clone(), state.epoch, None);
             checkpoint::save(&dir.join("last"), &m, Some(adam), Some(state))?;
@@ -229,16 +330,28 @@ impl Trainer {
     }
 
     #[allow(clippy::type_complexity)]
-    fn load_resume(&self, dir: &std::path::Path, dataset: &Dataset) -> Result<(Params<f32>, Adam<f32>, TrainState, Option<Model>)> {
+    fn load_resume(
+        &self,
+        dir: &std::path::Path,
+        dataset: &Dataset,
+    ) -> Result<(Params<f32>, Adam<f32>, TrainState, Option<Model>)> {
         let ck = checkpoint::load(&dir.join("last"))?;
         let bad = |m: &str| Error::checkpoint(dir.join("last"), m.to_string());
         let (c, m) = (&self.config, &ck.model.config);
-        if (c.d_e, c.d_r, c.inverse_mode, c.activation) != (m.d_e, m.d_r, m.inverse_mode, m.activation) {
-            return Err(bad("d_e, d_r, inverse mode and activation must match the config being resumed"));
+        if (c.d_e, c.d_r, c.inverse_mode, c.activation)
+            != (m.d_e, m.d_r, m.inverse_mode, m.activation)
+        {
+            return Err(bad(
+                "d_e, d_r, inverse mode and activation must match the config being resumed",
+            ));
         }
         check_vocab(&ck.model, dataset)?;
-        let adam = ck.adam.ok_or_else(|| bad("no optimizer state saved; cannot resume"))?;
-        let state = ck.train_state.ok_or_else(|| bad("no training state saved; cannot resume"))?;
+        let adam = ck
+            .adam
+            .ok_or_else(|| bad("no optimizer state saved; cannot resume"))?;
+        let state = ck
+            .train_state
+            .ok_or_else(|| bad("no training state saved; cannot resume"))?;
         let best = match state.best_mrr {
             Some(_) => Some(Model::load(dir.join("best"))?),
             None => None,
@@ -275,7 +388,9 @@ fn fill_batch(batch: &mut Batch, index: &PairIndex, ids: &[u32]) {
 fn check_vocab(model: &Model, dataset: &Dataset) -> Result<()> {
     model.validate()?;
     if model.entities != dataset.entities || model.relations != dataset.relations {
-        return Err(Error::Dataset("the dataset's vocabulary differs from the model's (entities or relations)".into()));
+        return Err(Error::Dataset(
+            "the dataset's vocabulary differs from the model's (entities or relations)".into(),
+        ));
     }
     Ok(())
 }

@@ -8,17 +8,31 @@ use neptune_core::params::Params;
 use neptune_core::{Config, Error, Model};
 
 fn model() -> Model {
-    let cfg = Config { d_e: 6, d_r: 4, ..Config::default() };
+    let cfg = Config {
+        d_e: 6,
+        d_r: 4,
+        ..Config::default()
+    };
     let mut params = Params::<f32>::init(&cfg, 5, 4);
     params.bn0.running_mean[1] = 0.5;
     params.bn1.running_var[2] = 2.5;
     let entities = ["a", "b", "c", "d", "e"].map(String::from).to_vec();
-    Model::new(cfg, params, entities, ["likes", "knows"].map(String::from).to_vec(), 7, None)
+    Model::new(
+        cfg,
+        params,
+        entities,
+        ["likes", "knows"].map(String::from).to_vec(),
+        7,
+        None,
+    )
 }
 
 fn expect_checkpoint_error(r: Result<Model, Error>, needle: &str) {
     match r {
-        Err(Error::Checkpoint { message, .. }) => assert!(message.contains(needle), "message `{message}` lacks `{needle}`"),
+        Err(Error::Checkpoint { message, .. }) => assert!(
+            message.contains(needle),
+            "message `{message}` lacks `{needle}`"
+        ),
         other => panic!("expected a checkpoint error containing `{needle}`, got {other:?}"),
     }
 }
@@ -31,7 +45,12 @@ fn round_trip_with_optimizer_state() {
     adam.step = 42;
     adam.m[0][3] = 0.25;
     adam.v[2][1] = 0.125;
-    let state = TrainState { epoch: 7, best_mrr: Some(0.5), best_epoch: 5, evals_since_best: 1 };
+    let state = TrainState {
+        epoch: 7,
+        best_mrr: Some(0.5),
+        best_epoch: 5,
+        evals_since_best: 1,
+    };
     checkpoint::save(&dir, &m, Some(&adam), Some(&state)).unwrap();
     let ck = checkpoint::load(&dir).unwrap();
     assert_eq!(ck.model.params, m.params);
@@ -69,7 +88,11 @@ fn refuses_corrupt_truncated_and_mismatched() {
     // A manifest whose config disagrees with the stored shapes.
     std::fs::write(&tensors, &good).unwrap();
     let manifest = std::fs::read_to_string(dir.join(MANIFEST_FILE)).unwrap();
-    std::fs::write(dir.join(MANIFEST_FILE), manifest.replace("\"d_e\": 6", "\"d_e\": 7")).unwrap();
+    std::fs::write(
+        dir.join(MANIFEST_FILE),
+        manifest.replace("\"d_e\": 6", "\"d_e\": 7"),
+    )
+    .unwrap();
     expect_checkpoint_error(Model::load(&dir), "expected F32 [5, 7]");
 
     std::fs::write(dir.join(MANIFEST_FILE), "{ not json").unwrap();
@@ -95,8 +118,17 @@ fn scoring_and_top_k() {
         assert_eq!(p.logit, scores[p.entity as usize]);
         assert!((p.probability - 1.0 / (1.0 + (-p.logit).exp())).abs() < 1e-6);
     }
-    assert!(matches!(m.top_k(5, 0, 3, &[]), Err(Error::Argument { arg: "entity", .. })));
-    assert!(matches!(m.top_k(0, 4, 3, &[]), Err(Error::Argument { arg: "relation", .. })));
+    assert!(matches!(
+        m.top_k(5, 0, 3, &[]),
+        Err(Error::Argument { arg: "entity", .. })
+    ));
+    assert!(matches!(
+        m.top_k(0, 4, 3, &[]),
+        Err(Error::Argument {
+            arg: "relation",
+            ..
+        })
+    ));
     assert_eq!(m.reverse_relation(1).unwrap(), 3);
     assert_eq!(m.relation_name(3).unwrap(), "knows_reverse");
 }

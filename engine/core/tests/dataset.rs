@@ -21,7 +21,10 @@ fn loads_files_with_sorted_vocabularies() {
     assert_eq!(d.train, vec![[1, 1, 0], [2, 0, 1]]);
     assert_eq!(d.valid, vec![[0, 0, 3]]);
     assert_eq!(d.test, vec![[3, 1, 2]]);
-    assert_eq!(d.model_relation_names(InverseMode::NewRelation), ["r1", "r2", "r1_reverse", "r2_reverse"]);
+    assert_eq!(
+        d.model_relation_names(InverseMode::NewRelation),
+        ["r1", "r2", "r1_reverse", "r2_reverse"]
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -32,12 +35,18 @@ fn bad_lines_name_file_and_line() {
     match Dataset::from_dir(&dir) {
         Err(e @ Error::Parse { line: 2, .. }) => {
             let s = e.to_string();
-            assert!(s.contains("train.txt:2") && s.contains("3 tab-separated fields"), "{s}");
+            assert!(
+                s.contains("train.txt:2") && s.contains("3 tab-separated fields"),
+                "{s}"
+            );
         }
         other => panic!("expected a parse error on line 2, got {other:?}"),
     }
     write_split(&dir, "a\t\tb\n", "", "");
-    assert!(matches!(Dataset::from_dir(&dir), Err(Error::Parse { line: 1, .. })));
+    assert!(matches!(
+        Dataset::from_dir(&dir),
+        Err(Error::Parse { line: 1, .. })
+    ));
     std::fs::remove_file(dir.join("test.txt")).unwrap();
     write_split(&dir, "a\tr\tb\n", "", "");
     std::fs::remove_file(dir.join("valid.txt")).unwrap();
@@ -51,13 +60,33 @@ fn bad_lines_name_file_and_line() {
 #[test]
 fn from_arrays_validates() {
     assert!(Dataset::from_arrays(3, 1, &[0, 0, 1, 1, 0, 2], &[], &[]).is_ok());
-    assert!(matches!(Dataset::from_arrays(3, 1, &[0, 0, 3], &[], &[]), Err(Error::Dataset(_))));
-    assert!(matches!(Dataset::from_arrays(3, 1, &[0, 1, 2], &[], &[]), Err(Error::Dataset(_))));
-    assert!(matches!(Dataset::from_arrays(3, 1, &[0, 0], &[], &[]), Err(Error::Dataset(_))));
-    assert!(matches!(Dataset::from_arrays(3, 1, &[], &[], &[]), Err(Error::Dataset(_))));
+    assert!(matches!(
+        Dataset::from_arrays(3, 1, &[0, 0, 3], &[], &[]),
+        Err(Error::Dataset(_))
+    ));
+    assert!(matches!(
+        Dataset::from_arrays(3, 1, &[0, 1, 2], &[], &[]),
+        Err(Error::Dataset(_))
+    ));
+    assert!(matches!(
+        Dataset::from_arrays(3, 1, &[0, 0], &[], &[]),
+        Err(Error::Dataset(_))
+    ));
+    assert!(matches!(
+        Dataset::from_arrays(3, 1, &[], &[], &[]),
+        Err(Error::Dataset(_))
+    ));
     let d = Dataset::from_arrays(2, 1, &[0, 0, 1], &[], &[]).unwrap();
-    assert!(d.clone().with_names(vec!["x".into()], vec!["r".into()]).is_err());
-    assert_eq!(d.with_names(vec!["x".into(), "y".into()], vec!["r".into()]).unwrap().entities[1], "y");
+    assert!(d
+        .clone()
+        .with_names(vec!["x".into()], vec!["r".into()])
+        .is_err());
+    assert_eq!(
+        d.with_names(vec!["x".into(), "y".into()], vec!["r".into()])
+            .unwrap()
+            .entities[1],
+        "y"
+    );
 }
 
 #[test]

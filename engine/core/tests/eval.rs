@@ -8,7 +8,12 @@ use neptune_core::eval::{evaluate_triples, Direction};
 use neptune_core::params::Params;
 
 fn model(e: &[f32]) -> Params<f32> {
-    let cfg = Config { d_e: 1, d_r: 1, activation: Activation::LeakyRelu, ..Config::default() };
+    let cfg = Config {
+        d_e: 1,
+        d_r: 1,
+        activation: Activation::LeakyRelu,
+        ..Config::default()
+    };
     let mut p = Params::<f32>::init(&cfg, e.len(), 1);
     p.e = e.to_vec();
     p.r = vec![1.0];
@@ -29,8 +34,16 @@ fn hand_computed_ranks_with_ties_and_filter() {
     // Tail query (0, 0, ?) answer e1: scores ∝ [1, 2, 2, 3, .5]; e3 filtered; e2 ties -> 1 + 0 + 1/2.
     // Head query (1, 0, ?) answer e0: scores ∝ 2·[1, 2, 2, 3, .5]; known tails of (1, 0) are {0}
     // only; greater: e1, e2, e3 -> rank 4.
-    let tail = m.per_relation.iter().find(|r| r.direction == Direction::Tail).unwrap();
-    let head = m.per_relation.iter().find(|r| r.direction == Direction::Head).unwrap();
+    let tail = m
+        .per_relation
+        .iter()
+        .find(|r| r.direction == Direction::Tail)
+        .unwrap();
+    let head = m
+        .per_relation
+        .iter()
+        .find(|r| r.direction == Direction::Head)
+        .unwrap();
     assert_eq!(tail.stats.mr, 1.5);
     assert_eq!(head.stats.mr, 4.0);
     assert_eq!(m.overall.count, 2);

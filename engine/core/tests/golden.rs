@@ -15,13 +15,22 @@ fn golden() -> Value {
 }
 
 fn vecf<T: Real>(v: &Value) -> Vec<T> {
-    v.as_array().unwrap().iter().map(|x| T::from_f64(x.as_f64().unwrap())).collect()
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| T::from_f64(x.as_f64().unwrap()))
+        .collect()
 }
 
 fn params<T: Real>(g: &Value) -> Params<T> {
     let t = &g["initial"];
     let us = |k: &str| g[k].as_u64().unwrap() as usize;
-    let bn = |w: &str, b: &str| BatchNorm { gamma: vecf(&t[w]), beta: vecf(&t[b]), running_mean: vec![T::ZERO; us("d_e")], running_var: vec![T::ONE; us("d_e")] };
+    let bn = |w: &str, b: &str| BatchNorm {
+        gamma: vecf(&t[w]),
+        beta: vecf(&t[b]),
+        running_mean: vec![T::ZERO; us("d_e")],
+        running_var: vec![T::ONE; us("d_e")],
+    };
     Params {
         n_ent: us("n_ent"),
         n_rel: us("n_rel"),
@@ -38,10 +47,21 @@ fn params<T: Real>(g: &Value) -> Params<T> {
 
 fn batch(g: &Value) -> Batch {
     let mut b = Batch::default();
-    let ids = |k: &str| g[k].as_array().unwrap().iter().map(|x| x.as_u64().unwrap() as u32).collect::<Vec<_>>();
+    let ids = |k: &str| {
+        g[k].as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap() as u32)
+            .collect::<Vec<_>>()
+    };
     let (hs, rs) = (ids("heads"), ids("rels"));
     for (i, ts) in g["tails"].as_array().unwrap().iter().enumerate() {
-        let ts: Vec<u32> = ts.as_array().unwrap().iter().map(|x| x.as_u64().unwrap() as u32).collect();
+        let ts: Vec<u32> = ts
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap() as u32)
+            .collect();
         b.push(hs[i], rs[i], &ts);
     }
     b
@@ -50,7 +70,10 @@ fn batch(g: &Value) -> Batch {
 fn close(what: &str, got: &[f64], want: &[f64], tol: f64) {
     assert_eq!(got.len(), want.len(), "{what}: length");
     for (i, (a, b)) in got.iter().zip(want).enumerate() {
-        assert!((a - b).abs() <= tol * (1.0 + b.abs()), "{what}[{i}]: got {a:e}, want {b:e}");
+        assert!(
+            (a - b).abs() <= tol * (1.0 + b.abs()),
+            "{what}[{i}]: got {a:e}, want {b:e}"
+        );
     }
 }
 
@@ -65,25 +88,80 @@ fn run<T: Real>(tol: f64) {
     let mut adam = Adam::new(&p);
     let to64 = |v: &[T]| v.iter().map(|x| x.to_f64()).collect::<Vec<f64>>();
     for (s, want) in g["steps"].as_array().unwrap().iter().enumerate() {
-        let loss = loss_and_grads(&mut p, &Dropouts::default(), eps, &b, &mut ws, &mut grads, 0, s as u64);
+        let loss = loss_and_grads(
+            &mut p,
+            &Dropouts::default(),
+            eps,
+            &b,
+            &mut ws,
+            &mut grads,
+            0,
+            s as u64,
+        );
         // Logits were replaced by their gradient; recompute them in a separate forward.
         let p2 = p.clone();
         let mut ws2 = Workspace::new();
-        neptune_core::net::forward(&p2, &Dropouts::default(), &b, &mut ws2, neptune_core::net::Mode::Train { seed: 0, step: 0 });
+        neptune_core::net::forward(
+            &p2,
+            &Dropouts::default(),
+            &b,
+            &mut ws2,
+            neptune_core::net::Mode::Train { seed: 0, step: 0 },
+        );
         let n_logits = b.len() * p.n_ent;
-        close(&format!("step {s} logits"), &to64(&ws2.logits[..n_logits]), &vecf::<f64>(&want["logits"]), tol);
-        close(&format!("step {s} loss"), &[loss], &[want["loss"].as_f64().unwrap()], tol);
+        close(
+            &format!("step {s} logits"),
+            &to64(&ws2.logits[..n_logits]),
+            &vecf::<f64>(&want["logits"]),
+            tol,
+        );
+        close(
+            &format!("step {s} loss"),
+            &[loss],
+            &[want["loss"].as_f64().unwrap()],
+            tol,
+        );
         for (i, name) in TRAINABLE_NAMES.iter().enumerate() {
-            close(&format!("step {s} grad {name}"), &to64(&grads.t[i]), &vecf::<f64>(&want["grads"][name]), tol);
+            close(
+                &format!("step {s} grad {name}"),
+                &to64(&grads.t[i]),
+                &vecf::<f64>(&want["grads"][name]),
+                tol,
+            );
         }
         let r = &want["running"];
-        close("bn0.running_mean", &to64(&p.bn0.running_mean), &vecf::<f64>(&r["bn0.running_mean"]), tol);
-        close("bn0.running_var", &to64(&p.bn0.running_var), &vecf::<f64>(&r["bn0.running_var"]), tol);
-        close("bn1.running_mean", &to64(&p.bn1.running_mean), &vecf::<f64>(&r["bn1.running_mean"]), tol);
-        close("bn1.running_var", &to64(&p.bn1.running_var), &vecf::<f64>(&r["bn1.running_var"]), tol);
+        close(
+            "bn0.running_mean",
+            &to64(&p.bn0.running_mean),
+            &vecf::<f64>(&r["bn0.running_mean"]),
+            tol,
+        );
+        close(
+            "bn0.running_var",
+            &to64(&p.bn0.running_var),
+            &vecf::<f64>(&r["bn0.running_var"]),
+            tol,
+        );
+        close(
+            "bn1.running_mean",
+            &to64(&p.bn1.running_mean),
+            &vecf::<f64>(&r["bn1.running_mean"]),
+            tol,
+        );
+        close(
+            "bn1.running_var",
+            &to64(&p.bn1.running_var),
+            &vecf::<f64>(&r["bn1.running_var"]),
+            tol,
+        );
         adam.step(&mut p, &grads, lr, &[false; TRAINABLE_NAMES.len()]);
         for (i, name) in TRAINABLE_NAMES.iter().enumerate() {
-            close(&format!("step {s} after Adam {name}"), &to64(p.trainable()[i]), &vecf::<f64>(&want["after_adam"][name]), tol);
+            close(
+                &format!("step {s} after Adam {name}"),
+                &to64(p.trainable()[i]),
+                &vecf::<f64>(&want["after_adam"][name]),
+                tol,
+            );
         }
     }
 }

@@ -7,7 +7,14 @@ use neptune_core::net::{loss, loss_and_grads, Batch, Dropouts, Workspace};
 use neptune_core::params::{Grads, Params, TRAINABLE_NAMES};
 
 fn tiny(act: Activation) -> Params<f64> {
-    let cfg = Config { d_e: 5, d_r: 3, activation: act, init: InitScheme::XavierNormal, seed: 11, ..Config::default() };
+    let cfg = Config {
+        d_e: 5,
+        d_r: 3,
+        activation: act,
+        init: InitScheme::XavierNormal,
+        seed: 11,
+        ..Config::default()
+    };
     let mut p = Params::<f64>::init(&cfg, 7, 4);
     // Non-trivial BN affine parameters so their gradients are exercised off the identity.
     for (i, v) in p.bn0.gamma.iter_mut().enumerate() {
@@ -22,7 +29,14 @@ fn tiny(act: Activation) -> Params<f64> {
 fn batch() -> Batch {
     let mut b = Batch::default();
     // Repeated heads and relations on purpose: the head scatter and the per-relation grouping.
-    for &(h, r, ref t) in &[(0u32, 1u32, vec![2u32, 3]), (4, 1, vec![0]), (0, 2, vec![6]), (5, 0, vec![1, 2, 4]), (3, 1, vec![5]), (6, 3, vec![0, 6])] {
+    for &(h, r, ref t) in &[
+        (0u32, 1u32, vec![2u32, 3]),
+        (4, 1, vec![0]),
+        (0, 2, vec![6]),
+        (5, 0, vec![1, 2, 4]),
+        (3, 1, vec![5]),
+        (6, 3, vec![0, 6]),
+    ] {
         b.push(h, r, t);
     }
     b
@@ -58,7 +72,11 @@ fn check(act: Activation, drop: Dropouts) {
     }
     // Every tensor must actually receive gradient (guards against silently zero paths).
     for ti in 0..TRAINABLE_NAMES.len() {
-        assert!(g.t[ti].iter().any(|v| v.abs() > 1e-9), "{} gradient is all zero", TRAINABLE_NAMES[ti]);
+        assert!(
+            g.t[ti].iter().any(|v| v.abs() > 1e-9),
+            "{} gradient is all zero",
+            TRAINABLE_NAMES[ti]
+        );
     }
     eprintln!("{act:?} {drop:?}: worst relative error {worst:e}");
 }
@@ -71,6 +89,20 @@ fn gradients_match_finite_differences_without_dropout() {
 
 #[test]
 fn gradients_match_finite_differences_with_dropout() {
-    check(Activation::Prelu, Dropouts { input: 0.3, h1: 0.2, h2: 0.4 });
-    check(Activation::Relu, Dropouts { input: 0.1, h1: 0.5, h2: 0.2 });
+    check(
+        Activation::Prelu,
+        Dropouts {
+            input: 0.3,
+            h1: 0.2,
+            h2: 0.4,
+        },
+    );
+    check(
+        Activation::Relu,
+        Dropouts {
+            input: 0.1,
+            h1: 0.5,
+            h2: 0.2,
+        },
+    );
 }

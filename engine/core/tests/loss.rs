@@ -28,12 +28,20 @@ fn run<T: Real>(logits: &[f64], tails: &[Vec<u32>], n: usize, eps: f64) -> (f64,
 fn matches_bce_of_sigmoid_when_not_saturated() {
     let n = 37;
     let tails = vec![vec![0u32, 5], vec![], vec![36], vec![1, 2, 3]];
-    let logits: Vec<f64> = (0..tails.len() * n).map(|i| ((i * 7919) % 1000) as f64 / 100.0 - 5.0).collect();
+    let logits: Vec<f64> = (0..tails.len() * n)
+        .map(|i| ((i * 7919) % 1000) as f64 / 100.0 - 5.0)
+        .collect();
     let want = reference(&logits, &tails, n, 0.1);
     let (got64, grad) = run::<f64>(&logits, &tails, n, 0.1);
-    assert!((got64 - want).abs() < 1e-12 * want.abs().max(1.0), "{got64} vs {want}");
+    assert!(
+        (got64 - want).abs() < 1e-12 * want.abs().max(1.0),
+        "{got64} vs {want}"
+    );
     let (got32, _) = run::<f32>(&logits, &tails, n, 0.1);
-    assert!((got32 - want).abs() < 1e-5 * want.abs(), "f32 {got32} vs {want}");
+    assert!(
+        (got32 - want).abs() < 1e-5 * want.abs(),
+        "f32 {got32} vs {want}"
+    );
     // Gradient: (sigmoid(l) - y') / (B N).
     for (k, (&g, &l)) in grad.iter().zip(&logits).enumerate() {
         let (b, j) = (k / n, k % n);
@@ -47,7 +55,9 @@ fn matches_bce_of_sigmoid_when_not_saturated() {
 fn finite_when_saturated() {
     let n = 4;
     let tails = vec![vec![0u32], vec![3]];
-    let logits = [1000.0, -1000.0, 1000.0, -1000.0, -1000.0, 1000.0, 0.0, -1000.0];
+    let logits = [
+        1000.0, -1000.0, 1000.0, -1000.0, -1000.0, 1000.0, 0.0, -1000.0,
+    ];
     for eps in [0.0, 0.1] {
         let (l64, g64) = run::<f64>(&logits, &tails, n, eps);
         let (l32, g32) = run::<f32>(&logits, &tails, n, eps);

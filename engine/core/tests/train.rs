@@ -3,7 +3,9 @@
 
 mod common;
 
-use neptune_core::{Activation, Config, InitScheme, InverseMode, Progress, Split, StopReason, Trainer};
+use neptune_core::{
+    Activation, Config, InitScheme, InverseMode, Progress, Split, StopReason, Trainer,
+};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -35,10 +37,23 @@ fn learns_cluster_structure() {
     let trainer = Trainer::new(small_config()).unwrap();
     let mut epochs = 0;
     let out = trainer
-        .train(&data, |p| if let Progress::Epoch { .. } = p { epochs += 1 }, &AtomicBool::new(false))
+        .train(
+            &data,
+            |p| {
+                if let Progress::Epoch { .. } = p {
+                    epochs += 1
+                }
+            },
+            &AtomicBool::new(false),
+        )
         .unwrap();
     let test = trainer.evaluate(&out.model, &data, Split::Test).unwrap();
-    eprintln!("test MRR {:.3} H@1 {:.3} after {epochs} epochs in {:.1}s", test.overall.mrr, test.overall.hits1, t.elapsed().as_secs_f64());
+    eprintln!(
+        "test MRR {:.3} H@1 {:.3} after {epochs} epochs in {:.1}s",
+        test.overall.mrr,
+        test.overall.hits1,
+        t.elapsed().as_secs_f64()
+    );
     assert_eq!(out.stop, StopReason::Completed);
     assert_eq!(epochs, 40);
     assert!(test.overall.mrr > 0.9, "test MRR {}", test.overall.mrr);
@@ -49,30 +64,64 @@ fn learns_cluster_structure() {
 #[test]
 fn deterministic_across_thread_counts() {
     let data = common::cluster_graph(4, 6, 3);
-    let cfg = Config { epochs: 3, eval_every: 0, ..small_config() };
-    let run = |threads| {
-        let t = Trainer::new(Config { threads, ..cfg.clone() }).unwrap();
-        t.train(&data, |_| {}, &AtomicBool::new(false)).unwrap().model.params
+    let cfg = Config {
+        epochs: 3,
+        eval_every: 0,
+        ..small_config()
     };
-    assert!(run(1) == run(2), "parameters differ between 1 and 2 threads");
+    let run = |threads| {
+        let t = Trainer::new(Config {
+            threads,
+            ..cfg.clone()
+        })
+        .unwrap();
+        t.train(&data, |_| {}, &AtomicBool::new(false))
+            .unwrap()
+            .model
+            .params
+    };
+    assert!(
+        run(1) == run(2),
+        "parameters differ between 1 and 2 threads"
+    );
 }
 
 #[test]
 fn resume_matches_uninterrupted_run() {
     let data = common::cluster_graph(4, 6, 3);
-    let cfg = Config { epochs: 6, eval_every: 3, ..small_config() };
-    let straight = Trainer::new(cfg.clone()).unwrap().train(&data, |_| {}, &AtomicBool::new(false)).unwrap();
+    let cfg = Config {
+        epochs: 6,
+        eval_every: 3,
+        ..small_config()
+    };
+    let straight = Trainer::new(cfg.clone())
+        .unwrap()
+        .train(&data, |_| {}, &AtomicBool::new(false))
+        .unwrap();
 
     let dir = common::temp_dir("resume");
-    let first = Trainer::new(Config { epochs: 3, ..cfg.clone() }).unwrap().with_checkpoint_dir(&dir);
+    let first = Trainer::new(Config {
+        epochs: 3,
+        ..cfg.clone()
+    })
+    .unwrap()
+    .with_checkpoint_dir(&dir);
     first.train(&data, |_| {}, &AtomicBool::new(false)).unwrap();
-    let second = Trainer::new(cfg).unwrap().with_checkpoint_dir(&dir).with_resume_from(&dir);
-    let resumed = second.train(&data, |_| {}, &AtomicBool::new(false)).unwrap();
+    let second = Trainer::new(cfg)
+        .unwrap()
+        .with_checkpoint_dir(&dir)
+        .with_resume_from(&dir);
+    let resumed = second
+        .train(&data, |_| {}, &AtomicBool::new(false))
+        .unwrap();
     assert_eq!(resumed.epochs_run, 6);
     let last = neptune_core::checkpoint::load(&dir.join("last")).unwrap();
     let straight_last = straight.state.clone();
     assert_eq!(last.train_state.unwrap(), straight_last);
-    assert!(resumed.model.params == straight.model.params, "resumed run diverged");
+    assert!(
+        resumed.model.params == straight.model.params,
+        "resumed run diverged"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -83,12 +132,18 @@ fn cancellation_stops_between_batches() {
     let mut batches = 0;
     let out = Trainer::new(small_config())
         .unwrap()
-        .train(&data, |p| if let Progress::Batch { .. } = p {
-            batches += 1;
-            if batches == 2 {
-                cancel.store(true, Ordering::Relaxed);
-            }
-        }, &cancel)
+        .train(
+            &data,
+            |p| {
+                if let Progress::Batch { .. } = p {
+                    batches += 1;
+                    if batches == 2 {
+                        cancel.store(true, Ordering::Relaxed);
+                    }
+                }
+            },
+            &cancel,
+        )
         .unwrap();
     assert_eq!(out.stop, StopReason::Cancelled);
     assert_eq!(batches, 2);

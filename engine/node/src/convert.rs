@@ -48,7 +48,14 @@ pub struct MetricsJs {
 }
 
 fn stats(s: &RankStats) -> RankStatsJs {
-    RankStatsJs { count: s.count as u32, mrr: s.mrr, mr: s.mr, hits1: s.hits1, hits3: s.hits3, hits10: s.hits10 }
+    RankStatsJs {
+        count: s.count as u32,
+        mrr: s.mrr,
+        mr: s.mr,
+        hits1: s.hits1,
+        hits3: s.hits3,
+        hits10: s.hits10,
+    }
 }
 
 /// Relation ids in metrics are base relation ids; JS sees names.
@@ -61,7 +68,10 @@ pub fn metrics(m: &Metrics, relation_names: &[String]) -> MetricsJs {
             .per_relation
             .iter()
             .map(|r| RelationMetricsJs {
-                relation: relation_names.get(r.relation as usize).cloned().unwrap_or_else(|| r.relation.to_string()),
+                relation: relation_names
+                    .get(r.relation as usize)
+                    .cloned()
+                    .unwrap_or_else(|| r.relation.to_string()),
                 direction: match r.direction {
                     Direction::Tail => "tail".into(),
                     Direction::Head => "head".into(),
@@ -85,7 +95,13 @@ pub struct DatasetArrays {
 /// Where the training data comes from: a folder of train/valid/test.txt, or arrays.
 pub enum DatasetSource {
     Dir(String),
-    Arrays { entities: Vec<String>, relations: Vec<String>, train: Vec<u32>, valid: Vec<u32>, test: Vec<u32> },
+    Arrays {
+        entities: Vec<String>,
+        relations: Vec<String>,
+        train: Vec<u32>,
+        valid: Vec<u32>,
+        test: Vec<u32>,
+    },
 }
 
 impl DatasetSource {
@@ -103,10 +119,14 @@ impl DatasetSource {
     pub fn load(&self) -> neptune_core::Result<Dataset> {
         match self {
             DatasetSource::Dir(dir) => Dataset::from_dir(dir),
-            DatasetSource::Arrays { entities, relations, train, valid, test } => {
-                Dataset::from_arrays(entities.len(), relations.len(), train, valid, test)?
-                    .with_names(entities.clone(), relations.clone())
-            }
+            DatasetSource::Arrays {
+                entities,
+                relations,
+                train,
+                valid,
+                test,
+            } => Dataset::from_arrays(entities.len(), relations.len(), train, valid, test)?
+                .with_names(entities.clone(), relations.clone()),
         }
     }
 }

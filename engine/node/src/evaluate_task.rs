@@ -21,7 +21,8 @@ impl Task for EvaluateTask {
     fn compute(&mut self) -> napi::Result<MetricsJs> {
         let model = Model::load(&self.model_dir).map_err(to_napi_error)?;
         let dataset = self.source.load().map_err(to_napi_error)?;
-        let result = neptune_core::evaluate(&model, &dataset, self.split, self.threads).map_err(to_napi_error)?;
+        let result = neptune_core::evaluate(&model, &dataset, self.split, self.threads)
+            .map_err(to_napi_error)?;
         Ok(metrics(&result, &dataset.relations))
     }
 
@@ -52,5 +53,10 @@ pub fn evaluate(
         Either::A(dir) => DatasetSource::Dir(dir),
         Either::B(arrays) => DatasetSource::from_arrays(arrays),
     };
-    Ok(AsyncTask::new(EvaluateTask { model_dir, source, split, threads: threads as usize }))
+    Ok(AsyncTask::new(EvaluateTask {
+        model_dir,
+        source,
+        split,
+        threads: threads as usize,
+    }))
 }

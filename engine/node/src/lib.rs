@@ -23,7 +23,10 @@ pub fn engine_version() -> String {
 /// Preset names accepted in `configJson.preset`.
 #[napi]
 pub fn presets() -> Vec<String> {
-    neptune_core::PRESETS.iter().map(|p| p.to_string()).collect()
+    neptune_core::PRESETS
+        .iter()
+        .map(|p| p.to_string())
+        .collect()
 }
 
 /// The size of a graph, which the `default` preset scales with.
@@ -39,10 +42,15 @@ pub struct GraphSize {
 /// `overridesJson` (a JSON object of snake_case fields) applied; with `graph`, `default` is sized
 /// to that graph around the overrides.
 #[napi]
-pub fn preset_config(name: String, graph: Option<GraphSize>, overrides_json: Option<String>) -> napi::Result<String> {
+pub fn preset_config(
+    name: String,
+    graph: Option<GraphSize>,
+    overrides_json: Option<String>,
+) -> napi::Result<String> {
     let overrides: neptune_core::Overrides = match overrides_json {
-        Some(json) => serde_json::from_str(&json)
-            .map_err(|e| convert::to_napi_error(neptune_core::Error::Config(format!("overrides: {e}"))))?,
+        Some(json) => serde_json::from_str(&json).map_err(|e| {
+            convert::to_napi_error(neptune_core::Error::Config(format!("overrides: {e}")))
+        })?,
         None => neptune_core::Overrides::new(),
     };
     let size = graph.map(|g| neptune_core::GraphSize {
@@ -50,6 +58,7 @@ pub fn preset_config(name: String, graph: Option<GraphSize>, overrides_json: Opt
         relations: g.relations as usize,
         train_triples: g.train_triples as usize,
     });
-    let config = neptune_core::Config::resolve(&name, size, &overrides).map_err(convert::to_napi_error)?;
+    let config =
+        neptune_core::Config::resolve(&name, size, &overrides).map_err(convert::to_napi_error)?;
     serde_json::to_string(&config).map_err(|e| napi::Error::from_reason(e.to_string()))
 }

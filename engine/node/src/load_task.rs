@@ -32,5 +32,8 @@ impl Task for LoadTask {
 /// `warmUpBudget` bytes; a corrupt, truncated or mismatched checkpoint is refused.
 #[napi(ts_return_type = "Promise<NeptuneModel>")]
 pub fn load_model(dir: String, warm_up_budget: f64) -> AsyncTask<LoadTask> {
-    AsyncTask::new(LoadTask { dir, warm_up_budget: warm_up_budget.max(0.0) as usize })
+    AsyncTask::new(LoadTask {
+        dir,
+        warm_up_budget: warm_up_budget.max(0.0) as usize,
+    })
 }

@@ -33,7 +33,9 @@ impl NeptuneModel {
     /// Loads a saved model; a corrupt, truncated or mismatched checkpoint is refused.
     #[napi(factory)]
     pub fn load(dir: String) -> napi::Result<NeptuneModel> {
-        Ok(NeptuneModel { inner: Model::load(&dir).map_err(to_napi_error)? })
+        Ok(NeptuneModel {
+            inner: Model::load(&dir).map_err(to_napi_error)?,
+        })
     }
 
     #[napi(getter)]
@@ -79,7 +81,12 @@ impl NeptuneModel {
 
     /// The logit of each triple `(heads[i], relations[i], tails[i])`.
     #[napi]
-    pub fn score_triples(&self, heads: Uint32Array, relations: Uint32Array, tails: Uint32Array) -> napi::Result<Float32Array> {
+    pub fn score_triples(
+        &self,
+        heads: Uint32Array,
+        relations: Uint32Array,
+        tails: Uint32Array,
+    ) -> napi::Result<Float32Array> {
         if heads.len() != relations.len() || heads.len() != tails.len() {
             return Err(napi::Error::from_reason(format!(
                 "[ENGINE_ARGUMENT] heads ({}), relations ({}) and tails ({}) differ in length",
@@ -88,15 +95,28 @@ impl NeptuneModel {
                 tails.len()
             )));
         }
-        let triples: Vec<(u32, u32, u32)> = (0..heads.len()).map(|i| (heads[i], relations[i], tails[i])).collect();
-        Ok(Float32Array::new(self.inner.score_triples(&triples).map_err(to_napi_error)?))
+        let triples: Vec<(u32, u32, u32)> = (0..heads.len())
+            .map(|i| (heads[i], relations[i], tails[i]))
+            .collect();
+        Ok(Float32Array::new(
+            self.inner.score_triples(&triples).map_err(to_napi_error)?,
+        ))
     }
 
     /// Top `k` tails of `(head, relation, ?)`, best first, skipping `exclude`.
     #[napi]
-    pub fn top_k(&self, head: u32, relation: u32, k: u32, exclude: Option<Uint32Array>) -> napi::Result<TopK> {
+    pub fn top_k(
+        &self,
+        head: u32,
+        relation: u32,
+        k: u32,
+        exclude: Option<Uint32Array>,
+    ) -> napi::Result<TopK> {
         let exclude: &[u32] = exclude.as_deref().unwrap_or(&[]);
-        let rows = vec![self.inner.top_k(head, relation, k as usize, exclude).map_err(to_napi_error)?];
+        let rows = vec![self
+            .inner
+            .top_k(head, relation, k as usize, exclude)
+            .map_err(to_napi_error)?];
         Ok(flatten(rows))
     }
 
@@ -116,18 +136,28 @@ impl NeptuneModel {
                 relations.len()
             )));
         }
-        let queries: Vec<(u32, u32)> = heads.iter().copied().zip(relations.iter().copied()).collect();
+        let queries: Vec<(u32, u32)> = heads
+            .iter()
+            .copied()
+            .zip(relations.iter().copied())
+            .collect();
         let excludes = excludes.unwrap_or_default();
         let lists: Vec<&[u32]> = excludes.iter().map(|e| &e[..]).collect();
-        let rows = self.inner.top_k_batch(&queries, k as usize, &lists).map_err(to_napi_error)?;
+        let rows = self
+            .inner
+            .top_k_batch(&queries, k as usize, &lists)
+            .map_err(to_napi_error)?;
         Ok(flatten(rows))
     }
 }
 
 fn flatten(rows: Vec<Vec<Prediction>>) -> TopK {
     let total: usize = rows.iter().map(Vec::len).sum();
-    let (mut entities, mut logits, mut probabilities) =
-        (Vec::with_capacity(total), Vec::with_capacity(total), Vec::with_capacity(total));
+    let (mut entities, mut logits, mut probabilities) = (
+        Vec::with_capacity(total),
+        Vec::with_capacity(total),
+        Vec::with_capacity(total),
+    );
     let mut offsets = Vec::with_capacity(rows.len() + 1);
     offsets.push(0u32);
     for row in rows {

@@ -83,7 +83,10 @@ impl Task for TrainTask {
                         }
                         last_batch_event = Instant::now();
                     }
-                    callback.call(to_event(event, &names), ThreadsafeFunctionCallMode::NonBlocking);
+                    callback.call(
+                        to_event(event, &names),
+                        ThreadsafeFunctionCallMode::NonBlocking,
+                    );
                 },
                 &self.cancel,
             )
@@ -99,7 +102,11 @@ impl Task for TrainTask {
                 _ => "completed".into(),
             },
             model_epoch: outcome.model.epoch as u32,
-            valid: outcome.model.valid_metrics.as_ref().map(|m| metrics(m, &names)),
+            valid: outcome
+                .model
+                .valid_metrics
+                .as_ref()
+                .map(|m| metrics(m, &names)),
             model_dir: self.out_dir.to_string_lossy().into_owned(),
         })
     }
@@ -125,14 +132,27 @@ fn to_event(progress: &Progress, relation_names: &[String]) -> ProgressEvent {
         improved: None,
     };
     match progress {
-        Progress::Batch { epoch, batch, batches, loss, examples_per_sec } => ProgressEvent {
+        Progress::Batch {
+            epoch,
+            batch,
+            batches,
+            loss,
+            examples_per_sec,
+        } => ProgressEvent {
             batch: Some(*batch as u32),
             batches: Some(*batches as u32),
             loss: Some(*loss),
             examples_per_second: Some(*examples_per_sec),
             ..empty("batch", *epoch)
         },
-        Progress::Epoch { epoch, epochs, loss, seconds, examples_per_sec, lr } => ProgressEvent {
+        Progress::Epoch {
+            epoch,
+            epochs,
+            loss,
+            seconds,
+            examples_per_sec,
+            lr,
+        } => ProgressEvent {
             epochs: Some(*epochs as u32),
             loss: Some(*loss),
             seconds: Some(*seconds),
@@ -140,7 +160,13 @@ fn to_event(progress: &Progress, relation_names: &[String]) -> ProgressEvent {
             lr: Some(*lr),
             ..empty("epoch", *epoch)
         },
-        Progress::Validation { epoch, metrics: m, best_mrr, improved, seconds } => ProgressEvent {
+        Progress::Validation {
+            epoch,
+            metrics: m,
+            best_mrr,
+            improved,
+            seconds,
+        } => ProgressEvent {
             metrics: Some(metrics(m, relation_names)),
             best_mrr: Some(*best_mrr),
             improved: Some(*improved),

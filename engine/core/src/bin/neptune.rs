@@ -29,7 +29,9 @@ fn parse(args: &[String]) -> Result<HashMap<String, String>, String> {
     let mut m = HashMap::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
-        let key = a.strip_prefix("--").ok_or_else(|| format!("unexpected argument `{a}`"))?;
+        let key = a
+            .strip_prefix("--")
+            .ok_or_else(|| format!("unexpected argument `{a}`"))?;
         if key == "test" {
             m.insert(key.to_string(), "1".to_string());
             continue;
@@ -41,7 +43,12 @@ fn parse(args: &[String]) -> Result<HashMap<String, String>, String> {
 }
 
 fn num<T: std::str::FromStr>(m: &HashMap<String, String>, k: &str) -> Result<Option<T>, String> {
-    m.get(k).map(|v| v.parse::<T>().map_err(|_| format!("--{k}: cannot parse `{v}`"))).transpose()
+    m.get(k)
+        .map(|v| {
+            v.parse::<T>()
+                .map_err(|_| format!("--{k}: cannot parse `{v}`"))
+        })
+        .transpose()
 }
 
 fn print_metrics(label: &str, m: &Metrics, seconds: f64) {
@@ -51,14 +58,21 @@ fn print_metrics(label: &str, m: &Metrics, seconds: f64) {
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let (cmd, rest) = args.split_first().ok_or("usage: neptune train|eval --dataset DIR ...")?;
+    let (cmd, rest) = args
+        .split_first()
+        .ok_or("usage: neptune train|eval --dataset DIR ...")?;
     let m = parse(rest)?;
     let dataset_dir = m.get("dataset").ok_or("--dataset DIR is required")?;
     let t = Instant::now();
     let data = Dataset::from_dir(dataset_dir)?;
     eprintln!(
         "loaded {} entities, {} relations, {}/{}/{} triples in {:.2}s",
-        data.n_entities(), data.n_relations(), data.train.len(), data.valid.len(), data.test.len(), t.elapsed().as_secs_f64()
+        data.n_entities(),
+        data.n_relations(),
+        data.train.len(),
+        data.valid.len(),
+        data.test.len(),
+        t.elapsed().as_secs_f64()
     );
     match cmd.as_str() {
         "eval" => {
@@ -72,27 +86,54 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             }
         }
         "train" => {
-            let size = neptune_core::GraphSize { entities: data.n_entities(), relations: data.n_relations(), train_triples: data.train.len() };
+            let size = neptune_core::GraphSize {
+                entities: data.n_entities(),
+                relations: data.n_relations(),
+                train_triples: data.train.len(),
+            };
             // Flags and --set key=value,key=value override any config field (values parsed as
             // JSON, falling back to strings: --set activation=prelu,d_e=100); `default` is sized
             // around them.
             let mut overrides = neptune_core::Overrides::new();
-            for (flag, field) in [("epochs", "epochs"), ("threads", "threads"), ("eval-every", "eval_every"), ("patience", "patience"), ("lr", "lr"), ("seed", "seed")] {
+            for (flag, field) in [
+                ("epochs", "epochs"),
+                ("threads", "threads"),
+                ("eval-every", "eval_every"),
+                ("patience", "patience"),
+                ("lr", "lr"),
+                ("seed", "seed"),
+            ] {
                 if let Some(v) = m.get(flag) {
-                    overrides.insert(field.into(), serde_json::from_str(v).map_err(|_| format!("--{flag}: `{v}` is not a number"))?);
+                    overrides.insert(
+                        field.into(),
+                        serde_json::from_str(v)
+                            .map_err(|_| format!("--{flag}: `{v}` is not a number"))?,
+                    );
                 }
             }
             if let Some(sets) = m.get("set") {
                 for kv in sets.split(',') {
-                    let (k, val) = kv.split_once('=').ok_or_else(|| format!("--set: `{kv}` is not key=value"))?;
-                    overrides.insert(k.into(), serde_json::from_str(val).unwrap_or(serde_json::Value::String(val.to_string())));
+                    let (k, val) = kv
+                        .split_once('=')
+                        .ok_or_else(|| format!("--set: `{kv}` is not key=value"))?;
+                    overrides.insert(
+                        k.into(),
+                        serde_json::from_str(val)
+                            .unwrap_or(serde_json::Value::String(val.to_string())),
+                    );
                 }
             }
-            let cfg = Config::resolve(m.get("preset").map_or("default", |s| s.as_str()), Some(size), &overrides)?;
+            let cfg = Config::resolve(
+                m.get("preset").map_or("default", |s| s.as_str()),
+                Some(size),
+                &overrides,
+            )?;
             let max_batches: Option<usize> = num(&m, "max-batches")?;
             eprintln!("config: {}", serde_json::to_string(&cfg)?);
             let mut trainer = Trainer::new(cfg)?;
-            if let Some(d) = m.get("checkpoint") { trainer = trainer.with_checkpoint_dir(d); }
+            if let Some(d) = m.get("checkpoint") {
+                trainer = trainer.with_checkpoint_dir(d);
+            }
             let cancel = AtomicBool::new(false);
             let (mut n_batches, mut batch_secs, mut batches_per_epoch) = (0usize, 0.0f64, 0usize);
             let mut last = Instant::now();
@@ -121,21 +162,36 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             }, &cancel)?;
             if max_batches.is_some() && n_batches > 1 {
                 let per = batch_secs / (n_batches - 1) as f64;
-                println!("timed {} batches: {:.1} ms/batch -> {:.1} s per epoch of {} batches", n_batches - 1, per * 1e3, per * batches_per_epoch as f64, batches_per_epoch);
+                println!(
+                    "timed {} batches: {:.1} ms/batch -> {:.1} s per epoch of {} batches",
+                    n_batches - 1,
+                    per * 1e3,
+                    per * batches_per_epoch as f64,
+                    batches_per_epoch
+                );
             }
             if max_batches.is_some() {
                 let total: f64 = outcome.phase_seconds.iter().map(|p| p.1).sum();
                 for (name, secs) in &outcome.phase_seconds {
-                    println!("  {name:18} {:8.2} ms/batch  {:5.1}%", secs * 1e3 / n_batches as f64, 100.0 * secs / total.max(1e-12));
+                    println!(
+                        "  {name:18} {:8.2} ms/batch  {:5.1}%",
+                        secs * 1e3 / n_batches as f64,
+                        100.0 * secs / total.max(1e-12)
+                    );
                 }
             }
-            println!("stopped: {:?} after {} epochs; best epoch {}", outcome.stop, outcome.epochs_run, outcome.state.best_epoch);
+            println!(
+                "stopped: {:?} after {} epochs; best epoch {}",
+                outcome.stop, outcome.epochs_run, outcome.state.best_epoch
+            );
             if m.contains_key("test") {
                 let t = Instant::now();
                 let test = trainer.evaluate(&outcome.model, &data, Split::Test)?;
                 print_metrics("test", &test, t.elapsed().as_secs_f64());
             }
-            if let Some(d) = m.get("save") { outcome.model.save(d)?; }
+            if let Some(d) = m.get("save") {
+                outcome.model.save(d)?;
+            }
         }
         other => return Err(format!("unknown command `{other}` (train | eval)").into()),
     }

@@ -18,7 +18,10 @@ impl PairIndex {
         let mut v: Vec<(u32, u32, u32)> = triples.iter().map(|&[h, r, t]| (h, r, t)).collect();
         v.sort_unstable();
         v.dedup();
-        let mut idx = PairIndex { offsets: vec![0], ..Default::default() };
+        let mut idx = PairIndex {
+            offsets: vec![0],
+            ..Default::default()
+        };
         for (h, r, t) in v {
             if idx.pairs.last() != Some(&(h, r)) {
                 if !idx.pairs.is_empty() {

@@ -45,7 +45,11 @@ impl InverseMode {
 pub fn with_reverse(triples: &[Triple], n_rel: usize, mode: InverseMode) -> Vec<Triple> {
     let mut out = Vec::with_capacity(triples.len() * 2);
     out.extend_from_slice(triples);
-    out.extend(triples.iter().map(|&[h, r, t]| [t, mode.reverse(r, n_rel), h]));
+    out.extend(
+        triples
+            .iter()
+            .map(|&[h, r, t]| [t, mode.reverse(r, n_rel), h]),
+    );
     out
 }
 
@@ -66,8 +70,8 @@ impl Dataset {
     /// Vocabularies cover all three splits, in sorted (byte-wise) order, as the reference code.
     pub fn from_dir(dir: impl AsRef<Path>) -> Result<Dataset> {
         let dir = dir.as_ref();
-        let splits = ["train.txt", "valid.txt", "test.txt"]
-            .map(|f| tsv::read_named_triples(&dir.join(f)));
+        let splits =
+            ["train.txt", "valid.txt", "test.txt"].map(|f| tsv::read_named_triples(&dir.join(f)));
         let [train, valid, test] = splits;
         let (train, valid, test) = (train?, valid?, test?);
         let mut ents: Vec<&str> = Vec::new();
@@ -81,10 +85,26 @@ impl Dataset {
         ents.dedup();
         rels.sort_unstable();
         rels.dedup();
-        let ent_ids: HashMap<&str, u32> = ents.iter().enumerate().map(|(i, &s)| (s, i as u32)).collect();
-        let rel_ids: HashMap<&str, u32> = rels.iter().enumerate().map(|(i, &s)| (s, i as u32)).collect();
+        let ent_ids: HashMap<&str, u32> = ents
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| (s, i as u32))
+            .collect();
+        let rel_ids: HashMap<&str, u32> = rels
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| (s, i as u32))
+            .collect();
         let ids = |v: &[[String; 3]]| -> Vec<Triple> {
-            v.iter().map(|[h, r, t]| [ent_ids[h.as_str()], rel_ids[r.as_str()], ent_ids[t.as_str()]]).collect()
+            v.iter()
+                .map(|[h, r, t]| {
+                    [
+                        ent_ids[h.as_str()],
+                        rel_ids[r.as_str()],
+                        ent_ids[t.as_str()],
+                    ]
+                })
+                .collect()
         };
         let ds = Dataset {
             train: ids(&train),
@@ -99,10 +119,19 @@ impl Dataset {
 
     /// Builds a dataset from flat id arrays `[h0, r0, t0, h1, r1, t1, ...]`. Names default to the
     /// decimal ids; replace them with [`Dataset::with_names`].
-    pub fn from_arrays(n_ent: usize, n_rel: usize, train: &[u32], valid: &[u32], test: &[u32]) -> Result<Dataset> {
+    pub fn from_arrays(
+        n_ent: usize,
+        n_rel: usize,
+        train: &[u32],
+        valid: &[u32],
+        test: &[u32],
+    ) -> Result<Dataset> {
         let split = |name: &str, v: &[u32]| -> Result<Vec<Triple>> {
             if !v.len().is_multiple_of(3) {
-                return Err(Error::Dataset(format!("{name}: length {} is not a multiple of 3", v.len())));
+                return Err(Error::Dataset(format!(
+                    "{name}: length {} is not a multiple of 3",
+                    v.len()
+                )));
             }
             Ok(v.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect())
         };
@@ -122,7 +151,10 @@ impl Dataset {
         if entities.len() != self.entities.len() || relations.len() != self.relations.len() {
             return Err(Error::Dataset(format!(
                 "names: got {} entities / {} relations, expected {} / {}",
-                entities.len(), relations.len(), self.entities.len(), self.relations.len()
+                entities.len(),
+                relations.len(),
+                self.entities.len(),
+                self.relations.len()
             )));
         }
         self.entities = entities;
@@ -141,12 +173,20 @@ impl Dataset {
     pub fn validate(&self) -> Result<()> {
         let (ne, nr) = (self.entities.len() as u64, self.relations.len() as u64);
         if ne == 0 || nr == 0 || self.train.is_empty() {
-            return Err(Error::Dataset("needs at least one entity, one relation and one training triple".into()));
+            return Err(Error::Dataset(
+                "needs at least one entity, one relation and one training triple".into(),
+            ));
         }
         if ne > u32::MAX as u64 / 2 || nr > u32::MAX as u64 / 2 {
-            return Err(Error::Dataset("too many entities or relations for u32 ids".into()));
+            return Err(Error::Dataset(
+                "too many entities or relations for u32 ids".into(),
+            ));
         }
-        for (name, split) in [("train", &self.train), ("valid", &self.valid), ("test", &self.test)] {
+        for (name, split) in [
+            ("train", &self.train),
+            ("valid", &self.valid),
+            ("test", &self.test),
+        ] {
             for (i, &[h, r, t]) in split.iter().enumerate() {
                 if h as u64 >= ne || t as u64 >= ne || r as u64 >= nr {
                     return Err(Error::Dataset(format!(

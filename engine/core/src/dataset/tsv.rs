@@ -13,7 +13,11 @@ pub(super) fn read_named_triples(path: &Path) -> Result<Vec<[String; 3]>> {
         if line.trim().is_empty() {
             continue;
         }
-        let parse_err = |message: String| Error::Parse { path: path.to_path_buf(), line: i + 1, message };
+        let parse_err = |message: String| Error::Parse {
+            path: path.to_path_buf(),
+            line: i + 1,
+            message,
+        };
         let fields: Vec<&str> = line.split('\t').collect();
         if fields.len() != 3 {
             return Err(parse_err(format!(
@@ -22,9 +26,17 @@ pub(super) fn read_named_triples(path: &Path) -> Result<Vec<[String; 3]>> {
             )));
         }
         if let Some(k) = fields.iter().position(|f| f.trim().is_empty()) {
-            return Err(parse_err(format!("field {} ({}) is empty", k + 1, ["head", "relation", "tail"][k])));
+            return Err(parse_err(format!(
+                "field {} ({}) is empty",
+                k + 1,
+                ["head", "relation", "tail"][k]
+            )));
         }
-        out.push([fields[0].to_string(), fields[1].to_string(), fields[2].to_string()]);
+        out.push([
+            fields[0].to_string(),
+            fields[1].to_string(),
+            fields[2].to_string(),
+        ]);
     }
     Ok(out)
 }

@@ -41,7 +41,11 @@ pub fn forward_train<T: Real>(
         var[j] = inv[j] / bf;
         inv[j] = T::ONE / (var[j] + eps).sqrt();
     }
-    for ((xr, hr), or) in x[..b * d].chunks_exact(d).zip(xhat.chunks_exact_mut(d)).zip(out.chunks_exact_mut(d)) {
+    for ((xr, hr), or) in x[..b * d]
+        .chunks_exact(d)
+        .zip(xhat.chunks_exact_mut(d))
+        .zip(out.chunks_exact_mut(d))
+    {
         for j in 0..d {
             let h = (xr[j] - mean[j]) * inv[j];
             hr[j] = h;
@@ -55,7 +59,11 @@ pub fn forward_train<T: Real>(
 pub fn update_running<T: Real>(bn: &mut BatchNorm<T>, mean: &[T], var: &[T], b: usize) {
     let mom = T::from_f64(BN_MOMENTUM);
     // b == 1 has no unbiased variance; PyTorch refuses that batch, we keep the biased one.
-    let unbias = T::from_f64(if b > 1 { b as f64 / (b as f64 - 1.0) } else { 1.0 });
+    let unbias = T::from_f64(if b > 1 {
+        b as f64 / (b as f64 - 1.0)
+    } else {
+        1.0
+    });
     for j in 0..bn.gamma.len() {
         bn.running_mean[j] = (T::ONE - mom) * bn.running_mean[j] + mom * mean[j];
         bn.running_var[j] = (T::ONE - mom) * bn.running_var[j] + mom * var[j] * unbias;
@@ -95,7 +103,11 @@ pub fn backward<T: Real>(
         }
     }
     let inv_b = T::ONE / T::from_f64(b as f64);
-    for ((gr, hr), dr) in dout[..b * d].chunks_exact(d).zip(xhat.chunks_exact(d)).zip(dx.chunks_exact_mut(d)) {
+    for ((gr, hr), dr) in dout[..b * d]
+        .chunks_exact(d)
+        .zip(xhat.chunks_exact(d))
+        .zip(dx.chunks_exact_mut(d))
+    {
         for j in 0..d {
             dr[j] = gamma[j] * inv[j] * (gr[j] - dbeta[j] * inv_b - hr[j] * dgamma[j] * inv_b);
         }

@@ -10,12 +10,23 @@ use rayon::prelude::*;
 
 /// Forward. `x` (B x D), `a` (U x D x D), `group[b]` = index `u` of example `b`'s relation.
 /// Writes `y` (B x D). `scale = 1 / (1 - p_h1)`.
-pub fn forward<T: Real>(x: &[T], a: &[T], group: &[u32], d: usize, mask: &Mask, scale: T, y: &mut [T]) {
+pub fn forward<T: Real>(
+    x: &[T],
+    a: &[T],
+    group: &[u32],
+    d: usize,
+    mask: &Mask,
+    scale: T,
+    y: &mut [T],
+) {
     let b = group.len();
-    y[..b * d].par_chunks_mut(d).enumerate().for_each(|(bi, yr)| {
-        let au = &a[group[bi] as usize * d * d..][..d * d];
-        fwd_row(&x[bi * d..][..d], au, bi, mask, scale, yr);
-    });
+    y[..b * d]
+        .par_chunks_mut(d)
+        .enumerate()
+        .for_each(|(bi, yr)| {
+            let au = &a[group[bi] as usize * d * d..][..d * d];
+            fwd_row(&x[bi * d..][..d], au, bi, mask, scale, yr);
+        });
 }
 
 /// `yr = xr · au` for one example without dropout (`au`: D x D), as the eval-mode forward
@@ -70,19 +81,43 @@ pub fn backward<T: Real>(
 ) {
     let n_u = off.len() - 1;
     let dxp = SyncPtr(dx.as_mut_ptr());
-    da[..n_u * d * d].par_chunks_mut(d).enumerate().with_min_len(16).for_each(|(task, dar)| {
-        let dxp = dxp;
-        let (u, i) = (task / d, task % d);
-        let arow = &a[u * d * d + i * d..][..d];
-        bwd_task(dy, x, arow, &members[off[u]..off[u + 1]], i, mask, scale, dar, dxp.0);
-    });
+    da[..n_u * d * d]
+        .par_chunks_mut(d)
+        .enumerate()
+        .with_min_len(16)
+        .for_each(|(task, dar)| {
+            let dxp = dxp;
+            let (u, i) = (task / d, task % d);
+            let arow = &a[u * d * d + i * d..][..d];
+            bwd_task(
+                dy,
+                x,
+                arow,
+                &members[off[u]..off[u + 1]],
+                i,
+                mask,
+                scale,
+                dar,
+                dxp.0,
+            );
+        });
 }
 
 multiversion!(fn bwd_task<T>(dy: &[T], x: &[T], arow: &[T], members: &[u32], i: usize, mask: &Mask, scale: T, dar: &mut [T], dx: *mut T) => bwd_task_body);
 
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn bwd_task_body<T: Real>(dy: &[T], x: &[T], arow: &[T], members: &[u32], i: usize, mask: &Mask, scale: T, dar: &mut [T], dx: *mut T) {
+fn bwd_task_body<T: Real>(
+    dy: &[T],
+    x: &[T],
+    arow: &[T],
+    members: &[u32],
+    i: usize,
+    mask: &Mask,
+    scale: T,
+    dar: &mut [T],
+    dx: *mut T,
+) {
     let d = arow.len();
     dar.iter_mut().for_each(|v| *v = T::ZERO);
     for &bi in members {
@@ -102,7 +137,11 @@ fn bwd_task_body<T: Real>(dy: &[T], x: &[T], arow: &[T], members: &[u32], i: usi
             } else {
                 // Unconditional load then select (no bounds checks, no branches): vectorises.
                 for (k, (g, &v)) in gm[..len].iter_mut().zip(&dyr[j0..j0 + len]).enumerate() {
-                    *g = if mask.keep(rk, (j0 + k) as u32) { v } else { T::ZERO };
+                    *g = if mask.keep(rk, (j0 + k) as u32) {
+                        v
+                    } else {
+                        T::ZERO
+                    };
                 }
             }
             let (ab, db) = (&arow[j0..j0 + len], &mut dar[j0..j0 + len]);
@@ -115,7 +154,13 @@ fn bwd_task_body<T: Real>(dy: &[T], x: &[T], arow: &[T], members: &[u32], i: usi
                     d8[k] += xi * g8[k];
                 }
             }
-            for (k, ((&g, &a), dv)) in gc.remainder().iter().zip(ac.remainder()).zip(dc.into_remainder()).enumerate() {
+            for (k, ((&g, &a), dv)) in gc
+                .remainder()
+                .iter()
+                .zip(ac.remainder())
+                .zip(dc.into_remainder())
+                .enumerate()
+            {
                 part[k] += g * a;
                 *dv += xi * g;
             }

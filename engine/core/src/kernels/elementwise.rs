@@ -11,23 +11,30 @@ const PAR_MIN_ELEMS: usize = 1 << 14;
 /// row index is `i` (the caller's row numbering must match between forward and backward).
 pub fn dropout_copy<T: Real>(src: &[T], dst: &mut [T], cols: usize, mask: &Mask, scale: T) {
     let rows_per_task = (PAR_MIN_ELEMS / cols.max(1)).max(1);
-    dst.par_chunks_mut(rows_per_task * cols).zip(src.par_chunks(rows_per_task * cols)).enumerate().for_each(
-        |(c, (d, s))| {
-            for (r, (dr, sr)) in d.chunks_exact_mut(cols).zip(s.chunks_exact(cols)).enumerate() {
+    dst.par_chunks_mut(rows_per_task * cols)
+        .zip(src.par_chunks(rows_per_task * cols))
+        .enumerate()
+        .for_each(|(c, (d, s))| {
+            for (r, (dr, sr)) in d
+                .chunks_exact_mut(cols)
+                .zip(s.chunks_exact(cols))
+                .enumerate()
+            {
                 mask_row(mask, (c * rows_per_task + r) as u64, scale, sr, dr);
             }
-        },
-    );
+        });
 }
 
 /// In-place variant of [`dropout_copy`].
 pub fn dropout_inplace<T: Real>(x: &mut [T], cols: usize, mask: &Mask, scale: T) {
     let rows_per_task = (PAR_MIN_ELEMS / cols.max(1)).max(1);
-    x.par_chunks_mut(rows_per_task * cols).enumerate().for_each(|(c, d)| {
-        for (r, dr) in d.chunks_exact_mut(cols).enumerate() {
-            mask_row_inplace(mask, (c * rows_per_task + r) as u64, scale, dr);
-        }
-    });
+    x.par_chunks_mut(rows_per_task * cols)
+        .enumerate()
+        .for_each(|(c, d)| {
+            for (r, dr) in d.chunks_exact_mut(cols).enumerate() {
+                mask_row_inplace(mask, (c * rows_per_task + r) as u64, scale, dr);
+            }
+        });
 }
 
 multiversion!(fn mask_row<T>(mask: &Mask, row: u64, scale: T, src: &[T], dst: &mut [T]) => mask_row_body);
@@ -44,7 +51,11 @@ fn mask_row_body<T: Real>(mask: &Mask, row: u64, scale: T, src: &[T], dst: &mut 
     }
     let rk = mask.row_key(row);
     for j in 0..n {
-        let m = if mask.keep(rk, j as u32) { scale } else { T::ZERO };
+        let m = if mask.keep(rk, j as u32) {
+            scale
+        } else {
+            T::ZERO
+        };
         dst[j] = src[j] * m;
     }
 }
@@ -57,7 +68,11 @@ fn mask_row_inplace_body<T: Real>(mask: &Mask, row: u64, scale: T, x: &mut [T]) 
     }
     let rk = mask.row_key(row);
     for j in 0..x.len() {
-        let m = if mask.keep(rk, j as u32) { scale } else { T::ZERO };
+        let m = if mask.keep(rk, j as u32) {
+            scale
+        } else {
+            T::ZERO
+        };
         x[j] *= m;
     }
 }

@@ -9,22 +9,33 @@ use rayon::prelude::*;
 
 /// Replaces `logits` (B x N, row-major) by `d loss / d logits` and returns the mean loss.
 /// `tails(b)` are the (deduplicated) positive entities of example `b`.
-pub fn bce_fused<'a, T: Real, F>(logits: &mut [T], b: usize, n: usize, eps: f64, tails: F, row_loss: &mut [f64]) -> f64
+pub fn bce_fused<'a, T: Real, F>(
+    logits: &mut [T],
+    b: usize,
+    n: usize,
+    eps: f64,
+    tails: F,
+    row_loss: &mut [f64],
+) -> f64
 where
     F: Fn(usize) -> &'a [u32] + Sync,
 {
     let base = T::from_f64(1.0 / n as f64);
     let scale = T::from_f64(1.0 / (b as f64 * n as f64));
-    logits[..b * n].par_chunks_mut(n).zip(row_loss[..b].par_iter_mut()).enumerate().for_each(|(i, (row, rl))| {
-        let ts = tails(i);
-        // Positive part of the loss, -(1 - eps) * l[t], read before the row is overwritten.
-        let pos_sum = ts.iter().map(|&t| row[t as usize].to_f64()).sum::<f64>();
-        *rl = dense_row(row, base, scale) - (1.0 - eps) * pos_sum;
-        let pos = T::from_f64(1.0 - eps);
-        for &t in ts {
-            row[t as usize] -= pos * scale;
-        }
-    });
+    logits[..b * n]
+        .par_chunks_mut(n)
+        .zip(row_loss[..b].par_iter_mut())
+        .enumerate()
+        .for_each(|(i, (row, rl))| {
+            let ts = tails(i);
+            // Positive part of the loss, -(1 - eps) * l[t], read before the row is overwritten.
+            let pos_sum = ts.iter().map(|&t| row[t as usize].to_f64()).sum::<f64>();
+            *rl = dense_row(row, base, scale) - (1.0 - eps) * pos_sum;
+            let pos = T::from_f64(1.0 - eps);
+            for &t in ts {
+                row[t as usize] -= pos * scale;
+            }
+        });
     row_loss[..b].iter().sum::<f64>() / (b as f64 * n as f64)
 }
 

@@ -10,22 +10,50 @@ use crate::real::Real;
 
 /// Fills `g` (every tensor fully overwritten). Must follow `forward` in training mode on the
 /// same batch, workspace and parameters.
-pub fn backward<T: Real>(p: &Params<T>, drop: &Dropouts, batch: &Batch, ws: &mut Workspace<T>, g: &mut Grads<T>, seed: u64, step: u64) {
+pub fn backward<T: Real>(
+    p: &Params<T>,
+    drop: &Dropouts,
+    batch: &Batch,
+    ws: &mut Workspace<T>,
+    g: &mut Grads<T>,
+    seed: u64,
+    step: u64,
+) {
     let (b, d, dr, n) = (batch.len(), p.d_e, p.d_r, p.n_ent);
     let masks = Masks::new(Mode::Train { seed, step }, drop);
     let keep_scale = |q: f64| T::from_f64(1.0 / (1.0 - q));
-    let (s_in, s_h1, s_h2) = (keep_scale(drop.input), keep_scale(drop.h1), keep_scale(drop.h2));
+    let (s_in, s_h1, s_h2) = (
+        keep_scale(drop.input),
+        keep_scale(drop.h1),
+        keep_scale(drop.h2),
+    );
     let [ge, gr, gw, g0g, g0b, g1g, g1b, gs] = &mut g.t;
     for buf in [&mut ws.dx2, &mut ws.dy, &mut ws.dx1, &mut ws.dx0] {
         ensure(buf, b * d);
     }
     let dl = &ws.logits[..b * n];
-    let e_score: &[T] = if ws.used_e_drop { &ws.e_drop[..n * d] } else { &p.e };
+    let e_score: &[T] = if ws.used_e_drop {
+        &ws.e_drop[..n * d]
+    } else {
+        &p.e
+    };
 
     let mut t = std::time::Instant::now();
     // 4'. dx2 = dL · E'  (B x D);  dE' = dL^T · x2  (N x D), then through the entity dropout.
-    matmul(&mut ws.dx2[..b * d], Op::n(dl, b, n), Op::n(e_score, n, d), false, true);
-    matmul(&mut ge[..n * d], Op::t(dl, b, n), Op::n(&ws.x2, b, d), false, true);
+    matmul(
+        &mut ws.dx2[..b * d],
+        Op::n(dl, b, n),
+        Op::n(e_score, n, d),
+        false,
+        true,
+    );
+    matmul(
+        &mut ge[..n * d],
+        Op::t(dl, b, n),
+        Op::n(&ws.x2, b, d),
+        false,
+        true,
+    );
     if ws.used_e_drop {
         elementwise::dropout_inplace(&mut ge[..n * d], d, &masks.in_ent, s_in);
     }
@@ -34,19 +62,52 @@ pub fn backward<T: Real>(p: &Params<T>, drop: &Dropouts, batch: &Batch, ws: &mut
     // 3'. activation, hidden dropout 2, BN1.
     gs[0] = elementwise::act_backward(&ws.z2[..b * d], p.slope[0], &mut ws.dx2[..b * d]);
     elementwise::dropout_inplace(&mut ws.dx2[..b * d], d, &masks.h2, s_h2);
-    batchnorm::backward(&p.bn1.gamma, &ws.xhat1, &ws.inv1, &ws.dx2, b, d, &mut ws.dy, g1g, g1b);
+    batchnorm::backward(
+        &p.bn1.gamma,
+        &ws.xhat1,
+        &ws.inv1,
+        &ws.dx2,
+        b,
+        d,
+        &mut ws.dy,
+        g1g,
+        g1b,
+    );
 
     lap(&mut ws.timings, 8, &mut t);
     // 2'. per-example masked product -> dA (U x D*D) and dx1 (B x D).
     let n_u = ws.uniq.len();
     ensure(&mut ws.da, n_u * d * d);
     ensure(&mut ws.dru, n_u * dr);
-    core_product::backward(&ws.dy, &ws.x1, &ws.a, &ws.members, &ws.member_off, d, &masks.h1, s_h1, &mut ws.da, &mut ws.dx1);
+    core_product::backward(
+        &ws.dy,
+        &ws.x1,
+        &ws.a,
+        &ws.members,
+        &ws.member_off,
+        d,
+        &masks.h1,
+        s_h1,
+        &mut ws.da,
+        &mut ws.dx1,
+    );
 
     lap(&mut ws.timings, 9, &mut t);
     // dR_u = dA_u · W^T (U x Dr);  dW = R_U^T · dA (Dr x D*D).
-    matmul(&mut ws.dru[..n_u * dr], Op::n(&ws.da, n_u, d * d), Op::t(&p.w, dr, d * d), false, true);
-    matmul(&mut gw[..dr * d * d], Op::t(&ws.ru, n_u, dr), Op::n(&ws.da, n_u, d * d), false, true);
+    matmul(
+        &mut ws.dru[..n_u * dr],
+        Op::n(&ws.da, n_u, d * d),
+        Op::t(&p.w, dr, d * d),
+        false,
+        true,
+    );
+    matmul(
+        &mut gw[..dr * d * d],
+        Op::t(&ws.ru, n_u, dr),
+        Op::n(&ws.da, n_u, d * d),
+        false,
+        true,
+    );
     gr.iter_mut().for_each(|v| *v = T::ZERO);
     for (u, &r) in ws.uniq.iter().enumerate() {
         gr[r as usize * dr..][..dr].copy_from_slice(&ws.dru[u * dr..][..dr]);
@@ -55,7 +116,17 @@ pub fn backward<T: Real>(p: &Params<T>, drop: &Dropouts, batch: &Batch, ws: &mut
     lap(&mut ws.timings, 10, &mut t);
     // 1'. input dropout on the heads, BN0, scatter into E's gradient (heads may repeat).
     elementwise::dropout_inplace(&mut ws.dx1[..b * d], d, &masks.in_head, s_in);
-    batchnorm::backward(&p.bn0.gamma, &ws.xhat0, &ws.inv0, &ws.dx1, b, d, &mut ws.dx0, g0g, g0b);
+    batchnorm::backward(
+        &p.bn0.gamma,
+        &ws.xhat0,
+        &ws.inv0,
+        &ws.dx1,
+        b,
+        d,
+        &mut ws.dx0,
+        g0g,
+        g0b,
+    );
     for (row, &h) in ws.dx0.chunks_exact(d).zip(&batch.heads) {
         for (gv, &v) in ge[h as usize * d..][..d].iter_mut().zip(row) {
             *gv += v;

@@ -10,19 +10,44 @@ use crate::real::Real;
 /// Runs the forward pass; `ws.logits[..B * N]` holds the logits afterwards. In training mode the
 /// batch statistics are left in the workspace; [`super::update_running_stats`] applies them, as
 /// PyTorch does inside `forward`. Relation and entity ids must have been validated by the caller.
-pub fn forward<T: Real>(p: &Params<T>, drop: &Dropouts, batch: &Batch, ws: &mut Workspace<T>, mode: Mode) {
+pub fn forward<T: Real>(
+    p: &Params<T>,
+    drop: &Dropouts,
+    batch: &Batch,
+    ws: &mut Workspace<T>,
+    mode: Mode,
+) {
     let (b, d, dr, n) = (batch.len(), p.d_e, p.d_r, p.n_ent);
     let train = matches!(mode, Mode::Train { .. });
     let masks = Masks::new(mode, drop);
     let keep_scale = |q: f64| T::from_f64(1.0 / (1.0 - q));
     let (s_in, s_h1, s_h2) = match mode {
-        Mode::Train { .. } => (keep_scale(drop.input), keep_scale(drop.h1), keep_scale(drop.h2)),
+        Mode::Train { .. } => (
+            keep_scale(drop.input),
+            keep_scale(drop.h1),
+            keep_scale(drop.h2),
+        ),
         Mode::Eval => (T::ONE, T::ONE, T::ONE),
     };
-    for buf in [&mut ws.x0, &mut ws.xhat0, &mut ws.x1, &mut ws.y, &mut ws.xhat1, &mut ws.z2, &mut ws.x2] {
+    for buf in [
+        &mut ws.x0,
+        &mut ws.xhat0,
+        &mut ws.x1,
+        &mut ws.y,
+        &mut ws.xhat1,
+        &mut ws.z2,
+        &mut ws.x2,
+    ] {
         ensure(buf, b * d);
     }
-    for buf in [&mut ws.inv0, &mut ws.mean0, &mut ws.var0, &mut ws.inv1, &mut ws.mean1, &mut ws.var1] {
+    for buf in [
+        &mut ws.inv0,
+        &mut ws.mean0,
+        &mut ws.var0,
+        &mut ws.inv1,
+        &mut ws.mean1,
+        &mut ws.var1,
+    ] {
         ensure(buf, d);
     }
     ensure(&mut ws.logits, b * n);
@@ -33,7 +58,17 @@ pub fn forward<T: Real>(p: &Params<T>, drop: &Dropouts, batch: &Batch, ws: &mut 
         row.copy_from_slice(&p.e[h as usize * d..][..d]);
     }
     if train {
-        batchnorm::forward_train(&p.bn0, &ws.x0, b, d, &mut ws.xhat0, &mut ws.inv0, &mut ws.x1, &mut ws.mean0, &mut ws.var0);
+        batchnorm::forward_train(
+            &p.bn0,
+            &ws.x0,
+            b,
+            d,
+            &mut ws.xhat0,
+            &mut ws.inv0,
+            &mut ws.x1,
+            &mut ws.mean0,
+            &mut ws.var0,
+        );
         elementwise::dropout_inplace(&mut ws.x1[..b * d], d, &masks.in_head, s_in);
     } else {
         batchnorm::forward_eval(&p.bn0, &ws.x0, b, d, &mut ws.x1);
@@ -48,14 +83,30 @@ pub fn forward<T: Real>(p: &Params<T>, drop: &Dropouts, batch: &Batch, ws: &mut 
     for (row, &r) in ws.ru.chunks_exact_mut(dr).zip(&ws.uniq) {
         row.copy_from_slice(&p.r[r as usize * dr..][..dr]);
     }
-    matmul(&mut ws.a[..n_u * d * d], Op::n(&ws.ru, n_u, dr), Op::n(&p.w, dr, d * d), false, true);
+    matmul(
+        &mut ws.a[..n_u * d * d],
+        Op::n(&ws.ru, n_u, dr),
+        Op::n(&p.w, dr, d * d),
+        false,
+        true,
+    );
 
     lap(&mut ws.timings, 1, &mut t);
     // 3. y_b = x1_b · dropout_h1(A_{r_b}); z2 = dropout_h2(BN1(y)); x2 = act(z2)   (B x D)
     core_product::forward(&ws.x1, &ws.a, &ws.group, d, &masks.h1, s_h1, &mut ws.y);
     lap(&mut ws.timings, 2, &mut t);
     if train {
-        batchnorm::forward_train(&p.bn1, &ws.y, b, d, &mut ws.xhat1, &mut ws.inv1, &mut ws.z2, &mut ws.mean1, &mut ws.var1);
+        batchnorm::forward_train(
+            &p.bn1,
+            &ws.y,
+            b,
+            d,
+            &mut ws.xhat1,
+            &mut ws.inv1,
+            &mut ws.z2,
+            &mut ws.mean1,
+            &mut ws.var1,
+        );
         elementwise::dropout_inplace(&mut ws.z2[..b * d], d, &masks.h2, s_h2);
     } else {
         batchnorm::forward_eval(&p.bn1, &ws.y, b, d, &mut ws.z2);
@@ -73,6 +124,12 @@ pub fn forward<T: Real>(p: &Params<T>, drop: &Dropouts, batch: &Batch, ws: &mut 
         &p.e
     };
     lap(&mut ws.timings, 4, &mut t);
-    matmul(&mut ws.logits[..b * n], Op::n(&ws.x2, b, d), Op::t(e_score, n, d), false, true);
+    matmul(
+        &mut ws.logits[..b * n],
+        Op::n(&ws.x2, b, d),
+        Op::t(e_score, n, d),
+        false,
+        true,
+    );
     lap(&mut ws.timings, 5, &mut t);
 }

@@ -133,8 +133,18 @@ pub struct Workspace<T> {
 
 /// Names of the phases timed in [`Workspace::timings`].
 pub const PHASES: [&str; 12] = [
-    "fwd bn0+gather", "fwd R.W gemm", "fwd core product", "fwd bn1+act", "fwd E dropout", "fwd logits gemm",
-    "loss", "bwd logits gemms", "bwd act+bn1", "bwd core product", "bwd R/W gemms", "bwd bn0+scatter",
+    "fwd bn0+gather",
+    "fwd R.W gemm",
+    "fwd core product",
+    "fwd bn1+act",
+    "fwd E dropout",
+    "fwd logits gemm",
+    "loss",
+    "bwd logits gemms",
+    "bwd act+bn1",
+    "bwd core product",
+    "bwd R/W gemms",
+    "bwd bn0+scatter",
 ];
 
 /// Adds the time since `*t` to `timings[i]` and restarts `*t`.
@@ -199,13 +209,28 @@ impl<T: crate::real::Real> Workspace<T> {
 
 /// Training-mode loss of one batch, without gradients (`ws.logits` is left holding the
 /// gradient of the loss with respect to the logits).
-pub fn loss<T: crate::real::Real>(p: &mut crate::params::Params<T>, drop: &Dropouts, eps: f64, batch: &Batch, ws: &mut Workspace<T>, seed: u64, step: u64) -> f64 {
+pub fn loss<T: crate::real::Real>(
+    p: &mut crate::params::Params<T>,
+    drop: &Dropouts,
+    eps: f64,
+    batch: &Batch,
+    ws: &mut Workspace<T>,
+    seed: u64,
+    step: u64,
+) -> f64 {
     forward(p, drop, batch, ws, Mode::Train { seed, step });
     update_running_stats(p, ws, batch.len());
     ensure(&mut ws.row_loss, batch.len());
     let n = p.n_ent;
     let mut t = std::time::Instant::now();
-    let l = crate::kernels::loss::bce_fused(&mut ws.logits, batch.len(), n, eps, |i| batch.tails_of(i), &mut ws.row_loss);
+    let l = crate::kernels::loss::bce_fused(
+        &mut ws.logits,
+        batch.len(),
+        n,
+        eps,
+        |i| batch.tails_of(i),
+        &mut ws.row_loss,
+    );
     lap(&mut ws.timings, 6, &mut t);
     l
 }
@@ -228,7 +253,11 @@ pub fn loss_and_grads<T: crate::real::Real>(
 }
 
 /// Applies the batch statistics of the last training-mode forward to the running statistics.
-pub fn update_running_stats<T: crate::real::Real>(p: &mut crate::params::Params<T>, ws: &Workspace<T>, b: usize) {
+pub fn update_running_stats<T: crate::real::Real>(
+    p: &mut crate::params::Params<T>,
+    ws: &Workspace<T>,
+    b: usize,
+) {
     use crate::kernels::batchnorm::update_running;
     update_running(&mut p.bn0, &ws.mean0, &ws.var0, b);
     update_running(&mut p.bn1, &ws.mean1, &ws.var1, b);

@@ -28,7 +28,14 @@ pub fn cluster_graph(clusters: u32, size: u32, relations: u32) -> Dataset {
             }
         }
     }
-    Dataset::from_arrays((clusters * size) as usize, relations as usize, &train, &valid, &test).unwrap()
+    Dataset::from_arrays(
+        (clusters * size) as usize,
+        relations as usize,
+        &train,
+        &valid,
+        &test,
+    )
+    .unwrap()
 }
 
 /// A fresh, empty directory under the system temp dir.
