@@ -13,7 +13,7 @@ export type { BatchResult, PropertyRow, TripleRow } from './triples/triple-write
 export { EXPORT_FETCH_SIZE, streamEdges } from './triples/edge-stream';
 export type { EdgeFilter } from './triples/edge-stream';
 export { PREDICTION_SOURCE, PROVENANCE_PROPERTY } from './triples/export-queries';
-export { knownAnswers, knownAnswersBatch } from './predictions/known-answers';
+export { knownAnswersBatch } from './predictions/known-answers';
 export type { Direction, KnownAnswers, KnownAnswersQuery } from './predictions/known-answers';
 export { idProblem, MAX_ID_LENGTH, relationshipTypeLiteral } from './identifiers';
 export {

@@ -154,7 +154,8 @@ async function handle(
   let path = '?';
   try {
     // Split by hand, not with `new URL`: a request target such as `//` is not a valid URL.
-    [path] = splitTarget(request.url);
+    let search: string;
+    [path, search] = splitTarget(request.url);
     setCorsHeaders(request, response, deps.api.corsOrigins);
     if (request.method === 'OPTIONS') {
       response.writeHead(204).end();
@@ -182,7 +183,7 @@ async function handle(
       response.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
       return;
     }
-    await serveGraphQL(apollo, deps, request, response, trace);
+    await serveGraphQL(apollo, deps, request, response, trace, search);
   } catch (error) {
     const known =
       isKgcError(error) && !isInternalCode(error.code)
@@ -219,6 +220,7 @@ async function serveGraphQL(
   request: http.IncomingMessage,
   response: http.ServerResponse,
   trace: RequestTrace,
+  search: string,
 ): Promise<void> {
   const caller = authenticate(request.headers.authorization, deps.api);
   const raw = request.method === 'POST' ? await readBody(request, deps.api.maxBodyBytes) : '';
@@ -252,7 +254,7 @@ async function serveGraphQL(
     httpGraphQLRequest: {
       method: request.method ?? 'GET',
       headers,
-      search: splitTarget(request.url)[1],
+      search,
       body,
     },
     context: async () => context,

@@ -68,7 +68,3 @@ export async function knownAnswersBatch(
   }
   return answers;
 }
-
-export async function knownAnswers(db: Database, query: KnownAnswersQuery): Promise<KnownAnswers> {
-  return (await knownAnswersBatch(db, [query]))[0] as KnownAnswers;
-}
