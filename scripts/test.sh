@@ -12,6 +12,7 @@ npx --no-install eslint . || lint=failed
 npx --no-install prettier --check . --log-level warn || lint=failed
 npx --no-install tsc -p tsconfig.json --noEmit || lint=failed
 npx --no-install depcruise src --config .dependency-cruiser.cjs || lint=failed
+if [[ -f engine/Cargo.toml ]]; then (cd engine && cargo fmt --check) || lint=failed; fi
 [[ $lint == passed ]] || status=1
 
 rust_passed=0; rust_failed=0
