@@ -12,7 +12,20 @@ npx --no-install eslint . || lint=failed
 npx --no-install prettier --check . --log-level warn || lint=failed
 npx --no-install tsc -p tsconfig.json --noEmit || lint=failed
 npx --no-install depcruise src --config .dependency-cruiser.cjs || lint=failed
-if [[ -f engine/Cargo.toml ]]; then (cd engine && cargo fmt --check) || lint=failed; fi
+if [[ -f engine/Cargo.toml ]]; then
+  # The Rust linters are rustup components; a minimal toolchain may lack them.
+  for tool in fmt clippy; do
+    cargo "$tool" --version >/dev/null 2>&1 || rustup component add "$([[ $tool == fmt ]] && echo rustfmt || echo clippy)"
+  done
+  (cd engine && cargo fmt --check) || lint=failed
+  (cd engine && cargo clippy --release -p neptune_core --all-targets --quiet -- -D warnings) || lint=failed
+  # The binding's own test target cannot link (napi symbols come from node at load time).
+  (cd engine && cargo clippy --release -p neptune_node --quiet -- -D warnings) || lint=failed
+  # A serving build loads, scores and evaluates without the training code.
+  (cd engine && cargo clippy --release -p neptune_core --lib --no-default-features --quiet -- -D warnings) || lint=failed
+  # The committed index.d.ts / index.js are what napi-rs generates from the binding's source.
+  bash scripts/check-binding-types.sh || lint=failed
+fi
 [[ $lint == passed ]] || status=1
 
 rust_passed=0; rust_failed=0

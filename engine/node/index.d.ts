@@ -16,8 +16,8 @@ export declare class NeptuneModel {
   /** Base relation names (reverse relations are addressed with `reverseRelation`). */
   get relations(): Array<string>
   get epoch(): number
-  /** The complete training config, as JSON. */
-  get configJson(): string
+  /** The settings the model was trained with. */
+  get config(): TrainingConfig
   /** Validation MRR of these weights, when known. */
   get validMrr(): number | null
   /**
@@ -35,6 +35,14 @@ export declare class NeptuneModel {
   topKBatch(heads: Uint32Array, relations: Uint32Array, k: number, excludes?: Array<Uint32Array> | undefined | null): TopK
 }
 
+/** Panics inside a synchronous export (test support). */
+export declare function __panicForTests(message: string): void
+
+/** Panics inside an async task's computation, off the JS thread (test support). */
+export declare function __panicInTaskForTests(message: string): Promise<void>
+
+export type Activation = 'prelu' | 'leaky_relu' | 'relu'
+
 /** A dataset handed over from JS: vocabularies plus flat `[h, r, t, h, r, t, ...]` id arrays. */
 export interface DatasetArrays {
   entities: Array<string>
@@ -44,20 +52,17 @@ export interface DatasetArrays {
   test: Uint32Array
 }
 
-/** The engine's version, as recorded in checkpoints. */
-export declare function engineVersion(): string
+/** Which side of a triple a query predicts. */
+export type Direction = 'tail' | 'head'
+
+/** The `code` of every error the engine throws or rejects with. */
+export type EngineErrorCode = 'ENGINE_IO' | 'ENGINE_DATASET' | 'ENGINE_CONFIG' | 'ENGINE_CHECKPOINT' | 'ENGINE_ARGUMENT' | 'ENGINE_ABORTED' | 'ENGINE_INTERNAL'
 
 /**
- * Evaluates the model saved in `modelDir` on `split` ("valid" or "test") of `dataset`,
- * filtered against train+valid+test, with reversed queries. `threads` 0 = all cores.
+ * Evaluates the model saved in `modelDir` on `split` of `dataset`, filtered against
+ * train+valid+test, with reversed queries. `threads` 0 = all cores.
  */
-export declare function evaluate(modelDir: string, dataset: string | DatasetArrays, split: string, threads: number): Promise<MetricsJs>
-
-/**
- * Loads a saved model off the JS thread and computes every relation's core when they fit in
- * `warmUpBudget` bytes; a corrupt, truncated or mismatched checkpoint is refused.
- */
-export declare function loadModel(dir: string, warmUpBudget: number): Promise<NeptuneModel>
+export declare function evaluate(modelDir: string, dataset: string | DatasetArrays, split: Split, threads: number): Promise<MetricsJs>
 
 /** The size of a graph, which the `default` preset scales with. */
 export interface GraphSize {
@@ -67,6 +72,15 @@ export interface GraphSize {
   trainTriples: number
 }
 
+export type Init = 'kaiming_uniform' | 'xavier_normal'
+
+/**
+ * Loads a saved model off the JS thread and computes every relation's core when they fit in
+ * `warmUpBudget` bytes; a corrupt, truncated or mismatched checkpoint is refused
+ * (`ENGINE_CHECKPOINT`).
+ */
+export declare function loadModel(dir: string, warmUpBudget: number): Promise<NeptuneModel>
+
 export interface MetricsJs {
   overall: RankStatsJs
   tail: RankStatsJs
@@ -75,18 +89,17 @@ export interface MetricsJs {
 }
 
 /**
- * The full settings of a preset, as JSON (snake_case keys, the core's `Config`), with
- * `overridesJson` (a JSON object of snake_case fields) applied; with `graph`, `default` is sized
- * to that graph around the overrides.
+ * The full settings of a preset with `overrides` applied; with `graph`, `default` is sized to
+ * that graph around the overrides (overridden settings stay as given, and sized settings that
+ * depend on them follow). Settings out of range throw `ENGINE_CONFIG`, naming the setting.
  */
-export declare function presetConfig(name: string, graph?: GraphSize | undefined | null, overridesJson?: string | undefined | null): string
+export declare function presetConfig(name: string, graph?: GraphSize | undefined | null, overrides?: TrainingOverrides | undefined | null): TrainingConfig
 
-/** Preset names accepted in `configJson.preset`. */
+/** Preset names accepted by `presetConfig`. */
 export declare function presets(): Array<string>
 
 export interface ProgressEvent {
-  /** "batch", "epoch" or "validation". */
-  kind: string
+  kind: ProgressKind
   epoch: number
   epochs?: number
   batch?: number
@@ -100,6 +113,9 @@ export interface ProgressEvent {
   improved?: boolean
 }
 
+/** What a progress event reports: a batch, an epoch's end, or a validation. */
+export type ProgressKind = 'batch' | 'epoch' | 'validation'
+
 export interface RankStatsJs {
   count: number
   mrr: number
@@ -111,10 +127,17 @@ export interface RankStatsJs {
 
 export interface RelationMetricsJs {
   relation: string
-  /** "tail" or "head". */
-  direction: string
+  direction: Direction
   stats: RankStatsJs
 }
+
+export type ReverseRelations = 'new_relation' | 'same_relation'
+
+/** A dataset split. */
+export type Split = 'valid' | 'test'
+
+/** Why training ended (an aborted run rejects instead). */
+export type StopReason = 'completed' | 'early_stopped'
 
 /**
  * Top-k results of one or more queries, flattened query-major: query `i` owns
@@ -129,17 +152,63 @@ export interface TopK {
 
 /**
  * Trains a model and saves the kept weights to `outDir` (checkpoints for resuming go to
- * `outDir/checkpoints`). `dataset` is a folder of train/valid/test.txt or id arrays;
- * `configJson` is a complete core `Config` (see `presetConfig`). Rejects with a message
- * starting `[ENGINE_ABORTED]` when `signal` aborts.
+ * `outDir/checkpoints`). `dataset` is a folder of train/valid/test.txt or id arrays; `config`
+ * is complete (see `presetConfig`). Rejects with code `ENGINE_ABORTED` when `signal` aborts.
  */
-export declare function train(dataset: string | DatasetArrays, configJson: string, outDir: string, resumeFrom?: string | undefined | null, onProgress?: (((arg: ProgressEvent) => void)) | undefined | null, signal?: AbortSignal | undefined | null): Promise<TrainResult>
+export declare function train(dataset: string | DatasetArrays, config: TrainingConfig, outDir: string, resumeFrom?: string | undefined | null, onProgress?: (((arg: ProgressEvent) => void)) | undefined | null, signal?: AbortSignal | undefined | null): Promise<TrainResult>
+
+/** Every training setting (the core's `Config`). */
+export interface TrainingConfig {
+  /** Entity embedding width (d_e). */
+  entityDim: number
+  /** Relation embedding width (d_r). */
+  relationDim: number
+  dropoutIn: number
+  dropoutH1: number
+  dropoutH2: number
+  labelSmoothing: number
+  activation: Activation
+  inverseMode: ReverseRelations
+  init: Init
+  seed: number
+  lr: number
+  /** Learning-rate decay per epoch (1 = none). */
+  decay: number
+  batchSize: number
+  epochs: number
+  /** Validate every this many epochs (0 = never). */
+  evalEvery: number
+  /** Validations without improvement before stopping (0 = never stop early). */
+  patience: number
+  /** Worker threads (0 = all cores). */
+  threads: number
+}
+
+/** Settings that replace a preset's; every field is optional. */
+export interface TrainingOverrides {
+  entityDim?: number
+  relationDim?: number
+  dropoutIn?: number
+  dropoutH1?: number
+  dropoutH2?: number
+  labelSmoothing?: number
+  activation?: Activation
+  inverseMode?: ReverseRelations
+  init?: Init
+  seed?: number
+  lr?: number
+  decay?: number
+  batchSize?: number
+  epochs?: number
+  evalEvery?: number
+  patience?: number
+  threads?: number
+}
 
 export interface TrainResult {
   /** Epochs completed in total (including any before a resume). */
   epochsRun: number
-  /** "completed" or "early_stopped". */
-  stop: string
+  stop: StopReason
   /** Epochs the kept (best by validation MRR) weights had trained. */
   modelEpoch: number
   /** Validation metrics of the kept weights, when validation ran. */

@@ -1,8 +1,8 @@
 import { fromNativeMetrics, Metrics } from './metrics';
-import { mapEngineError, nativeEngine } from './native-engine';
+import { mapEngineError, nativeEngine, Native } from './native-engine';
 import { toNativeData, TrainingData } from './training-data';
 
-export type Split = 'valid' | 'test';
+export type Split = Native.Split;
 
 /**
  * Filtered ranking metrics of the model saved in `modelDir` on a split: every triple of the

@@ -25,21 +25,30 @@ export function nativeEngine(): NativeEngine {
   return cached;
 }
 
-const ENGINE_CODES: Record<string, ErrorCode> = {
+/** The product's code for each code the engine's errors carry. */
+const ENGINE_CODES: Record<Native.EngineErrorCode, ErrorCode> = {
   ENGINE_IO: ErrorCode.BAD_USER_INPUT,
   ENGINE_DATASET: ErrorCode.BAD_USER_INPUT,
   ENGINE_CONFIG: ErrorCode.BAD_USER_INPUT,
   ENGINE_ARGUMENT: ErrorCode.BAD_USER_INPUT,
   ENGINE_CHECKPOINT: ErrorCode.MODEL_INVALID,
   ENGINE_ABORTED: ErrorCode.TRAINING_ABORTED,
+  ENGINE_INTERNAL: ErrorCode.ENGINE_ERROR,
 };
 
-/** The binding prefixes messages with `[ENGINE_*]`; map them to the product's codes. */
+/** An engine error (its `code` is an `EngineErrorCode`) as the product's error. */
 export function mapEngineError(error: unknown): KgcError {
   if (error instanceof KgcError) return error;
   const message = error instanceof Error ? error.message : String(error);
-  const match = /^(?:Error: )?\[(ENGINE_[A-Z_]+)\] (.*)$/s.exec(message);
-  if (!match) return new KgcError(ErrorCode.ENGINE_ERROR, message, { cause: error });
-  const code = ENGINE_CODES[match[1] as string] ?? ErrorCode.ENGINE_ERROR;
-  return new KgcError(code, match[2] as string, { cause: error });
+  const engineCode = (error as { code?: unknown } | null)?.code;
+  const code =
+    typeof engineCode === 'string' && engineCode in ENGINE_CODES
+      ? ENGINE_CODES[engineCode as Native.EngineErrorCode]
+      : ErrorCode.ENGINE_ERROR;
+  return new KgcError(code, message, { cause: error });
+}
+
+/** The error a run aborted before it started rejects with (the engine's, for one code path). */
+export function abortedBeforeStart(): KgcError {
+  return new KgcError(ErrorCode.TRAINING_ABORTED, 'training was aborted before it started');
 }

@@ -1,5 +1,5 @@
 import { fromNativeMetrics, Metrics } from './metrics';
-import { mapEngineError, nativeEngine, Native } from './native-engine';
+import { abortedBeforeStart, mapEngineError, nativeEngine, Native } from './native-engine';
 import { toNativeData, TrainingData } from './training-data';
 import type { EngineConfig } from './training-settings';
 
@@ -20,7 +20,7 @@ export interface TrainSummary {
   epochsRun: number;
   /** Epochs the kept weights had trained (the best validation MRR). */
   modelEpoch: number;
-  stop: 'completed' | 'early_stopped';
+  stop: Native.StopReason;
   /** Validation metrics of the kept weights, when validation ran. */
   valid?: Metrics;
   /** Wall time of the whole call. */
@@ -41,13 +41,12 @@ export async function train(
     if (event.kind === 'epoch' && event.seconds !== undefined) epochTimes.push(event.seconds);
     options.onProgress?.(event);
   };
-  if (options.signal?.aborted)
-    throw mapEngineError(new Error('[ENGINE_ABORTED] aborted before start'));
+  if (options.signal?.aborted) throw abortedBeforeStart();
   let result: Native.TrainResult;
   try {
     result = await nativeEngine().train(
       toNativeData(data),
-      JSON.stringify(config),
+      config,
       options.outDir,
       options.resumeFrom ?? null,
       onProgress,
@@ -61,7 +60,7 @@ export async function train(
     modelDir: result.modelDir,
     epochsRun: result.epochsRun,
     modelEpoch: result.modelEpoch,
-    stop: result.stop === 'early_stopped' ? 'early_stopped' : 'completed',
+    stop: result.stop,
     valid: result.valid ? fromNativeMetrics(result.valid) : undefined,
     seconds,
     epochSeconds: epochTimes.length ? epochTimes.reduce((a, b) => a + b, 0) / epochTimes.length : 0,

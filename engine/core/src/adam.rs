@@ -1,6 +1,7 @@
 //! Adam (PyTorch semantics: beta 0.9 / 0.999, eps 1e-8 added after the bias-corrected square
 //! root, no weight decay), fused into one parallel pass per tensor.
 
+use crate::checkpoint::{OptimizerState, OptimizerStateRef};
 use crate::kernels::multiversion;
 use crate::params::{Grads, Params, N_TRAINABLE};
 use crate::real::Real;
@@ -79,5 +80,25 @@ fn adam_chunk_body<T: Real>(p: &mut [T], m: &mut [T], v: &mut [T], g: &[T], k: [
         m[j] = mj;
         v[j] = vj;
         p[j] -= step_size * mj / (vj.sqrt() * inv_sqrt_bc2 + eps);
+    }
+}
+
+impl Adam<f32> {
+    /// The moments and step count as a checkpoint saves them.
+    pub fn saved(&self) -> OptimizerStateRef<'_> {
+        OptimizerStateRef {
+            m: &self.m,
+            v: &self.v,
+            step: self.step,
+        }
+    }
+
+    /// The optimizer as a checkpoint saved it.
+    pub fn from_saved(state: OptimizerState) -> Self {
+        Adam {
+            m: state.m,
+            v: state.v,
+            step: state.step,
+        }
     }
 }

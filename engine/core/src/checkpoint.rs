@@ -7,12 +7,11 @@
 //! both files under temporary names and renames them, the manifest last; a reader racing a save
 //! sees either the old manifest (whose checksum then fails) or the complete new checkpoint.
 
-use crate::adam::Adam;
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::eval::Metrics;
 use crate::model::Model;
-use crate::params::{BatchNorm, Params, TRAINABLE_NAMES};
+use crate::params::{BatchNorm, Params, N_TRAINABLE, TRAINABLE_NAMES};
 use safetensors::tensor::{Dtype, SafeTensors, TensorView};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -56,10 +55,28 @@ struct Manifest {
     relations: Vec<String>,
 }
 
+/// Adam's state as saved for resuming: first and second moments per trainable tensor (in
+/// [`TRAINABLE_NAMES`] order) and the step count. The optimizer itself is training code
+/// (`crate::adam`); this layer only stores its numbers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OptimizerState {
+    pub m: [Vec<f32>; N_TRAINABLE],
+    pub v: [Vec<f32>; N_TRAINABLE],
+    pub step: u64,
+}
+
+/// [`OptimizerState`] borrowed, to save without copying the moments.
+#[derive(Clone, Copy, Debug)]
+pub struct OptimizerStateRef<'a> {
+    pub m: &'a [Vec<f32>; N_TRAINABLE],
+    pub v: &'a [Vec<f32>; N_TRAINABLE],
+    pub step: u64,
+}
+
 /// A loaded checkpoint: the model plus, when saved, what is needed to resume training.
 pub struct Checkpoint {
     pub model: Model,
-    pub adam: Option<Adam<f32>>,
+    pub optimizer: Option<OptimizerState>,
     pub train_state: Option<TrainState>,
 }
 
@@ -99,11 +116,11 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Writes `model` (and `adam` / `state` for resuming) into `dir`, creating it if needed.
+/// Writes `model` (and `optimizer` / `state` for resuming) into `dir`, creating it if needed.
 pub fn save(
     dir: &Path,
     model: &Model,
-    adam: Option<&Adam<f32>>,
+    optimizer: Option<OptimizerStateRef<'_>>,
     state: Option<&TrainState>,
 ) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
@@ -119,7 +136,7 @@ pub fn save(
     for ((name, shape), t) in shapes(p).into_iter().zip(tensors) {
         data.push((name, shape, to_bytes(t)));
     }
-    if let Some(a) = adam {
+    if let Some(a) = optimizer {
         for (i, (name, shape)) in shapes(p)
             .into_iter()
             .take(TRAINABLE_NAMES.len())
@@ -152,8 +169,8 @@ pub fn save(
         epoch: model.epoch,
         valid_metrics: model.valid_metrics.clone(),
         train_state: state.cloned(),
-        has_optimizer_state: adam.is_some(),
-        adam_step: adam.map_or(0, |a| a.step),
+        has_optimizer_state: optimizer.is_some(),
+        adam_step: optimizer.map_or(0, |a| a.step),
         tensors_file: TENSORS_FILE.into(),
         tensors_bytes: bytes.len() as u64,
         tensors_sha256: hex(&Sha256::digest(&bytes)),
@@ -268,13 +285,16 @@ pub fn load(dir: &Path) -> Result<Checkpoint> {
         running_var: take(11),
     };
     p.slope = take(7);
-    let adam = if m.has_optimizer_state {
-        let mut a = Adam::new(&p);
+    let optimizer = if m.has_optimizer_state {
+        let mut a = OptimizerState {
+            m: Default::default(),
+            v: Default::default(),
+            step: m.adam_step,
+        };
         for (i, (name, shape)) in sh.iter().take(TRAINABLE_NAMES.len()).enumerate() {
             a.m[i] = read(&format!("adam.m.{name}"), shape)?;
             a.v[i] = read(&format!("adam.v.{name}"), shape)?;
         }
-        a.step = m.adam_step;
         Some(a)
     } else {
         None
@@ -289,7 +309,7 @@ pub fn load(dir: &Path) -> Result<Checkpoint> {
     );
     Ok(Checkpoint {
         model,
-        adam,
+        optimizer,
         train_state: m.train_state,
     })
 }

@@ -27,50 +27,54 @@
 //!
 //! Errors are values ([`Error`]); no public function panics on bad input.
 
-// Numeric kernels index several equal-length slices in one loop and take many buffers; the
-// closure in `core_product::backward` rebinds a raw-pointer wrapper on purpose (a disjoint
-// capture would capture the non-Send pointer field itself).
-#![allow(
-    clippy::too_many_arguments,
-    clippy::needless_range_loop,
-    clippy::excessive_precision,
-    clippy::redundant_locals
-)]
-
-pub mod adam;
-pub mod checkpoint;
-pub mod config;
-pub mod dataset;
+// Layers, lowest first; a module uses only its own layer and those below (checked by
+// tests/layers.rs):
+//   0 numbers:     error, real, rng
+//   1 data:        dataset, config, params             (triples, settings, tensors)
+//   2 kernels:     kernels, linalg
+//   3 model:       scoring, eval, model, evaluate      (eval-mode forward, ranking, serving)
+//   4 persistence: checkpoint
+//   5 training:    adam, net, train                     (only with the `training` feature)
+//   6 settings:    graph_sizing, presets
 pub mod error;
-pub mod eval;
-pub mod graph_sizing;
-pub mod kernels;
-pub mod linalg;
-pub mod model;
-pub mod net;
-pub mod params;
 pub mod real;
 pub mod rng;
+
+pub mod config;
+pub mod dataset;
+pub mod params;
+
+pub mod kernels;
+pub mod linalg;
+
+pub mod eval;
+pub mod evaluate;
+pub mod model;
 pub mod scoring;
+
+pub mod checkpoint;
+
+#[cfg(feature = "training")]
+pub mod adam;
+#[cfg(feature = "training")]
+pub mod net;
+#[cfg(feature = "training")]
 pub mod train;
 
-pub use checkpoint::{Checkpoint, TrainState};
-pub use config::{Activation, Config, InitScheme, Overrides, PRESETS};
+pub mod graph_sizing;
+pub mod presets;
+
+pub use checkpoint::{Checkpoint, OptimizerState, TrainState};
+pub use config::{Activation, Config, InitScheme};
 pub use dataset::{Dataset, InverseMode, Triple};
 pub use error::{Error, Result};
 pub use eval::{Direction, Metrics, RankStats, RelationMetrics};
+pub use evaluate::{evaluate, Split};
 pub use graph_sizing::GraphSize;
 pub use model::{Model, Prediction};
-pub use train::{Progress, Split, StopReason, TrainOutcome, Trainer};
+pub use presets::{Overrides, PRESETS};
+#[cfg(feature = "training")]
+pub use train::{Progress, StopReason, TrainOutcome, Trainer};
 
 /// Version recorded in checkpoints.
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
-
-/// Filtered evaluation of `model` on a split of `dataset`, on `threads` threads (0 = all cores).
-pub fn evaluate(model: &Model, dataset: &Dataset, split: Split, threads: usize) -> Result<Metrics> {
-    let cfg = Config {
-        threads,
-        ..model.config.clone()
-    };
-    Trainer::new(cfg)?.evaluate(model, dataset, split)
-}

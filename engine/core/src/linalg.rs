@@ -102,6 +102,9 @@ pub fn matmul<T: Real>(c: &mut [T], a: Op<'_, T>, b: Op<'_, T>, accumulate: bool
     }
     let cp = SyncPtr(c.as_mut_ptr());
     (0..len.div_ceil(block)).into_par_iter().for_each(|i| {
+        // Rebinding moves the Send wrapper into the closure; a disjoint capture would capture
+        // its raw-pointer field, which is not Send.
+        #[allow(clippy::redundant_locals)]
         let cp = cp;
         let range = (i * block, ((i + 1) * block).min(len));
         let (rows, cols) = if along_m {

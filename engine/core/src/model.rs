@@ -1,12 +1,12 @@
 //! A trained model as served: parameters, vocabularies, and 1-N scoring with top-k.
 
 use crate::config::Config;
-use crate::dataset::InverseMode;
+use crate::dataset::{Dataset, InverseMode};
 use crate::error::{Error, Result};
 use crate::eval::Metrics;
 use crate::params::Params;
 use crate::real::sigmoid;
-use crate::scoring::{logits_into, CoreCache, ScoreBuffers};
+use crate::scoring::{logits_into, queries_per_chunk, CoreCache, ScoreBuffers};
 use rayon::prelude::*;
 
 /// One scored candidate entity.
@@ -161,6 +161,18 @@ impl Model {
         Ok(())
     }
 
+    /// Checks the model is valid and `dataset` has its vocabulary (same entities and relations,
+    /// in the same order), as evaluating or resuming on it requires.
+    pub fn check_vocabulary(&self, dataset: &Dataset) -> Result<()> {
+        self.validate()?;
+        if self.entities != dataset.entities || self.relations != dataset.relations {
+            return Err(Error::Dataset(
+                "the dataset's vocabulary differs from the model's (entities or relations)".into(),
+            ));
+        }
+        Ok(())
+    }
+
     fn check_query(&self, h: u32, r: u32) -> Result<()> {
         if h as usize >= self.params.n_ent {
             return Err(Error::arg(
@@ -193,7 +205,7 @@ impl Model {
         Ok(out)
     }
 
-    /// Scores `queries` in chunks of at most [`crate::train::eval_batch`] queries, calling
+    /// Scores `queries` in chunks of at most [`queries_per_chunk`] queries, calling
     /// `each(first query index, chunk logits)`.
     fn score_chunks(
         &self,
@@ -211,7 +223,7 @@ impl Model {
             &queries.iter().map(|q| q.1).collect::<Vec<_>>(),
         );
         let (mut buf, mut logits) = (ScoreBuffers::default(), Vec::new());
-        let chunk = crate::train::eval_batch(n);
+        let chunk = queries_per_chunk(n);
         for (c, qs) in queries.chunks(chunk).enumerate() {
             logits.resize(qs.len() * n, 0.0);
             logits_into(&self.params, &self.cores, qs, &mut buf, &mut logits);

@@ -96,6 +96,8 @@ impl_real!(f32);
 impl_real!(f64);
 
 /// Vectorisable f32 approximations (Cephes `expf` / `logf` polynomials).
+// The coefficients are Cephes' as published (more digits than f32 holds, kept to match the source).
+#[allow(clippy::excessive_precision)]
 pub mod fast_f32 {
     /// `exp(x)` for `x <= 0`; inputs below -87 return `exp(-87)` (about 1.6e-38).
     #[inline(always)]

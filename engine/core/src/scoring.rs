@@ -11,6 +11,12 @@ use crate::params::Params;
 use rayon::prelude::*;
 use std::sync::OnceLock;
 
+/// Queries scored per chunk: at most 256 (bounds the per-relation core matrices, U x d_e²) and
+/// at most 2^24 logits (64 MiB) per chunk for large entity counts.
+pub fn queries_per_chunk(n_ent: usize) -> usize {
+    ((1usize << 24) / n_ent.max(1)).clamp(1, 256)
+}
+
 /// Cores computed per matrix product in [`CoreCache::prepare`]: the product's output stays
 /// within 64 MiB.
 const PREPARE_FLOATS: usize = 1 << 24;

@@ -8,10 +8,12 @@ use crate::config::{Activation, Config};
 use crate::dataset::{Dataset, PairIndex};
 use crate::error::{Error, Result};
 use crate::eval::{evaluate_triples, Metrics};
+use crate::evaluate::{evaluate_in_pool, Split};
 use crate::model::Model;
 use crate::net::{loss_and_grads, Batch, Dropouts, Workspace, PHASES};
 use crate::params::{Grads, Params, N_TRAINABLE};
 use crate::rng::{CounterRng, Stream};
+use crate::scoring::queries_per_chunk;
 use rayon::ThreadPool;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -65,13 +67,6 @@ pub struct TrainOutcome {
     pub phase_seconds: Vec<(String, f64)>,
 }
 
-/// Which split to evaluate.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Split {
-    Valid,
-    Test,
-}
-
 /// Trains models with one [`Config`] on a private rayon pool of `config.threads` threads.
 pub struct Trainer {
     pub config: Config,
@@ -81,12 +76,6 @@ pub struct Trainer {
     /// Resume from `<dir>/last` (and `<dir>/best`) of an earlier run's checkpoint directory.
     pub resume_from: Option<PathBuf>,
     pool: ThreadPool,
-}
-
-/// Queries per evaluation batch: at most 256 (bounds the per-relation core matrices, U x d_e²)
-/// and at most 2^24 logits (64 MiB) per batch for large entity counts.
-pub fn eval_batch(n_ent: usize) -> usize {
-    ((1usize << 24) / n_ent.max(1)).clamp(1, 256)
 }
 
 impl Trainer {
@@ -115,25 +104,11 @@ impl Trainer {
         self
     }
 
-    /// Filtered evaluation of `model` on a split of `dataset` (which must share its vocabulary).
+    /// Filtered evaluation of `model` on a split of `dataset` (which must share its vocabulary),
+    /// on this trainer's pool.
     pub fn evaluate(&self, model: &Model, dataset: &Dataset, split: Split) -> Result<Metrics> {
-        dataset.validate()?;
-        check_vocab(model, dataset)?;
-        let filter = dataset.filter_index(model.config.inverse_mode);
-        let triples = match split {
-            Split::Valid => &dataset.valid,
-            Split::Test => &dataset.test,
-        };
-        Ok(self.pool.install(|| {
-            evaluate_triples(
-                &model.params,
-                triples,
-                dataset.n_relations(),
-                model.config.inverse_mode,
-                &filter,
-                eval_batch(dataset.n_entities()),
-            )
-        }))
+        self.pool
+            .install(|| evaluate_in_pool(model, dataset, split))
     }
 
     /// Trains on `dataset`, calling `on_progress` after every batch, epoch and validation, and
@@ -245,7 +220,7 @@ impl Trainer {
                         dataset.n_relations(),
                         mode,
                         filter,
-                        eval_batch(dataset.n_entities()),
+                        queries_per_chunk(dataset.n_entities()),
                     )
                 });
                 let mrr = metrics.overall.mrr;
@@ -324,7 +299,7 @@ impl Trainer {
     ) -> Result<()> {
         if let Some(dir) = &self.checkpoint_dir {
             let m = self.model(dataset, params.clone(), state.epoch, None);
-            checkpoint::save(&dir.join("last"), &m, Some(adam), Some(state))?;
+            checkpoint::save(&dir.join("last"), &m, Some(adam.saved()), Some(state))?;
         }
         Ok(())
     }
@@ -345,9 +320,10 @@ impl Trainer {
                 "d_e, d_r, inverse mode and activation must match the config being resumed",
             ));
         }
-        check_vocab(&ck.model, dataset)?;
+        ck.model.check_vocabulary(dataset)?;
         let adam = ck
-            .adam
+            .optimizer
+            .map(Adam::from_saved)
             .ok_or_else(|| bad("no optimizer state saved; cannot resume"))?;
         let state = ck
             .train_state
@@ -383,16 +359,6 @@ fn fill_batch(batch: &mut Batch, index: &PairIndex, ids: &[u32]) {
         let (h, r) = index.pairs[i as usize];
         batch.push(h, r, index.tails_of(i as usize));
     }
-}
-
-fn check_vocab(model: &Model, dataset: &Dataset) -> Result<()> {
-    model.validate()?;
-    if model.entities != dataset.entities || model.relations != dataset.relations {
-        return Err(Error::Dataset(
-            "the dataset's vocabulary differs from the model's (entities or relations)".into(),
-        ));
-    }
-    Ok(())
 }
 
 #[cfg(test)]

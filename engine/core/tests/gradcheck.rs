@@ -51,7 +51,7 @@ fn check(act: Activation, drop: Dropouts) {
     loss_and_grads(&mut p, &drop, eps, &b, &mut ws, &mut g, seed, step);
     let h = 1e-5;
     let mut worst = 0.0f64;
-    for ti in 0..TRAINABLE_NAMES.len() {
+    for (ti, name) in TRAINABLE_NAMES.iter().enumerate() {
         for k in 0..g.t[ti].len() {
             let orig = p.trainable()[ti][k];
             p.trainable_mut()[ti][k] = orig + h;
@@ -65,17 +65,15 @@ fn check(act: Activation, drop: Dropouts) {
             worst = worst.max(err);
             assert!(
                 (num - ana).abs() <= 1e-7 + 1e-4 * num.abs().max(ana.abs()),
-                "{act:?} {drop:?}: d loss / d {}[{k}]: analytic {ana:e}, numeric {num:e}",
-                TRAINABLE_NAMES[ti]
+                "{act:?} {drop:?}: d loss / d {name}[{k}]: analytic {ana:e}, numeric {num:e}"
             );
         }
     }
     // Every tensor must actually receive gradient (guards against silently zero paths).
-    for ti in 0..TRAINABLE_NAMES.len() {
+    for (ti, name) in TRAINABLE_NAMES.iter().enumerate() {
         assert!(
             g.t[ti].iter().any(|v| v.abs() > 1e-9),
-            "{} gradient is all zero",
-            TRAINABLE_NAMES[ti]
+            "{name} gradient is all zero"
         );
     }
     eprintln!("{act:?} {drop:?}: worst relative error {worst:e}");

@@ -1,24 +1,16 @@
-//! Conversions between core types and JS objects, and error mapping.
+//! Conversions between core types and JS objects.
 
 use napi_derive::napi;
-use neptune_core::{Dataset, Direction, Error, Metrics, RankStats};
+use neptune_core::{Dataset, Metrics, RankStats};
 
-/// Core errors become JS errors whose message starts with a stable code in brackets, which
-/// src/model maps to the product's error codes.
-pub fn to_napi_error(error: Error) -> napi::Error {
-    let code = match &error {
-        Error::Io { .. } => "ENGINE_IO",
-        Error::Parse { .. } | Error::Dataset(_) => "ENGINE_DATASET",
-        Error::Config(_) => "ENGINE_CONFIG",
-        Error::Checkpoint { .. } => "ENGINE_CHECKPOINT",
-        Error::Argument { .. } => "ENGINE_ARGUMENT",
-        Error::ThreadPool(_) => "ENGINE_INTERNAL",
-    };
-    napi::Error::from_reason(format!("[{code}] {error}"))
-}
-
-pub fn aborted() -> napi::Error {
-    napi::Error::from_reason("[ENGINE_ABORTED] training was aborted")
+/// Which side of a triple a query predicts.
+#[napi(string_enum = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// `(h, r, ?)`
+    Tail,
+    /// `(?, r, t)`
+    Head,
 }
 
 #[napi(object)]
@@ -34,8 +26,7 @@ pub struct RankStatsJs {
 #[napi(object)]
 pub struct RelationMetricsJs {
     pub relation: String,
-    /// "tail" or "head".
-    pub direction: String,
+    pub direction: Direction,
     pub stats: RankStatsJs,
 }
 
@@ -73,8 +64,8 @@ pub fn metrics(m: &Metrics, relation_names: &[String]) -> MetricsJs {
                     .cloned()
                     .unwrap_or_else(|| r.relation.to_string()),
                 direction: match r.direction {
-                    Direction::Tail => "tail".into(),
-                    Direction::Head => "head".into(),
+                    neptune_core::Direction::Tail => Direction::Tail,
+                    neptune_core::Direction::Head => Direction::Head,
                 },
                 stats: stats(&r.stats),
             })
@@ -106,13 +97,16 @@ pub enum DatasetSource {
 
 impl DatasetSource {
     /// Copies the id arrays out of JS memory: the task runs after the call returns.
-    pub fn from_arrays(a: DatasetArrays) -> Self {
-        DatasetSource::Arrays {
-            entities: a.entities,
-            relations: a.relations,
-            train: a.train.to_vec(),
-            valid: a.valid.to_vec(),
-            test: a.test.to_vec(),
+    pub fn new(dataset: napi::Either<String, DatasetArrays>) -> Self {
+        match dataset {
+            napi::Either::A(dir) => DatasetSource::Dir(dir),
+            napi::Either::B(a) => DatasetSource::Arrays {
+                entities: a.entities,
+                relations: a.relations,
+                train: a.train.to_vec(),
+                valid: a.valid.to_vec(),
+                test: a.test.to_vec(),
+            },
         }
     }
 

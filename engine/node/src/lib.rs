@@ -1,27 +1,29 @@
-//! napi-rs binding of `neptune_core`. Thin by design: argument conversion, async tasks with
-//! abort signals, and error mapping; every number is computed in the core crate.
+//! napi-rs binding of `neptune_core`. Thin by design: typed conversion of arguments and
+//! results, async tasks with abort signals, and errors with a stable `code`; every number is
+//! computed in the core crate. Every export catches panics (`catch_unwind` on synchronous
+//! exports, `errors::guarded` in async tasks): a panic becomes a JS error.
 
 mod convert;
+mod errors;
 mod evaluate_task;
 mod load_task;
 mod model;
+mod panic_check;
 mod train_task;
+mod training_config;
 
+pub use errors::EngineErrorCode;
 pub use evaluate_task::evaluate;
 pub use load_task::load_model;
 pub use model::NeptuneModel;
 pub use train_task::train;
+pub use training_config::{TrainingConfig, TrainingOverrides};
 
+use errors::{engine_error, EngineError};
 use napi_derive::napi;
 
-/// The engine's version, as recorded in checkpoints.
-#[napi]
-pub fn engine_version() -> String {
-    neptune_core::ENGINE_VERSION.to_string()
-}
-
-/// Preset names accepted in `configJson.preset`.
-#[napi]
+/// Preset names accepted by `presetConfig`.
+#[napi(catch_unwind)]
 pub fn presets() -> Vec<String> {
     neptune_core::PRESETS
         .iter()
@@ -38,27 +40,31 @@ pub struct GraphSize {
     pub train_triples: u32,
 }
 
-/// The full settings of a preset, as JSON (snake_case keys, the core's `Config`), with
-/// `overridesJson` (a JSON object of snake_case fields) applied; with `graph`, `default` is sized
-/// to that graph around the overrides.
-#[napi]
+/// The full settings of a preset with `overrides` applied; with `graph`, `default` is sized to
+/// that graph around the overrides (overridden settings stay as given, and sized settings that
+/// depend on them follow). Settings out of range throw `ENGINE_CONFIG`, naming the setting.
+#[napi(catch_unwind)]
 pub fn preset_config(
     name: String,
     graph: Option<GraphSize>,
-    overrides_json: Option<String>,
-) -> napi::Result<String> {
-    let overrides: neptune_core::Overrides = match overrides_json {
-        Some(json) => serde_json::from_str(&json).map_err(|e| {
-            convert::to_napi_error(neptune_core::Error::Config(format!("overrides: {e}")))
-        })?,
-        None => neptune_core::Overrides::new(),
-    };
-    let size = graph.map(|g| neptune_core::GraphSize {
-        entities: g.entities as usize,
-        relations: g.relations as usize,
-        train_triples: g.train_triples as usize,
-    });
-    let config =
-        neptune_core::Config::resolve(&name, size, &overrides).map_err(convert::to_napi_error)?;
-    serde_json::to_string(&config).map_err(|e| napi::Error::from_reason(e.to_string()))
+    overrides: Option<TrainingOverrides>,
+) -> Result<TrainingConfig, EngineError> {
+    {
+        let config_error = |m: String| engine_error(neptune_core::Error::Config(m));
+        let overrides = match overrides {
+            Some(o) => o
+                .to_core()
+                .ok_or_else(|| config_error("seed must be a whole number".into()))?,
+            None => neptune_core::Overrides::new(),
+        };
+        let size = graph.map(|g| neptune_core::GraphSize {
+            entities: g.entities as usize,
+            relations: g.relations as usize,
+            train_triples: g.train_triples as usize,
+        });
+        let config = neptune_core::Config::resolve(&name, size, &overrides)
+            .and_then(|c| c.validate().map(|()| c))
+            .map_err(engine_error)?;
+        Ok(TrainingConfig::from(&config))
+    }
 }

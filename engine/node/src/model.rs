@@ -1,7 +1,8 @@
 //! `NeptuneModel`: a loaded model for serving. Results come back as typed arrays that take
 //! ownership of the Rust buffers (no copy).
 
-use crate::convert::to_napi_error;
+use crate::errors::{argument_error, engine_error, EngineError};
+use crate::training_config::TrainingConfig;
 use napi::bindgen_prelude::{Float32Array, Uint32Array};
 use napi_derive::napi;
 use neptune_core::{Model, Prediction};
@@ -31,65 +32,65 @@ impl NeptuneModel {
 #[napi]
 impl NeptuneModel {
     /// Loads a saved model; a corrupt, truncated or mismatched checkpoint is refused.
-    #[napi(factory)]
-    pub fn load(dir: String) -> napi::Result<NeptuneModel> {
+    #[napi(factory, catch_unwind)]
+    pub fn load(dir: String) -> Result<NeptuneModel, EngineError> {
         Ok(NeptuneModel {
-            inner: Model::load(&dir).map_err(to_napi_error)?,
+            inner: Model::load(&dir).map_err(engine_error)?,
         })
     }
 
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn entities(&self) -> Vec<String> {
         self.inner.entities.clone()
     }
 
     /// Base relation names (reverse relations are addressed with `reverseRelation`).
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn relations(&self) -> Vec<String> {
         self.inner.relations.clone()
     }
 
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn epoch(&self) -> u32 {
         self.inner.epoch as u32
     }
 
-    /// The complete training config, as JSON.
-    #[napi(getter)]
-    pub fn config_json(&self) -> String {
-        serde_json::to_string(&self.inner.config).unwrap_or_default()
+    /// The settings the model was trained with.
+    #[napi(getter, catch_unwind)]
+    pub fn config(&self) -> TrainingConfig {
+        TrainingConfig::from(&self.inner.config)
     }
 
     /// Validation MRR of these weights, when known.
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn valid_mrr(&self) -> Option<f64> {
         self.inner.valid_metrics.as_ref().map(|m| m.overall.mrr)
     }
 
     /// Computes every relation's core `R[r]·W` now when they fit in `budgetBytes`, so no query
     /// pays for its relation's first use; returns whether it did.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn warm_up(&self, budget_bytes: f64) -> bool {
         self.inner.warm_up(budget_bytes.max(0.0) as usize)
     }
 
     /// The model relation that predicts heads of base relation `relation`.
-    #[napi]
-    pub fn reverse_relation(&self, relation: u32) -> napi::Result<u32> {
-        self.inner.reverse_relation(relation).map_err(to_napi_error)
+    #[napi(catch_unwind)]
+    pub fn reverse_relation(&self, relation: u32) -> Result<u32, EngineError> {
+        self.inner.reverse_relation(relation).map_err(engine_error)
     }
 
     /// The logit of each triple `(heads[i], relations[i], tails[i])`.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn score_triples(
         &self,
         heads: Uint32Array,
         relations: Uint32Array,
         tails: Uint32Array,
-    ) -> napi::Result<Float32Array> {
+    ) -> Result<Float32Array, EngineError> {
         if heads.len() != relations.len() || heads.len() != tails.len() {
-            return Err(napi::Error::from_reason(format!(
-                "[ENGINE_ARGUMENT] heads ({}), relations ({}) and tails ({}) differ in length",
+            return Err(argument_error(format!(
+                "heads ({}), relations ({}) and tails ({}) differ in length",
                 heads.len(),
                 relations.len(),
                 tails.len()
@@ -99,39 +100,39 @@ impl NeptuneModel {
             .map(|i| (heads[i], relations[i], tails[i]))
             .collect();
         Ok(Float32Array::new(
-            self.inner.score_triples(&triples).map_err(to_napi_error)?,
+            self.inner.score_triples(&triples).map_err(engine_error)?,
         ))
     }
 
     /// Top `k` tails of `(head, relation, ?)`, best first, skipping `exclude`.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn top_k(
         &self,
         head: u32,
         relation: u32,
         k: u32,
         exclude: Option<Uint32Array>,
-    ) -> napi::Result<TopK> {
+    ) -> Result<TopK, EngineError> {
         let exclude: &[u32] = exclude.as_deref().unwrap_or(&[]);
         let rows = vec![self
             .inner
             .top_k(head, relation, k as usize, exclude)
-            .map_err(to_napi_error)?];
+            .map_err(engine_error)?];
         Ok(flatten(rows))
     }
 
     /// Top `k` for each `(heads[i], relations[i])`; `excludes[i]` (optional) belongs to query `i`.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn top_k_batch(
         &self,
         heads: Uint32Array,
         relations: Uint32Array,
         k: u32,
         excludes: Option<Vec<Uint32Array>>,
-    ) -> napi::Result<TopK> {
+    ) -> Result<TopK, EngineError> {
         if heads.len() != relations.len() {
-            return Err(napi::Error::from_reason(format!(
-                "[ENGINE_ARGUMENT] heads ({}) and relations ({}) differ in length",
+            return Err(argument_error(format!(
+                "heads ({}) and relations ({}) differ in length",
                 heads.len(),
                 relations.len()
             )));
@@ -146,7 +147,7 @@ impl NeptuneModel {
         let rows = self
             .inner
             .top_k_batch(&queries, k as usize, &lists)
-            .map_err(to_napi_error)?;
+            .map_err(engine_error)?;
         Ok(flatten(rows))
     }
 }

@@ -1,21 +1,41 @@
 //! `train(...)`: runs `Trainer::train` off the JS thread as an AsyncTask; progress goes back
 //! through a threadsafe callback, an AbortSignal sets the core's cancel flag.
 
-use crate::convert::{aborted, metrics, to_napi_error, DatasetArrays, DatasetSource, MetricsJs};
+use crate::convert::{metrics, DatasetArrays, DatasetSource, MetricsJs};
+use crate::errors::{aborted, engine_error, guarded, reject, EngineError, EngineResult};
+use crate::training_config::TrainingConfig;
 use napi::bindgen_prelude::{AbortSignal, AsyncTask, Either};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::{Env, Status, Task};
 use napi_derive::napi;
-use neptune_core::{Config, Progress, StopReason, Trainer};
+use neptune_core::{Config, Progress, StopReason as CoreStopReason, Trainer};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// What a progress event reports: a batch, an epoch's end, or a validation.
+#[napi(string_enum = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProgressKind {
+    Batch,
+    Epoch,
+    Validation,
+}
+
+/// Why training ended (an aborted run rejects instead).
+#[napi(string_enum = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// Ran every epoch.
+    Completed,
+    /// Validation MRR stopped improving (`patience`).
+    EarlyStopped,
+}
+
 #[napi(object)]
 pub struct ProgressEvent {
-    /// "batch", "epoch" or "validation".
-    pub kind: String,
+    pub kind: ProgressKind,
     pub epoch: u32,
     pub epochs: Option<u32>,
     pub batch: Option<u32>,
@@ -33,8 +53,7 @@ pub struct ProgressEvent {
 pub struct TrainResult {
     /// Epochs completed in total (including any before a resume).
     pub epochs_run: u32,
-    /// "completed" or "early_stopped".
-    pub stop: String,
+    pub stop: StopReason,
     /// Epochs the kept (best by validation MRR) weights had trained.
     pub model_epoch: u32,
     /// Validation metrics of the kept weights, when validation ran.
@@ -58,13 +77,23 @@ pub struct TrainTask {
 }
 
 impl Task for TrainTask {
-    type Output = TrainResult;
+    type Output = EngineResult<TrainResult>;
     type JsValue = TrainResult;
 
-    fn compute(&mut self) -> napi::Result<TrainResult> {
-        let dataset = self.source.load().map_err(to_napi_error)?;
+    fn compute(&mut self) -> napi::Result<Self::Output> {
+        Ok(guarded(|| self.run()))
+    }
+
+    fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<TrainResult> {
+        output.or_else(|e| reject(env, e))
+    }
+}
+
+impl TrainTask {
+    fn run(&mut self) -> EngineResult<TrainResult> {
+        let dataset = self.source.load().map_err(engine_error)?;
         let mut trainer = Trainer::new(self.config.clone())
-            .map_err(to_napi_error)?
+            .map_err(engine_error)?
             .with_checkpoint_dir(self.out_dir.join("checkpoints"));
         if let Some(dir) = &self.resume_from {
             trainer = trainer.with_resume_from(dir);
@@ -90,16 +119,16 @@ impl Task for TrainTask {
                 },
                 &self.cancel,
             )
-            .map_err(to_napi_error)?;
-        if outcome.stop == StopReason::Cancelled {
+            .map_err(engine_error)?;
+        if outcome.stop == CoreStopReason::Cancelled {
             return Err(aborted());
         }
-        outcome.model.save(&self.out_dir).map_err(to_napi_error)?;
+        outcome.model.save(&self.out_dir).map_err(engine_error)?;
         Ok(TrainResult {
             epochs_run: outcome.epochs_run as u32,
             stop: match outcome.stop {
-                StopReason::EarlyStopped => "early_stopped".into(),
-                _ => "completed".into(),
+                CoreStopReason::EarlyStopped => StopReason::EarlyStopped,
+                _ => StopReason::Completed,
             },
             model_epoch: outcome.model.epoch as u32,
             valid: outcome
@@ -110,15 +139,11 @@ impl Task for TrainTask {
             model_dir: self.out_dir.to_string_lossy().into_owned(),
         })
     }
-
-    fn resolve(&mut self, _env: Env, output: TrainResult) -> napi::Result<TrainResult> {
-        Ok(output)
-    }
 }
 
 fn to_event(progress: &Progress, relation_names: &[String]) -> ProgressEvent {
-    let empty = |kind: &str, epoch: usize| ProgressEvent {
-        kind: kind.into(),
+    let empty = |kind: ProgressKind, epoch: usize| ProgressEvent {
+        kind,
         epoch: epoch as u32,
         epochs: None,
         batch: None,
@@ -143,7 +168,7 @@ fn to_event(progress: &Progress, relation_names: &[String]) -> ProgressEvent {
             batches: Some(*batches as u32),
             loss: Some(*loss),
             examples_per_second: Some(*examples_per_sec),
-            ..empty("batch", *epoch)
+            ..empty(ProgressKind::Batch, *epoch)
         },
         Progress::Epoch {
             epoch,
@@ -158,7 +183,7 @@ fn to_event(progress: &Progress, relation_names: &[String]) -> ProgressEvent {
             seconds: Some(*seconds),
             examples_per_second: Some(*examples_per_sec),
             lr: Some(*lr),
-            ..empty("epoch", *epoch)
+            ..empty(ProgressKind::Epoch, *epoch)
         },
         Progress::Validation {
             epoch,
@@ -171,37 +196,35 @@ fn to_event(progress: &Progress, relation_names: &[String]) -> ProgressEvent {
             best_mrr: Some(*best_mrr),
             improved: Some(*improved),
             seconds: Some(*seconds),
-            ..empty("validation", *epoch)
+            ..empty(ProgressKind::Validation, *epoch)
         },
     }
 }
 
 /// Trains a model and saves the kept weights to `outDir` (checkpoints for resuming go to
-/// `outDir/checkpoints`). `dataset` is a folder of train/valid/test.txt or id arrays;
-/// `configJson` is a complete core `Config` (see `presetConfig`). Rejects with a message
-/// starting `[ENGINE_ABORTED]` when `signal` aborts.
-#[napi(ts_return_type = "Promise<TrainResult>")]
+/// `outDir/checkpoints`). `dataset` is a folder of train/valid/test.txt or id arrays; `config`
+/// is complete (see `presetConfig`). Rejects with code `ENGINE_ABORTED` when `signal` aborts.
+#[napi(catch_unwind, ts_return_type = "Promise<TrainResult>")]
 pub fn train(
     dataset: Either<String, DatasetArrays>,
-    config_json: String,
+    config: TrainingConfig,
     out_dir: String,
     resume_from: Option<String>,
     on_progress: Option<ThreadsafeFunction<ProgressEvent, (), ProgressEvent, Status, false>>,
     signal: Option<AbortSignal>,
-) -> napi::Result<AsyncTask<TrainTask>> {
-    let config: Config = serde_json::from_str(&config_json)
-        .map_err(|e| napi::Error::from_reason(format!("[ENGINE_CONFIG] invalid config: {e}")))?;
+) -> Result<AsyncTask<TrainTask>, EngineError> {
+    let config: Config = config.to_core().ok_or_else(|| {
+        engine_error(neptune_core::Error::Config(
+            "seed must be a whole number".into(),
+        ))
+    })?;
     let cancel = Arc::new(AtomicBool::new(false));
     if let Some(signal) = &signal {
         let flag = cancel.clone();
         signal.on_abort(move || flag.store(true, Ordering::SeqCst));
     }
-    let source = match dataset {
-        Either::A(dir) => DatasetSource::Dir(dir),
-        Either::B(arrays) => DatasetSource::from_arrays(arrays),
-    };
     let task = TrainTask {
-        source,
+        source: DatasetSource::new(dataset),
         config,
         out_dir: PathBuf::from(out_dir),
         resume_from: resume_from.map(PathBuf::from),

@@ -39,30 +39,28 @@ describe('the default preset sized to the graph', () => {
       { entities: 135, relations: 46, trainTriples: 5216 },
     );
     expect([
-      small.d_r,
-      small.batch_size,
-      small.eval_every,
+      small.relationDim,
+      small.batchSize,
+      small.evalEvery,
       small.activation,
-      small.label_smoothing,
+      small.labelSmoothing,
     ]).toEqual([10, 32, 10, 'prelu', 0.05]);
-    expect(small.inverse_mode).toBe('new_relation');
+    expect(small.inverseMode).toBe('new_relation');
     // Nations-like: 29 training triples per relation, too few to split between r and r_reverse.
     const sparse = resolveTrainingConfig(
       'default',
       {},
       { entities: 14, relations: 55, trainTriples: 1592 },
     );
-    expect([sparse.d_r, sparse.inverse_mode]).toEqual([10, 'same_relation']);
+    expect([sparse.relationDim, sparse.inverseMode]).toEqual([10, 'same_relation']);
     const large = { entities: 14541, relations: 237, trainTriples: 272115 };
     const sized = resolveTrainingConfig('default', {}, large);
-    expect([sized.d_r, sized.batch_size, sized.eval_every]).toEqual([100, 512, 1]);
-    expect(resolveTrainingConfig('default', { batchSize: 64 }, large).batch_size).toBe(64);
+    expect([sized.relationDim, sized.batchSize, sized.evalEvery]).toEqual([100, 512, 1]);
+    expect(resolveTrainingConfig('default', { batchSize: 64 }, large).batchSize).toBe(64);
     // FB15k-237's size is over the training budget: 20 epochs, so the fast schedule: a 4x lr
     // annealed to a tenth, no dropout.
     expect(sized.epochs).toBe(20);
-    expect([sized.lr, sized.dropout_in, sized.dropout_h1, sized.dropout_h2]).toEqual([
-      0.012, 0, 0, 0,
-    ]);
+    expect([sized.lr, sized.dropoutIn, sized.dropoutH1, sized.dropoutH2]).toEqual([0.012, 0, 0, 0]);
     expect(Math.pow(sized.decay as number, 20)).toBeCloseTo(0.1, 10);
     expect(small.epochs).toBe(500);
     // The reference presets are the papers' settings whatever the graph.
@@ -87,13 +85,18 @@ describe('the default preset sized to the graph', () => {
       {},
       { entities: 14097, relations: 237, trainTriples: 81634 },
     );
-    expect([fb30.epochs, fb30.dropout_in]).toEqual([69, 0.3]);
+    expect([fb30.epochs, fb30.dropoutIn]).toEqual([69, 0.3]);
     // An overridden dropout is kept on a graph with the fast schedule; the rest stay off.
     const dropout = resolveTrainingConfig('default', { dropoutH2: 0.5 }, large);
-    expect([dropout.dropout_in, dropout.dropout_h2]).toEqual([0, 0.5]);
+    expect([dropout.dropoutIn, dropout.dropoutH2]).toEqual([0, 0.5]);
     expect(() =>
       resolveTrainingConfig('default', { batchSize: 'big' as unknown as number }, large),
-    ).toThrow(/"batchSize"/);
+    ).toThrow(
+      expect.objectContaining({
+        code: 'BAD_USER_INPUT',
+        message: expect.stringMatching(/batchSize/),
+      }),
+    );
     expect(() => resolveTrainingConfig('default', { huge: 1 } as never, large)).toThrow(
       /Unknown training setting "huge"/,
     );

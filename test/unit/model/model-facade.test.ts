@@ -179,13 +179,24 @@ describe('the model facade over the native engine', () => {
 
   it('rejects bad settings and bad data with BAD_USER_INPUT naming the problem', async () => {
     expect(() => resolveTrainingConfig('huge')).toThrow(/Unknown preset "huge"/);
-    await expect(
-      train({ dir: datasetDir }, resolveTrainingConfig('default', { dropoutIn: 1.5 }), {
-        outDir: tempDir(),
+    expect(() => resolveTrainingConfig('default', { dropoutIn: 1.5 })).toThrow(
+      expect.objectContaining({
+        code: ErrorCode.BAD_USER_INPUT,
+        message: expect.stringContaining('dropoutIn = 1.5'),
       }),
+    );
+    // A config built by hand is checked by the engine when training starts.
+    await expect(
+      train(
+        { dir: datasetDir },
+        { ...resolveTrainingConfig('default'), dropoutIn: 1.5 },
+        {
+          outDir: tempDir(),
+        },
+      ),
     ).rejects.toMatchObject({
       code: ErrorCode.BAD_USER_INPUT,
-      message: expect.stringContaining('dropout_in'),
+      message: expect.stringContaining('dropoutIn = 1.5'),
     });
 
     const bad = writeDatasetDir(triples);

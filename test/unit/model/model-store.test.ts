@@ -22,7 +22,7 @@ function info(version: string): VersionInfo {
     trigger: 'test',
     preset: 'default',
     overrides: {},
-    config: {},
+    config: resolveTrainingConfig('default'),
     snapshot: {
       triples: 3,
       entities: 3,

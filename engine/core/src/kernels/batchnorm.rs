@@ -83,6 +83,7 @@ pub fn forward_eval<T: Real>(bn: &BatchNorm<T>, x: &[T], b: usize, d: usize, out
 
 /// Backward of training mode. `dout` (B x D) in, `dx` (B x D) out; writes `dgamma`, `dbeta` (D).
 /// `dx = gamma * inv * (dout - mean_b(dout) - xhat * mean_b(dout * xhat))`.
+#[allow(clippy::too_many_arguments)] // inputs, saved statistics and three outputs
 pub fn backward<T: Real>(
     gamma: &[T],
     xhat: &[T],

@@ -86,6 +86,8 @@ pub fn backward<T: Real>(
         .enumerate()
         .with_min_len(16)
         .for_each(|(task, dar)| {
+            // Moves the Send wrapper, not its raw-pointer field (see linalg::matmul).
+            #[allow(clippy::redundant_locals)]
             let dxp = dxp;
             let (u, i) = (task / d, task % d);
             let arow = &a[u * d * d + i * d..][..d];

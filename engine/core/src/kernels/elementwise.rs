@@ -67,13 +67,13 @@ fn mask_row_inplace_body<T: Real>(mask: &Mask, row: u64, scale: T, x: &mut [T]) 
         return;
     }
     let rk = mask.row_key(row);
-    for j in 0..x.len() {
+    for (j, v) in x.iter_mut().enumerate() {
         let m = if mask.keep(rk, j as u32) {
             scale
         } else {
             T::ZERO
         };
-        x[j] *= m;
+        *v *= m;
     }
 }
 

@@ -24,11 +24,14 @@ pub(crate) fn has_avx2() -> bool {
 /// the mask hashing and the loss polynomials would not vectorise), and as is otherwise.
 macro_rules! multiversion {
     ($vis:vis fn $name:ident<$T:ident>($($a:ident: $t:ty),* $(,)?) $(-> $r:ty)? => $body:ident) => {
+        // Kernels take every buffer they touch as an argument.
+        #[allow(clippy::too_many_arguments)]
         #[inline]
         $vis fn $name<$T: crate::real::Real>($($a: $t),*) $(-> $r)? {
             #[cfg(target_arch = "x86_64")]
             {
                 #[target_feature(enable = "avx2,fma")]
+                #[allow(clippy::too_many_arguments)]
                 unsafe fn avx2<$T: crate::real::Real>($($a: $t),*) $(-> $r)? {
                     $body($($a),*)
                 }
@@ -41,9 +44,12 @@ macro_rules! multiversion {
         }
     };
 }
+// Used outside `kernels` by the optimizer; kernels see the macro by textual scope.
+#[cfg(feature = "training")]
 pub(crate) use multiversion;
 
 pub mod batchnorm;
 pub mod core_product;
 pub mod elementwise;
+#[cfg(feature = "training")]
 pub mod loss;
