@@ -1,34 +1,24 @@
 //! The `default` preset sized to the user's graph.
 //!
 //! The reference presets are fixed; `default` is for graphs we have not seen, so a few settings
-//! follow the graph's size. Evidence (bench/quality/RESULTS.md, bench/train-speed):
-//! - `d_r` follows the relation count and the data: 10 for small graphs (up to
-//!   [`SMALL_RELATION_COUNT`] relations and under [`SMALL_GRAPH_TRIPLES`] training triples),
-//!   30 for larger graphs with few relations (WN18RR's reference value), 100 above
-//!   [`SMALL_RELATION_COUNT`] relations (the FB15k-237 reference uses 150 for 237). On the small
-//!   graphs, with PReLU and batch 32: UMLS test MRR .942/.940/.934 (three seeds) at d_r 10
-//!   against .928/.918/.925 at 30, .929 at 20 and .908 at 5; Nations .819 against .740.
-//! - Label smoothing 0.05 instead of 0.1 on those small graphs: UMLS .945/.943/.938 against
-//!   .942/.940/.934 (same seeds), Kinship and Nations within noise either way (±.005, ±.01).
-//! - Batches grow with the graph (32 under [`TINY_GRAPH_TRIPLES`] training triples, 128 up to
-//!   40k, 256, then 512 from 160k). Tiny graphs have only a few dozen batches of 128 per epoch;
-//!   batch 32 gave UMLS .926 against .913 at 128 (one seed) and is what the d_r 10 runs used.
-//!   On large graphs an epoch of a 300k-edge graph has ~600 steps instead of ~2,300, and each
-//!   step's fixed costs (Adam over every parameter, one `R[r] · W` per distinct relation) are
-//!   paid 4x less often.
-//! - The learning rate grows with the square root of the batch above 128 (0.003 at 128 and
-//!   below, 0.0042 at 256): on FB15k-237 at batch 512, lr 0.006 reached validation MRR .185
-//!   after 6 epochs against .064 for 0.003 (bench/quality/runs/). Graphs whose training budget
-//!   ([`TRAINING_BUDGET`]) allows at most [`FAST_SCHEDULE_EPOCHS`] epochs get a short, fast
-//!   schedule instead: lr 0.012 annealed to a tenth over the budget's epochs, no dropout.
-//! - Validation about every 100k training triples (every 10 epochs for graphs under 10k triples,
-//!   every epoch from 100k), so early stopping reacts within minutes on large graphs.
-//! - Reversed triples share their relation's id (`same_relation`) when relations have fewer than
-//!   [`SPARSE_RELATION_TRIPLES`] training triples each on average; a new `r_reverse` id would
-//!   halve the data behind every relation embedding again. Nations (29 per relation): test MRR
-//!   .861/.855/.858 against .838/.819/.807 with `r_reverse` (same seeds); UMLS (113 per
-//!   relation) and Kinship (342) do better with `r_reverse` (+.02 to +.04, session 3). The
-//!   threshold sits between 29 and 113; only Nations is below it among the graphs measured.
+//! follow the graph's size:
+//! - `d_r`: 10 for small graphs (up to [`SMALL_RELATION_COUNT`] relations and under
+//!   [`SMALL_GRAPH_TRIPLES`] training triples), 30 for larger graphs with few relations
+//!   (WN18RR's reference value), 100 above [`SMALL_RELATION_COUNT`] relations.
+//! - Label smoothing 0.05 instead of 0.1 on those small graphs.
+//! - Batches grow with the graph: 32 under [`TINY_GRAPH_TRIPLES`] training triples, 128 up to
+//!   40k, 256, then 512 from 160k (fewer steps, so per-step fixed costs are paid less often).
+//! - The learning rate grows with the square root of the batch above 128. Graphs whose
+//!   [`TRAINING_BUDGET`] allows at most [`FAST_SCHEDULE_EPOCHS`] epochs get a short, fast
+//!   schedule instead: lr x [`FAST_SCHEDULE_LR_FACTOR`] annealed to [`ANNEALED_LR_FRACTION`]
+//!   of it over the budget's epochs, no dropout.
+//! - Validation about every 100k training triples (every 10 epochs under 10k, every epoch from
+//!   100k), so early stopping reacts within minutes on large graphs.
+//! - Reversed triples share their relation's id (`same_relation`) when relations have fewer
+//!   than [`SPARSE_RELATION_TRIPLES`] training triples each on average.
+//!
+//! Evidence for each rule (paired runs, the graphs that chose it): bench/quality/RESULTS.md,
+//! "Evidence for the default preset's rules".
 
 use crate::config::Config;
 use crate::dataset::InverseMode;
@@ -67,21 +57,15 @@ fn keep_or<T>(user_set: bool, given: T, sized: T) -> T {
 }
 
 /// Scoring work the `default` preset spends at most on one graph: training queries (twice the
-/// training triples, with reverses) x entities x `d_e`, summed over epochs. 3.2e13 is 20 epochs
-/// of FB15k-237 at d_e 200 (1.6e12 per epoch, 45 s at batch 512 on 2 Zen 3 cores): about 15
-/// minutes of training there. Smaller graphs never reach it within [`DEFAULT_MAX_EPOCHS`].
+/// training triples, with reverses) x entities x `d_e`, summed over epochs; 20 epochs of
+/// FB15k-237 at d_e 200. Smaller graphs never reach it within [`DEFAULT_MAX_EPOCHS`].
 pub const TRAINING_BUDGET: f64 = 3.2e13;
 /// Epochs trained however large the graph.
 pub const MIN_EPOCHS: usize = 5;
 /// Where the budget binds, the lr decays per epoch so that it ends at this fraction of its start.
 pub const ANNEALED_LR_FRACTION: f64 = 0.1;
 /// Budgets of at most this many epochs get the fast schedule: lr x [`FAST_SCHEDULE_LR_FACTOR`], no
-/// dropout. WN18RR (22 budget epochs): with dropout, valid MRR stayed near .02 for 6-11 epochs at
-/// lr .0042, .006 or .012; without dropout at .012 it took off at epoch 6 and reached .40 by
-/// epoch 22. FB15k-237 (20): .284 against .242. A 30% sample of FB15k-237 (69 budget epochs):
-/// without dropout it peaked at .164 (epoch 8) and stopped early; with dropout it passed that at
-/// epoch 19 and went on (.181 at 30). The crossover lies between 22 and 69 epochs; 30 is inside
-/// it, not measured exactly (bench/quality/RESULTS.md, session 6).
+/// dropout (dropout slows the first epochs more than a short budget can repay).
 pub const FAST_SCHEDULE_EPOCHS: usize = 30;
 /// The fast schedule's lr as a multiple of the preset's (0.003 -> 0.012).
 pub const FAST_SCHEDULE_LR_FACTOR: f64 = 4.0;

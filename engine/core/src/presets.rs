@@ -27,15 +27,11 @@ impl Config {
     ///   lr 0.003, dropout 0.1/0.2/0.7, 2500 epochs).
     /// * `"default"`: for users' graphs; [`Config::resolve`] sizes it to a graph (d_r,
     ///   batch size, validation interval; see [`crate::graph_sizing`]). Unsized, it is the
-    ///   middle setting (d_r 30, batch 128). d_e 200; PReLU, better than LeakyReLU on UMLS in
-    ///   every same-seed pair (test MRR .942/.940 against .925/.925 at d_r 10; .928/.918/.925
-    ///   against .926/.910/.900 at d_r 30); `r_reverse` keeps head and tail prediction apart,
-    ///   which matters for asymmetric relations (better on UMLS and Kinship; sizing switches to
-    ///   `same_relation` on graphs with few triples per relation, like Nations); dropout
-    ///   0.3/0.2/0.4, the FB15k-237 reference values, better than
-    ///   0.2/0.2/0.3 in 4 of 5 paired runs on the small graphs (they overfit fast); lr 0.003 with
-    ///   decay 0.995 converges within 70-300 epochs there; validation with patience 5 stops once
-    ///   MRR plateaus. Evidence: bench/quality/RESULTS.md.
+    ///   middle setting (d_r 30, batch 128): d_e 200, PReLU, `r_reverse` (head and tail
+    ///   prediction kept apart, which matters for asymmetric relations), dropout 0.3/0.2/0.4
+    ///   (the FB15k-237 reference values), lr 0.003 with decay 0.995, validation every 10
+    ///   epochs with patience 5. Evidence: bench/quality/RESULTS.md, "Evidence for the default
+    ///   preset's rules".
     pub fn preset(name: &str) -> Result<Config> {
         let base = Config {
             d_e: 200,

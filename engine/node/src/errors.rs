@@ -92,4 +92,3 @@ pub fn guarded<T>(f: impl FnOnce() -> EngineResult<T>) -> EngineResult<T> {
 pub fn reject<T>(env: Env, error: EngineError) -> napi::Result<T> {
     Err(napi::Error::from(JsError::from(error).into_unknown(env)))
 }
-
