@@ -16,8 +16,6 @@ export declare class NeptuneModel {
   /** Base relation names (reverse relations are addressed with `reverseRelation`). */
   get relations(): Array<string>
   get epoch(): number
-  /** The settings the model was trained with. */
-  get config(): TrainingConfig
   /** Validation MRR of these weights, when known. */
   get validMrr(): number | null
   /**
@@ -29,8 +27,6 @@ export declare class NeptuneModel {
   reverseRelation(relation: number): number
   /** The logit of each triple `(heads[i], relations[i], tails[i])`. */
   scoreTriples(heads: Uint32Array, relations: Uint32Array, tails: Uint32Array): Float32Array
-  /** Top `k` tails of `(head, relation, ?)`, best first, skipping `exclude`. */
-  topK(head: number, relation: number, k: number, exclude?: Uint32Array | undefined | null): TopK
   /** Top `k` for each `(heads[i], relations[i])`; `excludes[i]` (optional) belongs to query `i`. */
   topKBatch(heads: Uint32Array, relations: Uint32Array, k: number, excludes?: Array<Uint32Array> | undefined | null): TopK
 }

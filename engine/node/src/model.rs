@@ -2,7 +2,6 @@
 //! ownership of the Rust buffers (no copy).
 
 use crate::errors::{argument_error, engine_error, EngineError};
-use crate::training_config::TrainingConfig;
 use napi::bindgen_prelude::{Float32Array, Uint32Array};
 use napi_derive::napi;
 use neptune_core::{Model, Prediction};
@@ -55,12 +54,6 @@ impl NeptuneModel {
         self.inner.epoch as u32
     }
 
-    /// The settings the model was trained with.
-    #[napi(getter, catch_unwind)]
-    pub fn config(&self) -> TrainingConfig {
-        TrainingConfig::from(&self.inner.config)
-    }
-
     /// Validation MRR of these weights, when known.
     #[napi(getter, catch_unwind)]
     pub fn valid_mrr(&self) -> Option<f64> {
@@ -102,23 +95,6 @@ impl NeptuneModel {
         Ok(Float32Array::new(
             self.inner.score_triples(&triples).map_err(engine_error)?,
         ))
-    }
-
-    /// Top `k` tails of `(head, relation, ?)`, best first, skipping `exclude`.
-    #[napi(catch_unwind)]
-    pub fn top_k(
-        &self,
-        head: u32,
-        relation: u32,
-        k: u32,
-        exclude: Option<Uint32Array>,
-    ) -> Result<TopK, EngineError> {
-        let exclude: &[u32] = exclude.as_deref().unwrap_or(&[]);
-        let rows = vec![self
-            .inner
-            .top_k(head, relation, k as usize, exclude)
-            .map_err(engine_error)?];
-        Ok(flatten(rows))
     }
 
     /// Top `k` for each `(heads[i], relations[i])`; `excludes[i]` (optional) belongs to query `i`.
