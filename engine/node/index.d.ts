@@ -54,6 +54,22 @@ export type Direction = 'tail' | 'head'
 /** The `code` of every error the engine throws or rejects with. */
 export type EngineErrorCode = 'ENGINE_IO' | 'ENGINE_DATASET' | 'ENGINE_CONFIG' | 'ENGINE_CHECKPOINT' | 'ENGINE_ARGUMENT' | 'ENGINE_ABORTED' | 'ENGINE_INTERNAL'
 
+export interface EpochEstimate {
+  /** Training steps of one epoch. */
+  epochSeconds: number
+  /** One validation over the whole validation split. */
+  validationSeconds: number
+  batchesPerEpoch: number
+  /** Wall time the estimate itself took. */
+  probeSeconds: number
+}
+
+/**
+ * Times `probeBatches` training steps of `config` on `dataset` from a fresh start and a
+ * validation over part of the validation split, extrapolated to a full epoch and split.
+ */
+export declare function estimateEpoch(dataset: string | DatasetArrays, config: TrainingConfig, probeBatches: number): Promise<EpochEstimate>
+
 /**
  * Evaluates the model saved in `modelDir` on `split` of `dataset`, filtered against
  * train+valid+test, with reversed queries. `threads` 0 = all cores.
@@ -87,9 +103,12 @@ export interface MetricsJs {
 /**
  * The full settings of a preset with `overrides` applied; with `graph`, `default` is sized to
  * that graph around the overrides (overridden settings stay as given, and sized settings that
- * depend on them follow). Settings out of range throw `ENGINE_CONFIG`, naming the setting.
+ * depend on them follow). With `budgetEpochs` (the epochs that fit in a wall-clock budget, see
+ * `estimateEpoch`), `default` schedules its learning rate and dropout for that many epochs and
+ * a reference preset trains at most that many. Settings out of range throw `ENGINE_CONFIG`,
+ * naming the setting.
  */
-export declare function presetConfig(name: string, graph?: GraphSize | undefined | null, overrides?: TrainingOverrides | undefined | null): TrainingConfig
+export declare function presetConfig(name: string, graph?: GraphSize | undefined | null, overrides?: TrainingOverrides | undefined | null, budgetEpochs?: number | undefined | null): TrainingConfig
 
 /** Preset names accepted by `presetConfig`. */
 export declare function presets(): Array<string>
@@ -133,7 +152,7 @@ export type ReverseRelations = 'new_relation' | 'same_relation'
 export type Split = 'valid' | 'test'
 
 /** Why training ended (an aborted run rejects instead). */
-export type StopReason = 'completed' | 'early_stopped'
+export type StopReason = 'completed' | 'early_stopped' | 'time_limit'
 
 /**
  * Top-k results of one or more queries, flattened query-major: query `i` owns
@@ -149,9 +168,11 @@ export interface TopK {
 /**
  * Trains a model and saves the kept weights to `outDir` (checkpoints for resuming go to
  * `outDir/checkpoints`). `dataset` is a folder of train/valid/test.txt or id arrays; `config`
- * is complete (see `presetConfig`). Rejects with code `ENGINE_ABORTED` when `signal` aborts.
+ * is complete (see `presetConfig`). With `timeLimitSeconds`, training stops once that much time
+ * has passed (stop reason `time_limit`; the weights are validated first and the best validated
+ * ones kept). Rejects with code `ENGINE_ABORTED` when `signal` aborts.
  */
-export declare function train(dataset: string | DatasetArrays, config: TrainingConfig, outDir: string, resumeFrom?: string | undefined | null, onProgress?: (((arg: ProgressEvent) => void)) | undefined | null, signal?: AbortSignal | undefined | null): Promise<TrainResult>
+export declare function train(dataset: string | DatasetArrays, config: TrainingConfig, outDir: string, resumeFrom?: string | undefined | null, timeLimitSeconds?: number | undefined | null, onProgress?: (((arg: ProgressEvent) => void)) | undefined | null, signal?: AbortSignal | undefined | null): Promise<TrainResult>
 
 /** Every training setting (the core's `Config`). */
 export interface TrainingConfig {

@@ -841,6 +841,7 @@ module.exports.__panicInTaskForTests = nativeBinding.__panicInTaskForTests
 module.exports.Activation = nativeBinding.Activation
 module.exports.Direction = nativeBinding.Direction
 module.exports.EngineErrorCode = nativeBinding.EngineErrorCode
+module.exports.estimateEpoch = nativeBinding.estimateEpoch
 module.exports.evaluate = nativeBinding.evaluate
 module.exports.Init = nativeBinding.Init
 module.exports.loadModel = nativeBinding.loadModel

@@ -70,6 +70,15 @@ pub const FAST_SCHEDULE_EPOCHS: usize = 30;
 /// The fast schedule's lr as a multiple of the preset's (0.003 -> 0.012).
 pub const FAST_SCHEDULE_LR_FACTOR: f64 = 4.0;
 
+/// How many epochs the `default` preset may train: as many as [`TRAINING_BUDGET`]'s scoring
+/// work allows, or as many as fit in a wall-clock budget on this machine (measured by the
+/// caller: see `Trainer::estimate_epoch`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EpochBudget {
+    Work,
+    Epochs(usize),
+}
+
 /// Epochs that fit in [`TRAINING_BUDGET`] for a graph of `size` at width `d_e`.
 pub fn budget_epochs(size: GraphSize, d_e: usize) -> usize {
     let epoch_work =
@@ -80,7 +89,12 @@ pub fn budget_epochs(size: GraphSize, d_e: usize) -> usize {
 /// `base` (the `default` preset, with the user's overrides applied) with its size-dependent
 /// settings picked for `size`. Fields for which `pinned(field)` is true were set by the user and
 /// are kept; sized fields that depend on them are computed from the user's values.
-pub fn size_default(base: Config, size: GraphSize, pinned: impl Fn(&str) -> bool) -> Config {
+pub fn size_default(
+    base: Config,
+    size: GraphSize,
+    pinned: impl Fn(&str) -> bool,
+    epoch_budget: EpochBudget,
+) -> Config {
     let t = size.train_triples.max(1);
     let sized_batch = match t {
         0..TINY_GRAPH_TRIPLES => 32,
@@ -108,7 +122,10 @@ pub fn size_default(base: Config, size: GraphSize, pinned: impl Fn(&str) -> bool
     let eval_every = (100_000.0 / t as f64).round().clamp(1.0, 10.0) as usize;
     // Large graphs: train for the budget, annealing the lr over the epochs actually trained; where
     // the budget is short, fast: a higher lr and no dropout (too few epochs to overfit).
-    let budget = budget_epochs(size, base.d_e);
+    let budget = match epoch_budget {
+        EpochBudget::Work => budget_epochs(size, base.d_e),
+        EpochBudget::Epochs(epochs) => epochs.max(1),
+    };
     let budget_bound = budget < DEFAULT_MAX_EPOCHS;
     let fast = budget <= FAST_SCHEDULE_EPOCHS;
     let epochs = keep_or(pinned("epochs"), base.epochs, base.epochs.min(budget));
@@ -157,6 +174,7 @@ mod tests {
                 train_triples,
             },
             |_| false,
+            EpochBudget::Work,
         )
     }
 
@@ -242,12 +260,17 @@ mod tests {
         // FB15k-237: 2 * 272,115 queries x 14,541 entities x 200 = 1.58e12 per epoch: 20 epochs.
         let fb = with_entities(14_541, 237, 272_115);
         assert_eq!(budget_epochs(fb, 200), 20);
-        let sized = size_default(default(), fb, |_| false);
+        let sized = size_default(default(), fb, |_| false, EpochBudget::Work);
         assert_eq!(sized.epochs, 20);
         // The lr ends at a tenth of its start: decay^20 = 0.1.
         assert!((sized.decay.powi(20) - ANNEALED_LR_FRACTION).abs() < 1e-12);
         // WN18RR: 2 * 86,835 x 40,943 x 200 = 1.42e12 per epoch: 22 epochs, fast schedule.
-        let wn = size_default(default(), with_entities(40_943, 11, 86_835), |_| false);
+        let wn = size_default(
+            default(),
+            with_entities(40_943, 11, 86_835),
+            |_| false,
+            EpochBudget::Work,
+        );
         assert_eq!(
             (
                 wn.epochs,
@@ -259,14 +282,24 @@ mod tests {
         );
         // FB15k-237 gets the fast schedule too; a 30% sample of it (69 epochs) does not.
         assert_eq!((sized.lr, sized.dropout_h1), (0.012, 0.0));
-        let fb30 = size_default(default(), with_entities(14_097, 237, 81_634), |_| false);
+        let fb30 = size_default(
+            default(),
+            with_entities(14_097, 237, 81_634),
+            |_| false,
+            EpochBudget::Work,
+        );
         assert_eq!(
             (fb30.epochs, fb30.lr, fb30.dropout_in),
             (69, 0.003 * 2f64.sqrt(), 0.3)
         );
         assert!((fb30.decay.powi(69) - ANNEALED_LR_FRACTION).abs() < 1e-12);
         // UMLS (135 entities, 5,216 triples) is nowhere near the budget: the preset's schedule.
-        let umls = size_default(default(), with_entities(135, 46, 5_216), |_| false);
+        let umls = size_default(
+            default(),
+            with_entities(135, 46, 5_216),
+            |_| false,
+            EpochBudget::Work,
+        );
         assert_eq!((umls.epochs, umls.decay), (DEFAULT_MAX_EPOCHS, 0.995));
         // However large the graph, a few epochs.
         assert_eq!(
@@ -340,5 +373,31 @@ mod tests {
             "{wrong_type}"
         );
         assert!(bad("epochs", 1.5.into()).contains("`epochs`"));
+    }
+
+    #[test]
+    fn a_wall_clock_budget_schedules_the_epochs_that_fit() {
+        let none = crate::Overrides::new();
+        let fb = with_entities(14_505, 237, 272_115);
+        let within = |epochs| {
+            Config::resolve_within("default", Some(fb), &none, EpochBudget::Epochs(epochs)).unwrap()
+        };
+        // Few epochs: the fast schedule (no dropout, lr x 4), annealed to a tenth at the end.
+        let short = within(12);
+        assert_eq!((short.epochs, short.dropout_in), (12, 0.0));
+        assert!((short.decay.powi(12) - ANNEALED_LR_FRACTION).abs() < 1e-9);
+        assert!((short.lr - 0.003 * FAST_SCHEDULE_LR_FACTOR).abs() < 1e-12);
+        // More epochs than the fast schedule's: dropout stays, the lr still anneals over them.
+        let long = within(90);
+        assert_eq!((long.epochs, long.dropout_in), (90, 0.3));
+        assert!((long.decay.powi(90) - ANNEALED_LR_FRACTION).abs() < 1e-9);
+        // A reference preset only trains fewer epochs; an overridden epoch count stays.
+        let reference =
+            Config::resolve_within("fb15k-237", Some(fb), &none, EpochBudget::Epochs(7)).unwrap();
+        assert_eq!((reference.epochs, reference.lr), (7, 0.0005));
+        let pinned: crate::Overrides = [("epochs".to_string(), 3.into())].into_iter().collect();
+        let kept =
+            Config::resolve_within("fb15k-237", Some(fb), &pinned, EpochBudget::Epochs(7)).unwrap();
+        assert_eq!(kept.epochs, 3);
     }
 }

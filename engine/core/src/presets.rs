@@ -4,7 +4,7 @@
 use crate::config::{Activation, Config, InitScheme};
 use crate::dataset::InverseMode;
 use crate::error::{Error, Result};
-use crate::graph_sizing::{size_default, GraphSize, DEFAULT_MAX_EPOCHS};
+use crate::graph_sizing::{size_default, EpochBudget, GraphSize, DEFAULT_MAX_EPOCHS};
 
 /// User overrides of a preset: snake_case [`Config`] field names to JSON values.
 pub type Overrides = serde_json::Map<String, serde_json::Value>;
@@ -96,6 +96,19 @@ impl Config {
     /// size, the lr decay an overridden epoch count). Unknown fields and values of the wrong
     /// type are refused, naming the field; ranges are checked by [`Config::validate`].
     pub fn resolve(name: &str, size: Option<GraphSize>, overrides: &Overrides) -> Result<Config> {
+        Config::resolve_within(name, size, overrides, EpochBudget::Work)
+    }
+
+    /// [`Config::resolve`] for a given epoch budget: with `EpochBudget::Epochs(n)` (the epochs
+    /// that fit in a wall-clock budget), `default` schedules its learning rate and dropout for
+    /// `n` epochs, and a reference preset trains at most `n` epochs; an overridden epoch count
+    /// stays.
+    pub fn resolve_within(
+        name: &str,
+        size: Option<GraphSize>,
+        overrides: &Overrides,
+        epoch_budget: EpochBudget,
+    ) -> Result<Config> {
         let mut value = serde_json::to_value(Config::preset(name)?)
             .map_err(|e| Error::Config(e.to_string()))?;
         for (key, given) in overrides {
@@ -111,10 +124,15 @@ impl Config {
         }
         let config: Config =
             serde_json::from_value(value).map_err(|e| Error::Config(e.to_string()))?;
-        Ok(match size {
-            Some(size) if name == "default" => {
-                size_default(config, size, |key| overrides.contains_key(key))
+        let pinned = |key: &str| overrides.contains_key(key);
+        Ok(match (size, epoch_budget) {
+            (Some(size), _) if name == "default" => {
+                size_default(config, size, pinned, epoch_budget)
             }
+            (_, EpochBudget::Epochs(epochs)) if !pinned("epochs") => Config {
+                epochs: config.epochs.min(epochs.max(1)),
+                ..config
+            },
             _ => config,
         })
     }

@@ -17,7 +17,7 @@ use crate::scoring::queries_per_chunk;
 use rayon::ThreadPool;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Reported through the training callback. Epochs are counted from 1.
 #[derive(Clone, Debug)]
@@ -28,6 +28,8 @@ pub enum Progress {
         batches: usize,
         loss: f64,
         examples_per_sec: f64,
+        /// Wall time of this batch's step.
+        seconds: f64,
     },
     Epoch {
         epoch: usize,
@@ -51,7 +53,21 @@ pub enum Progress {
 pub enum StopReason {
     Completed,
     EarlyStopped,
+    /// The time limit ([`Trainer::with_time_limit`]) was reached.
+    TimeLimit,
     Cancelled,
+}
+
+/// What one epoch of a config costs on this machine ([`Trainer::estimate_epoch`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EpochEstimate {
+    /// Training steps of one epoch.
+    pub epoch_seconds: f64,
+    /// One validation over the whole validation split.
+    pub validation_seconds: f64,
+    pub batches_per_epoch: usize,
+    /// Wall time the estimate itself took.
+    pub probe_seconds: f64,
 }
 
 /// The result of [`Trainer::train`]: the best model by validation MRR (the last one when there
@@ -67,6 +83,9 @@ pub struct TrainOutcome {
     pub phase_seconds: Vec<(String, f64)>,
 }
 
+/// Validation triples timed by [`Trainer::estimate_epoch`].
+const VALIDATION_PROBE_TRIPLES: usize = 1_000;
+
 /// Trains models with one [`Config`] on a private rayon pool of `config.threads` threads.
 pub struct Trainer {
     pub config: Config,
@@ -75,6 +94,8 @@ pub struct Trainer {
     pub checkpoint_dir: Option<PathBuf>,
     /// Resume from `<dir>/last` (and `<dir>/best`) of an earlier run's checkpoint directory.
     pub resume_from: Option<PathBuf>,
+    /// Stop once this much wall time has passed (see [`Trainer::with_time_limit`]).
+    pub time_limit: Option<Duration>,
     pool: ThreadPool,
 }
 
@@ -90,6 +111,7 @@ impl Trainer {
             config,
             checkpoint_dir: None,
             resume_from: None,
+            time_limit: None,
             pool,
         })
     }
@@ -102,6 +124,78 @@ impl Trainer {
     pub fn with_resume_from(mut self, dir: impl Into<PathBuf>) -> Self {
         self.resume_from = Some(dir.into());
         self
+    }
+
+    /// Training stops with [`StopReason::TimeLimit`] before an epoch that would not finish
+    /// within `limit` (judged by the mean epoch so far), or between batches once `limit` has
+    /// passed; the current weights are then validated, so the kept model is the best validated
+    /// one.
+    pub fn with_time_limit(mut self, limit: Duration) -> Self {
+        self.time_limit = Some(limit);
+        self
+    }
+
+    /// Times `probe_batches` training steps of this config from a fresh start (the first step,
+    /// which allocates buffers, excluded) and a validation over part of the validation split,
+    /// and extrapolates both to the full epoch and split.
+    pub fn estimate_epoch(&self, dataset: &Dataset, probe_batches: usize) -> Result<EpochEstimate> {
+        let started = Instant::now();
+        let probe = Trainer {
+            checkpoint_dir: None,
+            resume_from: None,
+            time_limit: None,
+            ..Trainer::new(Config {
+                epochs: 1,
+                eval_every: 0,
+                ..self.config.clone()
+            })?
+        };
+        let cancel = AtomicBool::new(false);
+        let (mut step_seconds, mut batches_per_epoch) = (Vec::new(), 1);
+        let wanted = probe_batches.max(2);
+        let outcome = probe.train(
+            dataset,
+            |p| {
+                if let Progress::Batch {
+                    batches, seconds, ..
+                } = p
+                {
+                    step_seconds.push(*seconds);
+                    batches_per_epoch = *batches;
+                    if step_seconds.len() >= wanted {
+                        cancel.store(true, Ordering::Relaxed);
+                    }
+                }
+            },
+            &cancel,
+        )?;
+        let timed = &step_seconds[1.min(step_seconds.len().saturating_sub(1))..];
+        let per_batch = timed.iter().sum::<f64>() / timed.len().max(1) as f64;
+        let sample = &dataset.valid[..dataset.valid.len().min(VALIDATION_PROBE_TRIPLES)];
+        let mut validation_seconds = 0.0;
+        if !sample.is_empty() {
+            let mode = self.config.inverse_mode;
+            let filter = dataset.filter_index(mode);
+            let t = Instant::now();
+            self.pool.install(|| {
+                evaluate_triples(
+                    &outcome.model.params,
+                    sample,
+                    dataset.n_relations(),
+                    mode,
+                    &filter,
+                    queries_per_chunk(dataset.n_entities()),
+                )
+            });
+            validation_seconds =
+                t.elapsed().as_secs_f64() * dataset.valid.len() as f64 / sample.len() as f64;
+        }
+        Ok(EpochEstimate {
+            epoch_seconds: per_batch * batches_per_epoch as f64,
+            validation_seconds,
+            batches_per_epoch,
+            probe_seconds: started.elapsed().as_secs_f64(),
+        })
     }
 
     /// Filtered evaluation of `model` on a split of `dataset` (which must share its vocabulary),
@@ -130,10 +224,8 @@ impl Trainer {
                 "training needs at least two distinct (head, relation) pairs".into(),
             ));
         }
-        // Built at the first validation (runs without validation never need it).
-        let mut filter: Option<PairIndex> = None;
         let n_model_rel = mode.model_relations(dataset.n_relations());
-        let (mut params, mut adam, mut state, mut best) = match &self.resume_from {
+        let (mut params, mut adam, state, best) = match &self.resume_from {
             Some(dir) => self.load_resume(dir, dataset)?,
             None => {
                 let p = Params::<f32>::init(cfg, dataset.n_entities(), n_model_rel);
@@ -155,19 +247,41 @@ impl Trainer {
         let bounds = batch_bounds(index.len(), cfg.batch_size);
         let mut stop = StopReason::Completed;
         let mut adam_secs = 0.0;
+        let started = Instant::now();
+        let mut kept = Kept {
+            state,
+            best,
+            filter: None,
+            validated_epoch: None,
+        };
+        let out_of_time = |extra: f64| {
+            self.time_limit
+                .is_some_and(|limit| started.elapsed().as_secs_f64() + extra > limit.as_secs_f64())
+        };
+        let mut epoch_seconds_sum = 0.0;
+        let mut epochs_this_call = 0usize;
 
-        'epochs: while state.epoch < cfg.epochs {
-            let epoch = state.epoch + 1;
-            let lr = cfg.lr * cfg.decay.powi(state.epoch as i32);
+        'epochs: while kept.state.epoch < cfg.epochs {
+            let mean_epoch = epoch_seconds_sum / epochs_this_call.max(1) as f64;
+            if epochs_this_call > 0 && out_of_time(mean_epoch) {
+                stop = StopReason::TimeLimit;
+                break;
+            }
+            let epoch = kept.state.epoch + 1;
+            let lr = cfg.lr * cfg.decay.powi(kept.state.epoch as i32);
             // The order depends only on (seed, epoch): a resumed run sees the same batches.
             order.clear();
             order.extend(0..index.len() as u32);
-            CounterRng::new(cfg.seed, state.epoch as u64, Stream::Shuffle).shuffle(&mut order);
+            CounterRng::new(cfg.seed, kept.state.epoch as u64, Stream::Shuffle).shuffle(&mut order);
             let t_epoch = Instant::now();
             let mut loss_sum = 0.0;
             for (bi, &(s, e)) in bounds.iter().enumerate() {
                 if cancel.load(Ordering::Relaxed) {
                     stop = StopReason::Cancelled;
+                    break 'epochs;
+                }
+                if out_of_time(0.0) {
+                    stop = StopReason::TimeLimit;
                     break 'epochs;
                 }
                 let t_batch = Instant::now();
@@ -197,10 +311,13 @@ impl Trainer {
                     batches: bounds.len(),
                     loss,
                     examples_per_sec: (e - s) as f64 / secs,
+                    seconds: secs,
                 });
             }
-            state.epoch = epoch;
+            kept.state.epoch = epoch;
             let seconds = t_epoch.elapsed().as_secs_f64();
+            epoch_seconds_sum += seconds;
+            epochs_this_call += 1;
             on_progress(&Progress::Epoch {
                 epoch,
                 epochs: cfg.epochs,
@@ -209,48 +326,26 @@ impl Trainer {
                 examples_per_sec: index.len() as f64 / seconds.max(1e-9),
                 lr,
             });
-            let due = cfg.eval_every > 0 && (epoch % cfg.eval_every == 0 || epoch == cfg.epochs);
+            let due =
+                cfg.eval_every > 0 && (epoch.is_multiple_of(cfg.eval_every) || epoch == cfg.epochs);
             if due && !dataset.valid.is_empty() {
-                let t = Instant::now();
-                let filter = filter.get_or_insert_with(|| dataset.filter_index(mode));
-                let metrics = self.pool.install(|| {
-                    evaluate_triples(
-                        &params,
-                        &dataset.valid,
-                        dataset.n_relations(),
-                        mode,
-                        filter,
-                        queries_per_chunk(dataset.n_entities()),
-                    )
-                });
-                let mrr = metrics.overall.mrr;
-                let improved = state.best_mrr.is_none_or(|b| mrr > b);
-                if improved {
-                    state.best_mrr = Some(mrr);
-                    state.best_epoch = epoch;
-                    state.evals_since_best = 0;
-                    let m = self.model(dataset, params.clone(), epoch, Some(metrics.clone()));
-                    if let Some(dir) = &self.checkpoint_dir {
-                        m.save(dir.join("best"))?;
-                    }
-                    best = Some(m);
-                } else {
-                    state.evals_since_best += 1;
-                }
-                on_progress(&Progress::Validation {
-                    epoch,
-                    metrics,
-                    best_mrr: state.best_mrr.unwrap_or(mrr),
-                    improved,
-                    seconds: t.elapsed().as_secs_f64(),
-                });
-                self.save_last(dataset, &params, &adam, &state)?;
-                if cfg.patience > 0 && state.evals_since_best >= cfg.patience {
+                self.validate(dataset, &params, &adam, &mut kept, &mut on_progress)?;
+                if cfg.patience > 0 && kept.state.evals_since_best >= cfg.patience {
                     stop = StopReason::EarlyStopped;
                     break;
                 }
             }
         }
+        // Out of time: the weights trained since the last validation are judged too.
+        let unvalidated = kept.validated_epoch != Some(kept.state.epoch) && kept.state.epoch > 0;
+        if stop == StopReason::TimeLimit
+            && unvalidated
+            && cfg.eval_every > 0
+            && !dataset.valid.is_empty()
+        {
+            self.validate(dataset, &params, &adam, &mut kept, &mut on_progress)?;
+        }
+        let Kept { state, best, .. } = kept;
         if stop != StopReason::Cancelled {
             self.save_last(dataset, &params, &adam, &state)?;
         }
@@ -271,6 +366,58 @@ impl Trainer {
             state,
             phase_seconds,
         })
+    }
+
+    /// Validates `params`, keeps them (and checkpoints `best`) when validation MRR improved,
+    /// and writes `last`.
+    fn validate(
+        &self,
+        dataset: &Dataset,
+        params: &Params<f32>,
+        adam: &Adam<f32>,
+        kept: &mut Kept,
+        on_progress: &mut impl FnMut(&Progress),
+    ) -> Result<()> {
+        let t = Instant::now();
+        let mode = self.config.inverse_mode;
+        let epoch = kept.state.epoch;
+        let filter = kept
+            .filter
+            .get_or_insert_with(|| dataset.filter_index(mode));
+        let metrics = self.pool.install(|| {
+            evaluate_triples(
+                params,
+                &dataset.valid,
+                dataset.n_relations(),
+                mode,
+                filter,
+                queries_per_chunk(dataset.n_entities()),
+            )
+        });
+        let mrr = metrics.overall.mrr;
+        let state = &mut kept.state;
+        let improved = state.best_mrr.is_none_or(|b| mrr > b);
+        if improved {
+            state.best_mrr = Some(mrr);
+            state.best_epoch = epoch;
+            state.evals_since_best = 0;
+            let m = self.model(dataset, params.clone(), epoch, Some(metrics.clone()));
+            if let Some(dir) = &self.checkpoint_dir {
+                m.save(dir.join("best"))?;
+            }
+            kept.best = Some(m);
+        } else {
+            state.evals_since_best += 1;
+        }
+        kept.validated_epoch = Some(epoch);
+        on_progress(&Progress::Validation {
+            epoch,
+            metrics,
+            best_mrr: kept.state.best_mrr.unwrap_or(mrr),
+            improved,
+            seconds: t.elapsed().as_secs_f64(),
+        });
+        self.save_last(dataset, params, adam, &kept.state)
     }
 
     fn model(
@@ -334,6 +481,16 @@ impl Trainer {
         };
         Ok((ck.model.params, adam, state, best))
     }
+}
+
+/// Training's bookkeeping of the best validated weights.
+struct Kept {
+    state: TrainState,
+    best: Option<Model>,
+    /// Built at the first validation (runs without validation never need it).
+    filter: Option<PairIndex>,
+    /// The epoch count at the last validation.
+    validated_epoch: Option<usize>,
 }
 
 /// Half-open batch ranges over `n` shuffled pairs. A final batch of one example is merged into

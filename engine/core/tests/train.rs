@@ -148,3 +148,54 @@ fn cancellation_stops_between_batches() {
     assert_eq!(out.stop, StopReason::Cancelled);
     assert_eq!(batches, 2);
 }
+
+#[test]
+fn a_time_limit_stops_training_with_the_best_validated_weights() {
+    let data = common::cluster_graph(6, 8, 4);
+    let config = Config {
+        epochs: 100_000,
+        eval_every: 7,
+        ..small_config()
+    };
+    let trainer = Trainer::new(config)
+        .unwrap()
+        .with_time_limit(std::time::Duration::from_millis(400));
+    let (mut validated, mut last_epoch) = (Vec::new(), 0);
+    let t = Instant::now();
+    let out = trainer
+        .train(
+            &data,
+            |p| match p {
+                Progress::Validation { epoch, .. } => validated.push(*epoch),
+                Progress::Epoch { epoch, .. } => last_epoch = *epoch,
+                _ => {}
+            },
+            &AtomicBool::new(false),
+        )
+        .unwrap();
+    let seconds = t.elapsed().as_secs_f64();
+    assert_eq!(out.stop, StopReason::TimeLimit);
+    assert!(seconds < 2.0, "stopped after {seconds:.2}s");
+    assert!(out.epochs_run > 0 && out.epochs_run < 100_000);
+    // The weights trained after the last scheduled validation were validated before stopping.
+    assert_eq!(validated.last(), Some(&out.epochs_run));
+    assert_eq!(last_epoch, out.epochs_run);
+    assert!(out.model.valid_metrics.is_some());
+    assert_eq!(out.model.epoch, out.state.best_epoch);
+}
+
+#[test]
+fn estimates_an_epoch_from_a_few_steps() {
+    let data = common::cluster_graph(6, 8, 4);
+    let trainer = Trainer::new(Config {
+        batch_size: 16,
+        ..small_config()
+    })
+    .unwrap();
+    let estimate = trainer.estimate_epoch(&data, 5).unwrap();
+    let pairs = data.train_index(InverseMode::NewRelation).len();
+    assert_eq!(estimate.batches_per_epoch, pairs.div_ceil(16));
+    assert!(estimate.epoch_seconds > 0.0 && estimate.epoch_seconds < 10.0);
+    assert!(estimate.validation_seconds > 0.0);
+    assert!(estimate.probe_seconds >= 0.0);
+}

@@ -5,6 +5,7 @@
 
 mod convert;
 mod errors;
+mod estimate_task;
 mod evaluate_task;
 mod load_task;
 mod model;
@@ -13,6 +14,7 @@ mod train_task;
 mod training_config;
 
 pub use errors::EngineErrorCode;
+pub use estimate_task::estimate_epoch;
 pub use evaluate_task::evaluate;
 pub use load_task::load_model;
 pub use model::NeptuneModel;
@@ -21,6 +23,7 @@ pub use training_config::{TrainingConfig, TrainingOverrides};
 
 use errors::{engine_error, EngineError};
 use napi_derive::napi;
+use neptune_core::graph_sizing::EpochBudget;
 
 /// Preset names accepted by `presetConfig`.
 #[napi(catch_unwind)]
@@ -42,19 +45,20 @@ pub struct GraphSize {
 
 /// The full settings of a preset with `overrides` applied; with `graph`, `default` is sized to
 /// that graph around the overrides (overridden settings stay as given, and sized settings that
-/// depend on them follow). Settings out of range throw `ENGINE_CONFIG`, naming the setting.
+/// depend on them follow). With `budgetEpochs` (the epochs that fit in a wall-clock budget, see
+/// `estimateEpoch`), `default` schedules its learning rate and dropout for that many epochs and
+/// a reference preset trains at most that many. Settings out of range throw `ENGINE_CONFIG`,
+/// naming the setting.
 #[napi(catch_unwind)]
 pub fn preset_config(
     name: String,
     graph: Option<GraphSize>,
     overrides: Option<TrainingOverrides>,
+    budget_epochs: Option<u32>,
 ) -> Result<TrainingConfig, EngineError> {
     {
-        let config_error = |m: String| engine_error(neptune_core::Error::Config(m));
         let overrides = match overrides {
-            Some(o) => o
-                .to_core()
-                .ok_or_else(|| config_error("seed must be a whole number".into()))?,
+            Some(o) => o.to_core().map_err(engine_error)?,
             None => neptune_core::Overrides::new(),
         };
         let size = graph.map(|g| neptune_core::GraphSize {
@@ -62,7 +66,11 @@ pub fn preset_config(
             relations: g.relations as usize,
             train_triples: g.train_triples as usize,
         });
-        let config = neptune_core::Config::resolve(&name, size, &overrides)
+        let budget = match budget_epochs {
+            Some(epochs) => EpochBudget::Epochs(epochs as usize),
+            None => EpochBudget::Work,
+        };
+        let config = neptune_core::Config::resolve_within(&name, size, &overrides, budget)
             .and_then(|c| c.validate().map(|()| c))
             .map_err(engine_error)?;
         Ok(TrainingConfig::from(&config))

@@ -31,6 +31,8 @@ pub enum StopReason {
     Completed,
     /// Validation MRR stopped improving (`patience`).
     EarlyStopped,
+    /// The time limit was reached (the best validated weights are kept).
+    TimeLimit,
 }
 
 #[napi(object)]
@@ -72,6 +74,7 @@ pub struct TrainTask {
     config: Config,
     out_dir: PathBuf,
     resume_from: Option<PathBuf>,
+    time_limit: Option<Duration>,
     progress: Option<Arc<ProgressFn>>,
     cancel: Arc<AtomicBool>,
 }
@@ -97,6 +100,9 @@ impl TrainTask {
             .with_checkpoint_dir(self.out_dir.join("checkpoints"));
         if let Some(dir) = &self.resume_from {
             trainer = trainer.with_resume_from(dir);
+        }
+        if let Some(limit) = self.time_limit {
+            trainer = trainer.with_time_limit(limit);
         }
         let names = dataset.relations.clone();
         let mut last_batch_event = Instant::now() - BATCH_EVENT_INTERVAL;
@@ -128,7 +134,8 @@ impl TrainTask {
             epochs_run: outcome.epochs_run as u32,
             stop: match outcome.stop {
                 CoreStopReason::EarlyStopped => StopReason::EarlyStopped,
-                _ => StopReason::Completed,
+                CoreStopReason::TimeLimit => StopReason::TimeLimit,
+                CoreStopReason::Completed | CoreStopReason::Cancelled => StopReason::Completed,
             },
             model_epoch: outcome.model.epoch as u32,
             valid: outcome
@@ -163,11 +170,13 @@ fn to_event(progress: &Progress, relation_names: &[String]) -> ProgressEvent {
             batches,
             loss,
             examples_per_sec,
+            seconds,
         } => ProgressEvent {
             batch: Some(*batch as u32),
             batches: Some(*batches as u32),
             loss: Some(*loss),
             examples_per_second: Some(*examples_per_sec),
+            seconds: Some(*seconds),
             ..empty(ProgressKind::Batch, *epoch)
         },
         Progress::Epoch {
@@ -203,21 +212,20 @@ fn to_event(progress: &Progress, relation_names: &[String]) -> ProgressEvent {
 
 /// Trains a model and saves the kept weights to `outDir` (checkpoints for resuming go to
 /// `outDir/checkpoints`). `dataset` is a folder of train/valid/test.txt or id arrays; `config`
-/// is complete (see `presetConfig`). Rejects with code `ENGINE_ABORTED` when `signal` aborts.
+/// is complete (see `presetConfig`). With `timeLimitSeconds`, training stops once that much time
+/// has passed (stop reason `time_limit`; the weights are validated first and the best validated
+/// ones kept). Rejects with code `ENGINE_ABORTED` when `signal` aborts.
 #[napi(catch_unwind, ts_return_type = "Promise<TrainResult>")]
 pub fn train(
     dataset: Either<String, DatasetArrays>,
     config: TrainingConfig,
     out_dir: String,
     resume_from: Option<String>,
+    time_limit_seconds: Option<f64>,
     on_progress: Option<ThreadsafeFunction<ProgressEvent, (), ProgressEvent, Status, false>>,
     signal: Option<AbortSignal>,
 ) -> Result<AsyncTask<TrainTask>, EngineError> {
-    let config: Config = config.to_core().ok_or_else(|| {
-        engine_error(neptune_core::Error::Config(
-            "seed must be a whole number".into(),
-        ))
-    })?;
+    let config: Config = config.to_core().map_err(engine_error)?;
     let cancel = Arc::new(AtomicBool::new(false));
     if let Some(signal) = &signal {
         let flag = cancel.clone();
@@ -228,6 +236,9 @@ pub fn train(
         config,
         out_dir: PathBuf::from(out_dir),
         resume_from: resume_from.map(PathBuf::from),
+        time_limit: time_limit_seconds
+            .filter(|s| s.is_finite())
+            .map(|s| Duration::from_secs_f64(s.max(0.0))),
         progress: on_progress.map(Arc::new),
         cancel,
     };

@@ -196,16 +196,20 @@ impl From<&Config> for TrainingConfig {
     }
 }
 
+fn bad_seed() -> neptune_core::Error {
+    neptune_core::Error::Config("seed must be a whole number below 2^53".into())
+}
+
 /// A seed from JS must be a whole number a double holds exactly.
 pub fn seed_from_js(seed: f64) -> Option<u64> {
     (seed.fract() == 0.0 && (0.0..=9_007_199_254_740_991.0).contains(&seed)).then_some(seed as u64)
 }
 
 impl TrainingConfig {
-    /// The core config; `None` when the seed is not a whole number (the only field a JS
+    /// The core config; refused when the seed is not a whole number (the only field a JS
     /// number can hold wrongly after type conversion).
-    pub fn to_core(&self) -> Option<Config> {
-        Some(Config {
+    pub fn to_core(&self) -> neptune_core::Result<Config> {
+        Ok(Config {
             d_e: self.entity_dim as usize,
             d_r: self.relation_dim as usize,
             dropout_in: self.dropout_in,
@@ -215,7 +219,7 @@ impl TrainingConfig {
             activation: self.activation.into(),
             inverse_mode: self.inverse_mode.into(),
             init: self.init.into(),
-            seed: seed_from_js(self.seed)?,
+            seed: seed_from_js(self.seed).ok_or_else(bad_seed)?,
             lr: self.lr,
             decay: self.decay,
             batch_size: self.batch_size as usize,
@@ -229,7 +233,7 @@ impl TrainingConfig {
 
 impl TrainingOverrides {
     /// The overrides the core's `Config::resolve` takes (core field names to JSON values).
-    pub fn to_core(&self) -> Option<neptune_core::Overrides> {
+    pub fn to_core(&self) -> neptune_core::Result<neptune_core::Overrides> {
         let mut o = neptune_core::Overrides::new();
         let mut put = |key: &str, value: Option<Value>| {
             if let Some(v) = value {
@@ -258,7 +262,10 @@ impl TrainingOverrides {
                 .and_then(|i| serde_json::to_value(CoreInit::from(i)).ok()),
         );
         if let Some(seed) = self.seed {
-            put("seed", Some(Value::from(seed_from_js(seed)?)));
+            put(
+                "seed",
+                Some(Value::from(seed_from_js(seed).ok_or_else(bad_seed)?)),
+            );
         }
         put("lr", self.lr.map(Value::from));
         put("decay", self.decay.map(Value::from));
@@ -267,6 +274,6 @@ impl TrainingOverrides {
         put("eval_every", self.eval_every.map(Value::from));
         put("patience", self.patience.map(Value::from));
         put("threads", self.threads.map(Value::from));
-        Some(o)
+        Ok(o)
     }
 }
