@@ -13,6 +13,8 @@ export interface TrainOptions {
   onProgress?: (event: TrainingProgress) => void;
   /** Aborting stops training between batches; the promise rejects with TRAINING_ABORTED. */
   signal?: AbortSignal;
+  /** Stop once this many seconds have passed, keeping the best validated weights. */
+  timeLimitSeconds?: number;
 }
 
 export interface TrainSummary {
@@ -49,6 +51,7 @@ export async function train(
       config,
       options.outDir,
       options.resumeFrom ?? null,
+      options.timeLimitSeconds ?? null,
       onProgress,
       options.signal ?? null,
     );

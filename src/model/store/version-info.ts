@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ErrorCode, KgcError } from '../../errors';
 import type { Metrics } from '../metrics';
+import type { TrainSummary } from '../train';
 import type { EngineConfig, TrainingOverrides } from '../training-settings';
 
 /** The graph a version was trained from, and how it was split. */
@@ -28,7 +29,7 @@ export interface CurvePoint {
 export interface TrainingInfo {
   epochsRun: number;
   modelEpoch: number;
-  stop: 'completed' | 'early_stopped';
+  stop: TrainSummary['stop'];
   seconds: number;
   epochSeconds: number;
 }
