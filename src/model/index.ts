@@ -1,4 +1,8 @@
 export { train } from './train';
+export { epochsThatFit, planTimeBudget } from './time-budget';
+export type { BudgetPlan } from './time-budget';
+export { longerBudgetAdvice } from './longer-budget';
+export type { ValidationPoint } from './longer-budget';
 export type { TrainOptions, TrainSummary, TrainingProgress } from './train';
 export { evaluate } from './evaluate';
 export type { Split } from './evaluate';

@@ -12,13 +12,15 @@ export type EngineConfig = Native.TrainingConfig;
  * The engine config of `preset` plus `overrides`. With `graph`, the `default` preset is sized to
  * that graph around the overrides: they win, and sized settings that depend on them follow (the
  * learning rate follows an overridden batch size; the lr decay an overridden epoch count where
- * the training budget binds). Unknown presets and settings, and values out of range, are
+ * the training budget binds). With `budgetEpochs` (what fits in a time budget), the schedule is
+ * planned for that many epochs. Unknown presets and settings, and values out of range, are
  * BAD_USER_INPUT naming them.
  */
 export function resolveTrainingConfig(
   preset: string,
   overrides: TrainingOverrides = {},
   graph?: GraphSize,
+  budgetEpochs?: number,
 ): EngineConfig {
   const engine = nativeEngine();
   const presets = engine.presets();
@@ -36,7 +38,7 @@ export function resolveTrainingConfig(
       if (value !== undefined && !known.includes(key))
         throw new KgcError(ErrorCode.BAD_USER_INPUT, `Unknown training setting "${key}".`);
     }
-    return engine.presetConfig(preset, graph, overrides);
+    return engine.presetConfig(preset, graph, overrides, budgetEpochs);
   } catch (error) {
     throw isArgumentTypeError(error)
       ? new KgcError(ErrorCode.BAD_USER_INPUT, (error as Error).message, { cause: error })

@@ -1,0 +1,63 @@
+import { ErrorCode, KgcError } from '../errors';
+import type { GraphSize } from './graph-size';
+import { mapEngineError, nativeEngine, Native } from './native-engine';
+import { toNativeData, TrainingData } from './training-data';
+import { EngineConfig, resolveTrainingConfig, TrainingOverrides } from './training-settings';
+
+/** Training steps timed to estimate an epoch (the first, which allocates, is not counted). */
+const PROBE_BATCHES = 12;
+/** Share of the remaining budget planned for epochs; the rest absorbs estimate errors. */
+const PLANNED_SHARE = 0.95;
+
+/** A run planned to fit a wall-clock budget on this machine. */
+export interface BudgetPlan {
+  config: EngineConfig;
+  /** Epochs that fit (the config's epoch count, unless the user fixed one). */
+  epochs: number;
+  /** Measured on this machine for the config before planning. */
+  estimate: Native.EpochEstimate;
+  /** What training may use after the estimate: pass it to `train` as its time limit. */
+  trainingSeconds: number;
+}
+
+/**
+ * Plans training to end within `budgetSeconds`: times a few steps and a partial validation
+ * of the config the preset resolves to, counts the epochs (with their validations) that fit in
+ * what is left, and resolves the preset again for that many epochs (the `default` preset then
+ * anneals its learning rate over them and drops dropout when they are few). Train the plan's
+ * config with `timeLimitSeconds: plan.trainingSeconds`, which stops it on time whatever the
+ * estimate's error.
+ */
+export async function planTimeBudget(
+  data: TrainingData,
+  preset: string,
+  overrides: TrainingOverrides,
+  graph: GraphSize,
+  budgetSeconds: number,
+): Promise<BudgetPlan> {
+  if (!(budgetSeconds > 0) || !Number.isFinite(budgetSeconds)) {
+    throw new KgcError(ErrorCode.BAD_USER_INPUT, 'The time budget must be a positive duration.');
+  }
+  const first = resolveTrainingConfig(preset, overrides, graph);
+  let estimate: Native.EpochEstimate;
+  try {
+    estimate = await nativeEngine().estimateEpoch(toNativeData(data), first, PROBE_BATCHES);
+  } catch (error) {
+    throw mapEngineError(error);
+  }
+  const trainingSeconds = Math.max(0, budgetSeconds - estimate.probeSeconds);
+  const epochs = epochsThatFit(trainingSeconds * PLANNED_SHARE, estimate, first.evalEvery);
+  const config = resolveTrainingConfig(preset, overrides, graph, epochs);
+  return { config, epochs: config.epochs, estimate, trainingSeconds };
+}
+
+/** Epochs, each with its share of validations, that fit in `seconds` (at least one). */
+export function epochsThatFit(
+  seconds: number,
+  estimate: Pick<Native.EpochEstimate, 'epochSeconds' | 'validationSeconds'>,
+  evalEvery: number,
+): number {
+  const validationShare = evalEvery > 0 ? estimate.validationSeconds / evalEvery : 0;
+  const perEpoch = Math.max(estimate.epochSeconds + validationShare, 1e-6);
+  return Math.max(1, Math.floor(seconds / perEpoch));
+}
