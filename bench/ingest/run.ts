@@ -12,7 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Database, LocalNeo4j, MigrationRunner, REPO_ROOT } from '../../src/graph';
 import { neo4jHomePath } from '../../src/graph/local/neo4j-home';
-import { exportDenseGraph, exportToFiles, ingestFile } from '../../src/ingest';
+import { exportDenseGraph, exportToFiles } from '../../src/export';
+import { ingestFile } from '../../src/ingest';
 import { describeMachine } from './machine';
 import { runAdminImport, writeAdminCsv } from './neo4j-admin-import';
 

@@ -10,7 +10,7 @@ export type { MigrationOptions, MigrationStatus } from './migrations/migration-r
 export { MigrationLock } from './migrations/migration-lock';
 export { TripleWriter } from './triples/triple-writer';
 export type { BatchResult, PropertyRow, TripleRow } from './triples/triple-writer';
-export { EXPORT_FETCH_SIZE, streamEdges } from './triples/edge-stream';
+export { streamOutEdges } from './triples/edge-stream';
 export type { EdgeFilter } from './triples/edge-stream';
 export { PREDICTION_SOURCE, PROVENANCE_PROPERTY } from './triples/export-queries';
 export { knownAnswersBatch } from './predictions/known-answers';

@@ -5,13 +5,16 @@ import { edgesPresent, localNeo4jFromConfig } from '../../graph';
 import type { Database } from '../../graph';
 import { getActiveVersion } from '../../graph/registry';
 import {
+  acceptPrediction,
+  countRecovered,
   DEMO_RELATIONS,
   demoSamplePerson,
   demoWorld,
-  ingestFile,
-  logProgress,
+  sampleQuestion,
+  SAMPLE_QUERY,
   writeDemoGraph,
-} from '../../ingest';
+} from '../../demo';
+import { ingestFile, logProgress } from '../../ingest';
 import { runRetrainJob } from '../../jobs';
 import type { RetrainResult } from '../../jobs';
 import { ModelStore } from '../../model';
@@ -19,7 +22,6 @@ import { createApiKey } from '../../server/api-keys';
 import { silentLogger } from '../../server/logger';
 import { startServer } from '../../server/start-server';
 import type { CliOutput } from '../cli-output';
-import { acceptPrediction, countRecovered, sampleQuestion, SAMPLE_QUERY } from '../demo-client';
 import { MIGRATIONS_DIR, openMigratedDatabase } from '../migrated-database';
 import { trainingProgressReporter } from '../training-progress';
 import { parseCount } from './command-args';

@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../../config';
 import { ErrorCode, KgcError } from '../../errors';
-import { exportToFiles } from '../../ingest';
+import { exportToFiles } from '../../export';
 import type { CliOutput } from '../cli-output';
 import { openMigratedDatabase } from '../migrated-database';
 

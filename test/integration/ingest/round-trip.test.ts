@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Database } from '../../../src/graph';
-import { exportToFiles, ingestFile } from '../../../src/ingest';
+import { exportToFiles } from '../../../src/export';
+import { ingestFile } from '../../../src/ingest';
 import { testDatabase, uniqueId } from '../../support/test-database';
 import {
   awkwardRelations,

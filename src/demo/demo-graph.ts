@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { seededRandom } from './seeded-random';
+import { seededRandom } from '../seeded-random';
 
 /** Every demo id starts with this, so the demo's data is easy to find and remove. */
 export const DEMO_PREFIX = 'demo:';

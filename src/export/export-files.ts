@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Database, EdgeFilter } from '../../graph';
+import type { Database, EdgeFilter } from '../graph';
 import { exportDenseGraph } from './dense-graph';
 import { splitTriples, type SplitOptions } from './split';
 import { writeTripleFile } from './write-triple-files';

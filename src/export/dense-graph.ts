@@ -1,5 +1,4 @@
-import type { Database, EdgeFilter } from '../../graph';
-import { streamOutEdges } from '../../graph/triples/edge-stream';
+import { streamOutEdges, type Database, type EdgeFilter } from '../graph';
 
 /**
  * A graph as dense integer ids. `entities[i]` / `relations[j]` name id i / j; both vocabularies
