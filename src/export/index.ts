@@ -7,3 +7,4 @@ export type { StableSplit, StableSplitOptions } from './stable-split';
 export { changedKeys, fingerprint, hasKey, sortedKeys, tripleKeys } from './triple-keys';
 export { exportToFiles } from './export-files';
 export type { ExportOptions, ExportSummary } from './export-files';
+export type { ExportProgress } from './export-progress';

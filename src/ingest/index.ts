@@ -6,5 +6,4 @@ export { createParser, formatFromPath, parseFormat } from './parsers/parser-for'
 export { DEFAULT_CSV_COLUMNS } from './parsers/csv-parser';
 export type { CsvColumns } from './parsers/csv-parser';
 export { MAX_ID_LENGTH } from './validate-id';
-export { barProgress, logProgress, silentProgress } from './progress';
-export type { ProgressSink, ProgressState } from './progress';
+export type { IngestProgress } from './ingest-progress';
