@@ -10,7 +10,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Database, LocalNeo4j, MigrationRunner, REPO_ROOT } from '../../src/graph';
+import { Database, LocalNeo4j, MigrationRunner } from '../../src/graph';
+import { REPO_ROOT } from '../../src/repo-root';
 import { neo4jHomePath } from '../../src/graph/local/neo4j-home';
 import { exportDenseGraph, exportToFiles } from '../../src/export';
 import { ingestFile } from '../../src/ingest';

@@ -4,7 +4,6 @@ export { mapNeo4jError } from './neo4j-errors';
 export { localNeo4jFromConfig, openDatabase, resolveConnection } from './connection';
 export { LocalNeo4j } from './local/local-neo4j';
 export type { LocalNeo4jOptions, LocalNeo4jStatus } from './local/local-neo4j';
-export { REPO_ROOT } from './local/neo4j-home';
 export { MigrationRunner } from './migrations/migration-runner';
 export type { MigrationOptions, MigrationStatus } from './migrations/migration-runner';
 export { MigrationLock } from './migrations/migration-lock';
@@ -14,7 +13,7 @@ export { streamOutEdges } from './triples/edge-stream';
 export type { EdgeFilter } from './triples/edge-stream';
 export { PREDICTION_SOURCE, PROVENANCE_PROPERTY } from './triples/export-queries';
 export { knownAnswersBatch } from './predictions/known-answers';
-export type { Direction, KnownAnswers, KnownAnswersQuery } from './predictions/known-answers';
+export type { KnownAnswers, KnownAnswersQuery } from './predictions/known-answers';
 export { idProblem, MAX_ID_LENGTH, relationshipTypeLiteral } from './identifiers';
 export {
   entitiesById,
