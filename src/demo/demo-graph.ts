@@ -74,11 +74,6 @@ export function demoWorld(people = 300, seed = 42): DemoWorld {
   return { graph, heldOut };
 }
 
-/** The demo graph's edges (the held-out ones left out). */
-export function demoTriples(people = 300, seed = 42): Triple[] {
-  return demoWorld(people, seed).graph;
-}
-
 /** Writes the demo graph as TSV (the format `kgc ingest` reads) and returns the path. */
 export function writeDemoGraph(dir: string, world: DemoWorld = demoWorld()): string {
   fs.mkdirSync(dir, { recursive: true });
