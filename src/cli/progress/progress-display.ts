@@ -51,6 +51,9 @@ export class ProgressDisplay {
         barsize: 30,
         etaBuffer: 100,
         formatTime: (t) => duration(t),
+        // Cut the bar to the terminal's width rather than switch wrapping off: a process killed
+        // mid-bar would leave the terminal without line wrap.
+        linewrap: true,
       },
       Presets.legacy,
     );
