@@ -1,8 +1,12 @@
-# The kgc image: Node 20 (as package.json's engines) plus the native engine built from engine/.
+# The kgc image, built in stages so that the runtime image carries only what runs: the compiled
+# CLI and API (dist/, bin/), the production packages, the migrations, package.json (the service
+# version) and the native engine's loader and addon. No compilers, engine/target, sources,
+# tests or benchmarks.
+
 FROM rust:1-bookworm AS rust
 
+# Build: the native engine (cargo) and the TypeScript (tsc), with every dev tool.
 FROM node:20-bookworm AS build
-# The Rust toolchain from the official image; the engine builds with cargo alone.
 COPY --from=rust /usr/local/cargo /usr/local/cargo
 COPY --from=rust /usr/local/rustup /usr/local/rustup
 ENV CARGO_HOME=/usr/local/cargo RUSTUP_HOME=/usr/local/rustup PATH=/usr/local/cargo/bin:$PATH
@@ -10,11 +14,27 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
-RUN npm run build:engine && npm run build && npm prune --omit=dev && rm -rf engine/target
+RUN npm run build:engine && npm run build
+
+# The production packages alone, installed on the runtime's own base image.
+FROM node:20-bookworm-slim AS packages
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim
+ENV NODE_ENV=production
 WORKDIR /app
-COPY --from=build /app /app
+COPY --from=packages /app/node_modules ./node_modules
+COPY package.json ./
+COPY bin ./bin
+COPY migrations ./migrations
+COPY --from=build /app/dist ./dist
+COPY --from=build /app/engine/node/index.js /app/engine/node/package.json ./engine/node/
+COPY --from=build /app/engine/node/*.node ./engine/node/
+# KGC_STATE_DIR in docker-compose.yml: a new named volume takes this owner, so the node user can
+# write model versions there.
+RUN mkdir -p /var/lib/kgc && chown node:node /var/lib/kgc
 USER node
 EXPOSE 4000
 CMD ["node", "bin/kgc.js", "serve"]

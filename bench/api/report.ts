@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT } from '../../src/graph';
+import { REPO_ROOT } from '../../src/repo-root';
 import type { BenchArgs } from './harness/cli-args';
 import type { LoadResult } from './harness/load';
 import type { Breakdown } from './harness/prom';

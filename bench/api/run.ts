@@ -2,7 +2,7 @@
  * API load benchmark (issue 14): a local Neo4j holding the dataset's train.txt, a model trained
  * for a few epochs, `kgc serve --model` as its own process, and autocannon over HTTP.
  *
- *   npx tsx bench/api/run.ts [--dataset <dir>] [--epochs N] [--seconds S] [--quick]
+ *   npx tsx bench/api/run.ts [--data <dir>] [--dataset <name|dir>] [--epochs N] [--seconds S] [--quick]
  *
  * Prints a table; a full run writes bench/api/results/api-<time>.json and bench/api/RESULTS.md,
  * a --quick (smoke) run only bench/api/results/smoke-<time>.json.

@@ -3,25 +3,27 @@
  * through `ingestFile`, exported back through `exportDenseGraph` / `exportToFiles`, and, in the
  * same run on the same jars, loaded by `neo4j-admin database import full`.
  *
- *   npx tsx bench/ingest/run.ts [dataset dir]     (default ../shared/datasets/FB15k-237)
+ *   npx tsx bench/ingest/run.ts [--data <dir>] [dataset name or dir]    (default FB15k-237)
  *
  * Prints a table and writes bench/ingest/RESULTS.md.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Database, LocalNeo4j, MigrationRunner, REPO_ROOT } from '../../src/graph';
+import { Database, LocalNeo4j, MigrationRunner } from '../../src/graph';
+import { REPO_ROOT } from '../../src/repo-root';
 import { neo4jHomePath } from '../../src/graph/local/neo4j-home';
-import { exportDenseGraph, exportToFiles, ingestFile } from '../../src/ingest';
+import { exportDenseGraph, exportToFiles } from '../../src/export';
+import { ingestFile } from '../../src/ingest';
+import { datasetDir as findDataset, takeDataOption } from '../datasets';
 import { describeMachine } from './machine';
 import { runAdminImport, writeAdminCsv } from './neo4j-admin-import';
 
 type Triple = [string, string, string];
 
 async function main(): Promise<void> {
-  const datasetDir = path.resolve(
-    process.argv[2] ?? path.join(REPO_ROOT, '..', 'shared', 'datasets', 'FB15k-237'),
-  );
+  const { data, rest } = takeDataOption(process.argv.slice(2));
+  const datasetDir = findDataset(rest[0] ?? 'FB15k-237', data);
   const machine = describeMachine();
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'kgc-bench-ingest-'));
   const input = path.join(work, 'fb15k-237-all.tsv');

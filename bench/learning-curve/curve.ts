@@ -3,8 +3,10 @@
  * settings, evaluated after every epoch: the evidence that the engine (and every speed lever)
  * trains the same model.
  *
- *   npx tsx bench/learning-curve/curve.ts --dataset FB15k-237 [--epochs 5] [--threads 1]
- *       [--cpu 1] [--table-only]
+ *   npx tsx bench/learning-curve/curve.ts [--data <dir>] --dataset FB15k-237 [--epochs 5]
+ *       [--threads 1] [--cpu 1] [--table-only]
+ *
+ * The dataset is a folder under --data (or KGC_DATASETS): see bench/datasets.ts.
  *
  * Runs the peer, then ours (each pinned to `--cpu` with taskset when given), writing
  * `results/peer-<dataset>.jsonl` and `results/ours-<dataset>.log`, then prints the table.
@@ -13,10 +15,10 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { datasetDir, takeDataOption } from '../datasets';
 import { NEPTUNE_BIN, peerEnv } from '../train-speed/runners';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const DATASETS = path.resolve(ROOT, '..', 'shared', 'datasets');
 const RESULTS = path.join(__dirname, 'results');
 const PRESET: Record<string, string> = { 'FB15k-237': 'fb15k-237', WN18RR: 'wn18rr' };
 
@@ -98,11 +100,12 @@ function main(): void {
   const peerFile = path.join(RESULTS, `peer-${dataset}.jsonl`);
   const oursFile = path.join(RESULTS, `ours-${dataset}.log`);
   if (!process.argv.includes('--table-only')) {
+    const dir = datasetDir(dataset, takeDataOption(process.argv.slice(2)).data);
     fs.mkdirSync(RESULTS, { recursive: true });
     const common = ['--epochs', epochs, '--threads', threads];
     run(
       '/usr/bin/python3',
-      [path.join(ROOT, 'bench/peer/neptune_torch.py'), '--dataset', dataset, '--preset', preset]
+      [path.join(ROOT, 'bench/peer/neptune_torch.py'), '--dataset', dir, '--preset', preset]
         .concat(common)
         .concat(['--eval-every', '1', '--no-test']),
       peerFile,
@@ -110,9 +113,7 @@ function main(): void {
     );
     run(
       NEPTUNE_BIN,
-      ['train', '--dataset', path.join(DATASETS, dataset), '--preset', preset]
-        .concat(common)
-        .concat(['--eval-every', '1']),
+      ['train', '--dataset', dir, '--preset', preset].concat(common).concat(['--eval-every', '1']),
       oursFile,
       cpu,
     );

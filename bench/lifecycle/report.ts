@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT } from '../../src/graph';
+import { REPO_ROOT } from '../../src/repo-root';
 import type { BenchArgs } from '../api/harness/cli-args';
 import { mib } from './store-size';
 import type { Window } from './swap';

@@ -4,7 +4,7 @@
  * version), then `kgc serve` following the registry under a steady autocannon load while the
  * other version is promoted mid-run: missingLinks p99 in the swap window vs before.
  *
- *   npx tsx bench/lifecycle/run.ts [--dataset <dir>] [--epochs N] [--seconds S] [--quick]
+ *   npx tsx bench/lifecycle/run.ts [--data <dir>] [--dataset <name|dir>] [--epochs N] [--seconds S] [--quick]
  *
  * A full run writes bench/lifecycle/results/lifecycle-<time>.json and bench/lifecycle/RESULTS.md;
  * a --quick (smoke) run only bench/lifecycle/results/smoke-<time>.json.

@@ -3,7 +3,7 @@
 
 Run with Debian's torch, 2 threads, OpenBLAS tuning variables unset:
   env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE /usr/bin/python3 bench/peer/neptune_torch.py \
-      --dataset FB15k-237 --preset fb15k-237 --epochs 1 --max-batches 100
+      --data <datasets dir> --dataset FB15k-237 --preset fb15k-237 --epochs 1 --max-batches 100
 Prints one JSON line per epoch and a final JSON line with "final": true.
 """
 import argparse
@@ -22,7 +22,10 @@ from neptune_data import Dataset, batch_targets, make_batches  # noqa: E402
 from neptune_eval import Evaluator  # noqa: E402
 from neptune_model import NePTuNe, smoothed_bce  # noqa: E402
 
-DATA_ROOT = Path(__file__).resolve().parents[2].parent / "shared" / "datasets"
+WHERE_TO_GET_THEM = (
+    "Pass --data <dir> or set KGC_DATASETS to a folder holding FB15k-237/, WN18RR/, Kinship/, UMLS/ and "
+    "Nations/, each with train.txt, valid.txt and test.txt: the public splits, as published with ConvE "
+    "(https://github.com/TimDettmers/ConvE, data.tar.gz) or TuckER (https://github.com/ibalazevic/TuckER, data/).")
 
 # The design's reference hyper-parameters (lr decay: 1.0 = none; the table gives no decay).
 PRESETS = {
@@ -44,7 +47,9 @@ PHASES = ("targets", "forward", "loss", "backward", "step")
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--dataset", required=True, help=f"folder, or a name under {DATA_ROOT}")
+    p.add_argument("--dataset", required=True, help="a folder, or a name under --data")
+    p.add_argument("--data", default=os.environ.get("KGC_DATASETS"),
+                   help="folder holding the public datasets by name (default: $KGC_DATASETS)")
     p.add_argument("--preset", choices=sorted(PRESETS), default="fb15k-237")
     for name, kind in (("epochs", int), ("lr", float), ("lr-decay", float), ("dim-e", int),
                        ("dim-r", int), ("dropout-in", float), ("dropout-h1", float),
@@ -128,7 +133,11 @@ def main(argv=None):
     gen = torch.Generator().manual_seed(args.seed)
     folder = Path(args.dataset)
     if not folder.is_dir():
-        folder = DATA_ROOT / args.dataset
+        if not args.data:
+            sys.exit(f"{args.dataset} is not a folder and no dataset folder is set. {WHERE_TO_GET_THEM}")
+        folder = Path(args.data) / args.dataset
+    if not (folder / "train.txt").is_file():
+        sys.exit(f"{folder} holds no train.txt. {WHERE_TO_GET_THEM}")
     t_load = time.perf_counter()
     data = Dataset(folder, args.reverse)
     data_tr = data.training_pairs()

@@ -5,11 +5,15 @@
  * breaks the tie. Our engine ranks logits with ties counted as the mean of the optimistic and
  * pessimistic rank. This scores every test query of a saved model both ways.
  *
- *   npx tsx bench/quality/conve-protocol.ts <model dir> <dataset dir> [split file, default test.txt]
+ *   npx tsx bench/quality/conve-protocol.ts [--data <dir>] <model dir> <dataset>
+ *       [split file, default test.txt]
+ *
+ * `<dataset>`: a name under --data (or KGC_DATASETS), or a folder.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { Scorer } from '../../src/model';
+import { datasetDir, takeDataOption } from '../datasets';
 
 type Triple = [string, string, string];
 
@@ -31,8 +35,11 @@ function summarise(ranks: number[]): string {
 }
 
 function main(): void {
-  const [modelDir, dataDir, split = 'test.txt'] = process.argv.slice(2);
-  if (!modelDir || !dataDir) throw new Error('usage: conve-protocol.ts <model dir> <dataset dir>');
+  const { data, rest } = takeDataOption(process.argv.slice(2));
+  const [modelDir, dataset, split = 'test.txt'] = rest;
+  if (!modelDir || !dataset)
+    throw new Error('usage: conve-protocol.ts [--data <dir>] <model dir> <dataset> [split file]');
+  const dataDir = datasetDir(dataset, data);
   const scorer = Scorer.load(modelDir);
   // Filter: every known answer of the query in train+valid+test except the target.
   const known = new Map<string, Set<number>>();

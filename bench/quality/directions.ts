@@ -2,15 +2,19 @@
  * Test metrics of a saved model split by direction (tail queries vs head queries through the
  * reverse relation), to tell a weak inverse-relation setting from a weak model.
  *
- *   npx tsx bench/quality/directions.ts <modelDir> <DatasetDir> [valid|test]
+ *   npx tsx bench/quality/directions.ts [--data <dir>] <modelDir> <dataset> [valid|test]
+ *
+ * `<dataset>`: a name under --data (or KGC_DATASETS), or a folder.
  */
 import { evaluate, Split } from '../../src/model';
+import { datasetDir, takeDataOption } from '../datasets';
 
 async function main(): Promise<void> {
-  const [modelDir, datasetDir, split = 'test'] = process.argv.slice(2);
-  if (!modelDir || !datasetDir)
-    throw new Error('usage: directions.ts <modelDir> <DatasetDir> [split]');
-  const m = await evaluate(modelDir, { dir: datasetDir }, split as Split, 1);
+  const { data, rest } = takeDataOption(process.argv.slice(2));
+  const [modelDir, dataset, split = 'test'] = rest;
+  if (!modelDir || !dataset)
+    throw new Error('usage: directions.ts [--data <dir>] <modelDir> <dataset> [split]');
+  const m = await evaluate(modelDir, { dir: datasetDir(dataset, data) }, split as Split, 1);
   for (const [label, r] of [
     ['overall', m.overall],
     ['tail', m.tail],

@@ -2,7 +2,9 @@
  * One quality run: trains NePTuNe on a benchmark graph with a preset plus overrides, evaluates the
  * kept (best validation MRR) model on the test split, and appends one JSON line to results.jsonl.
  *
- *   npx tsx bench/quality/run.ts <name> <DatasetDir> <preset> '<overrides JSON>' '<hypothesis>'
+ *   npx tsx bench/quality/run.ts [--data <dir>] <name> <dataset> <preset> '<overrides JSON>' '<hypothesis>'
+ *
+ * `<dataset>`: a name (Kinship, UMLS, Nations, ...) under --data (or KGC_DATASETS), or a folder.
  *
  * Progress (every validation) goes to stderr; the summary line to stdout.
  */
@@ -16,14 +18,19 @@ import {
   train,
   TrainingOverrides,
 } from '../../src/model';
+import { datasetDir as findDataset, takeDataOption } from '../datasets';
 
 const CONVE_MRR: Record<string, number> = { Kinship: 0.83, UMLS: 0.94, Nations: 0.82 };
 
 async function main(): Promise<void> {
-  const [name, datasetDir, preset, overridesJson, hypothesis] = process.argv.slice(2);
-  if (!name || !datasetDir || !preset) {
-    throw new Error('usage: run.ts <name> <DatasetDir> <preset> [overrides JSON] [hypothesis]');
+  const { data, rest } = takeDataOption(process.argv.slice(2));
+  const [name, datasetArg, preset, overridesJson, hypothesis] = rest;
+  if (!name || !datasetArg || !preset) {
+    throw new Error(
+      'usage: run.ts [--data <dir>] <name> <dataset> <preset> [overrides JSON] [hypothesis]',
+    );
   }
+  const datasetDir = findDataset(datasetArg, data);
   const overrides = JSON.parse(overridesJson ?? '{}') as TrainingOverrides;
   const config = resolveTrainingConfig(
     preset,

@@ -1,8 +1,10 @@
 /**
  * Training speed, ours vs the PyTorch peer, side by side in one run on this machine.
  *
- *   npx tsx bench/train-speed/train-speed.ts [--datasets FB15k-237,WN18RR] [--batches 60]
- *       [--peer-batches 30] [--threads 2] [--no-eval] [--out bench/train-speed/results]
+ *   npx tsx bench/train-speed/train-speed.ts [--data <dir>] [--datasets FB15k-237,WN18RR]
+ *       [--batches 60] [--peer-batches 30] [--threads 2] [--no-eval] [--out bench/train-speed/results]
+ *
+ * The datasets are folders under --data (or KGC_DATASETS): see bench/datasets.ts.
  *
  * `--batches 0` times a full epoch of ours. Prints a table and writes a JSON record.
  */
@@ -10,6 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { evaluate, Scorer } from '../../src/model';
+import { datasetDir, takeDataOption } from '../datasets';
 import { datasetShape, epochFlops } from './flops';
 import { describeMachine } from './machine';
 import {
@@ -23,7 +26,6 @@ import {
 import { copyBandwidth, NEPTUNE_BIN, oursTrainArgs, runOurs, runPeer, sgemmPeak } from './runners';
 import { spawnSync } from 'node:child_process';
 
-const DATASETS_DIR = path.resolve(__dirname, '..', '..', '..', 'shared', 'datasets');
 const SETTINGS: Record<string, { preset: string; de: number; dr: number; sameRelation: boolean }> =
   {
     'FB15k-237': { preset: 'fb15k-237', de: 200, dr: 150, sameRelation: true },
@@ -95,6 +97,7 @@ async function evalAndServe(dir: string, preset: string, threads: number) {
 
 async function main(): Promise<void> {
   const datasets = option('datasets', 'FB15k-237,WN18RR').split(',');
+  const { data } = takeDataOption(process.argv.slice(2));
   const batches = Number(option('batches', '60'));
   const peerBatches = Number(option('peer-batches', '30'));
   const threads = Number(option('threads', '2'));
@@ -116,7 +119,7 @@ async function main(): Promise<void> {
     const setting = SETTINGS[name];
     if (!setting)
       throw new Error(`unknown dataset ${name}: use ${Object.keys(SETTINGS).join(', ')}`);
-    const dir = path.join(DATASETS_DIR, name);
+    const dir = datasetDir(name, data);
     const shape = datasetShape(dir, setting.sameRelation);
     const oursFlops = epochFlops(shape, setting.de, setting.dr, false);
     const peerFlops = epochFlops(shape, setting.de, setting.dr, true);

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { Command } from 'commander';
 import { consoleOutput, formatError } from './cli-output';
+import { loadEnvFile } from './load-env-file';
 import { apikeyCommand } from './commands/apikey.command';
 import { demoCommand } from './commands/demo.command';
 import { exportCommand } from './commands/export.command';
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
 /** The only place that ends the process: errors become one line and a non-zero exit. */
 export async function main(argv: string[]): Promise<void> {
   try {
+    loadEnvFile();
     await buildProgram().parseAsync(argv);
   } catch (error) {
     consoleOutput.error(formatError(error));

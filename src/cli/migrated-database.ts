@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Config } from '../config';
-import { Database, MigrationRunner, openDatabase, REPO_ROOT } from '../graph';
+import { Database, MigrationRunner, openDatabase } from '../graph';
+import { REPO_ROOT } from '../repo-root';
 
 export const MIGRATIONS_DIR = path.join(REPO_ROOT, 'migrations');
 

@@ -2,10 +2,10 @@ import path from 'node:path';
 import { ErrorCode, KgcError } from '../errors';
 import { TripleWriter, type Database, type PropertyRow, type TripleRow } from '../graph';
 import { openLineSource, type LineSource } from './line-source';
+import type { IngestProgress } from './ingest-progress';
 import type { IngestFormat, LineParser, ParsedLine } from './parsed-line';
 import { DEFAULT_CSV_COLUMNS, type CsvColumns } from './parsers/csv-parser';
 import { createParser, formatFromPath } from './parsers/parser-for';
-import { silentProgress, type ProgressSink } from './progress';
 import { RejectFile } from './reject-file';
 
 export interface IngestOptions {
@@ -19,7 +19,7 @@ export interface IngestOptions {
   rejectPath?: string;
   /** Triples per write transaction. */
   batchSize?: number;
-  progress?: ProgressSink;
+  onProgress?: (progress: IngestProgress) => void;
 }
 
 export interface IngestSummary {
@@ -67,7 +67,7 @@ export async function ingestFile(db: Database, options: IngestOptions): Promise<
   const started = Date.now();
   const format = options.format ?? formatFromPath(options.file);
   const source = await openLineSource(options.file);
-  const progress = options.progress ?? silentProgress;
+  const progress = options.onProgress ?? (() => undefined);
   const newParser = () => createParser(format, options.columns ?? DEFAULT_CSV_COLUMNS);
   const name = path.basename(options.file);
 
@@ -153,7 +153,6 @@ export async function ingestFile(db: Database, options: IngestOptions): Promise<
     );
     await flush();
   } finally {
-    progress.done();
     await rejects?.close();
   }
   if (rejects && rejects.count > 0) summary.rejectFile = rejects.path;
@@ -165,8 +164,8 @@ export async function ingestFile(db: Database, options: IngestOptions): Promise<
 async function visit(
   source: LineSource,
   parser: LineParser,
-  progress: ProgressSink,
-  phase: 'validate' | 'write',
+  progress: (progress: IngestProgress) => void,
+  phase: IngestProgress['phase'],
   started: number,
   onLine: LineVisitor,
 ): Promise<number> {
@@ -183,7 +182,7 @@ async function visit(
       const pending = onLine(lineNumber, text, parsed);
       if (pending) await pending;
     }
-    progress.update({
+    progress({
       phase,
       fraction: source.size > 0 ? source.bytesRead() / source.size : 1,
       lines: lineNumber,

@@ -1,6 +1,6 @@
 import { ErrorCode, isKgcError } from '../errors';
-import type { DenseGraph } from '../ingest';
-import { hasKey } from '../ingest';
+import type { DenseGraph } from '../export';
+import { hasKey } from '../export';
 import { evaluate, readVersionEdges } from '../model';
 import type { TrainingArrays } from '../model';
 

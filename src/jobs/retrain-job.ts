@@ -9,7 +9,7 @@ import {
   startTrainingRun,
   updateRunProgress,
 } from '../graph/registry';
-import { DEFAULT_STABLE_SPLIT } from '../ingest';
+import { DEFAULT_STABLE_SPLIT } from '../export';
 import { ModelStore } from '../model';
 import type { RetrainOptions, RetrainResult } from './retrain-types';
 import { LeaseKeeper } from './lease-keeper';

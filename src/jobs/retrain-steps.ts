@@ -15,8 +15,8 @@ import {
   sortedKeys,
   stableSplit,
   tripleKeys,
-} from '../ingest';
-import type { StableSplitOptions } from '../ingest';
+} from '../export';
+import type { StableSplitOptions } from '../export';
 import { evaluate, graphSize, readVersionEdges, resolveTrainingConfig, train } from '../model';
 import type { ModelStore, TrainingArrays, VersionInfo } from '../model';
 import type { PhaseTimer } from './job-phases';

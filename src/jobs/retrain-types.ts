@@ -1,5 +1,5 @@
 import type { EdgeFilter } from '../graph';
-import type { StableSplitOptions } from '../ingest';
+import type { StableSplitOptions } from '../export';
 import type {
   EngineConfig,
   Metrics,

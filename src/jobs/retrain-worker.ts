@@ -1,6 +1,5 @@
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { Cron } from 'croner';
 import type { Database } from '../graph';
 import {
@@ -9,7 +8,7 @@ import {
   pendingRetrainRequests,
   releaseLease,
 } from '../graph/registry';
-import type { ChildJobRequest, ChildMessage } from './job-child';
+import type { ChildJobRequest, ChildMessage } from './child-job';
 
 export interface WorkerOptions {
   /** Cron expression of scheduled runs; undefined: requests only. */
@@ -21,8 +20,8 @@ export interface WorkerOptions {
   /** Settings of every job (the trigger is the worker's). */
   job: Omit<ChildJobRequest, 'trigger' | 'minChangedEdges'>;
   log: (line: string) => void;
-  /** The child's entry script (the compiled job-child.js beside this file by default). */
-  jobScript?: string;
+  /** The child's entry script: runs one job from the request in its argv (src/cli/job-child.ts). */
+  jobScript: string;
   /** How long a stopping child may take before it is killed. */
   stopTimeoutMs?: number;
   /** At start, run a job at once when no version is active (a fresh deployment). */
@@ -110,8 +109,7 @@ export class RetrainWorker {
       trigger,
       minChangedEdges: trigger === 'schedule' ? this.options.minChangedEdges : 0,
     };
-    const script = this.options.jobScript ?? path.join(__dirname, 'job-child.js');
-    const child = fork(script, [JSON.stringify(request)], {
+    const child = fork(this.options.jobScript, [JSON.stringify(request)], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     let last: ChildMessage | null = null;

@@ -1,4 +1,4 @@
-import type { DenseGraph, SplitIndexes } from '../ingest';
+import type { DenseGraph, SplitIndexes } from '../export';
 import type { TrainingArrays } from '../model';
 
 /** Flat `[h, r, t, ...]` ids of the chosen triples. */

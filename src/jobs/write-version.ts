@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { sortedKeys } from '../ingest';
-import type { StableSplit } from '../ingest';
+import { sortedKeys } from '../export';
+import type { StableSplit } from '../export';
 import {
   CURVE_FILE,
   renderTrainingCurve,

@@ -1,3 +1,4 @@
+import type { Direction } from '../direction';
 import type { Native } from './native-engine';
 
 export interface RankMetrics {
@@ -13,7 +14,7 @@ export interface RankMetrics {
 
 export interface RelationMetrics {
   relation: string;
-  direction: 'tail' | 'head';
+  direction: Direction;
   metrics: RankMetrics;
 }
 

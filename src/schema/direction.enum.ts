@@ -1,5 +1,6 @@
 import { registerEnumType } from 'type-graphql';
 
+/** The GraphQL face of src/direction.ts: the same values. */
 export enum Direction {
   TAIL = 'tail',
   HEAD = 'head',

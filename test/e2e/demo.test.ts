@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DEMO_PREFIX } from '../../src/ingest';
+import { DEMO_PREFIX } from '../../src/demo';
 import { runCli } from '../support/cli';
 import { testDatabase, testTarget, uniqueId } from '../support/test-database';
 

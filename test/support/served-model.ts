@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Database, TripleWriter } from '../../src/graph';
-import { exportDenseGraph, splitTriples } from '../../src/ingest';
+import { exportDenseGraph, splitTriples } from '../../src/export';
 import { resolveTrainingConfig, train } from '../../src/model';
 import { classGraph } from './generated-graph';
 import { TINY } from './lifecycle';

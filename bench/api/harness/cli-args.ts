@@ -1,5 +1,4 @@
-import path from 'node:path';
-import { REPO_ROOT } from '../../../src/graph';
+import { datasetDir, takeDataOption } from '../../datasets';
 
 export interface BenchArgs {
   dataset: string;
@@ -10,10 +9,12 @@ export interface BenchArgs {
 }
 
 /**
- * `[--dataset <dir>] [--epochs N] [--seconds S] [--quick]`. --quick: a smoke test (Kinship,
- * 1 epoch, 3 s steps) unless the others are given.
+ * `[--data <dir>] [--dataset <name|dir>] [--epochs N] [--seconds S] [--quick]`. A dataset name
+ * (default FB15k-237) is a folder under --data (or KGC_DATASETS). --quick: a smoke test
+ * (Kinship, 1 epoch, 3 s steps) unless the others are given.
  */
-export function parseBenchArgs(argv: string[], defaults: { epochs: number; seconds: number }) {
+export function parseBenchArgs(allArgs: string[], defaults: { epochs: number; seconds: number }) {
+  const { data, rest: argv } = takeDataOption(allArgs);
   const value = (name: string): string | undefined => {
     const i = argv.indexOf(name);
     if (i < 0) return undefined;
@@ -33,11 +34,8 @@ export function parseBenchArgs(argv: string[], defaults: { epochs: number; secon
     if (a.startsWith('--') && !known.has(a)) throw new Error(`unknown option ${a}`);
   }
   const quick = argv.includes('--quick');
-  const datasets = path.join(REPO_ROOT, '..', 'shared', 'datasets');
   const args: BenchArgs = {
-    dataset: path.resolve(
-      value('--dataset') ?? path.join(datasets, quick ? 'Kinship' : 'FB15k-237'),
-    ),
+    dataset: datasetDir(value('--dataset') ?? (quick ? 'Kinship' : 'FB15k-237'), data),
     epochs: count('--epochs') ?? (quick ? 1 : defaults.epochs),
     quick,
     seconds: count('--seconds') ?? (quick ? 3 : defaults.seconds),

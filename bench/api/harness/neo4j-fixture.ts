@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
-import { Database, LocalNeo4j, MigrationRunner, REPO_ROOT } from '../../../src/graph';
+import { Database, LocalNeo4j, MigrationRunner } from '../../../src/graph';
+import { REPO_ROOT } from '../../../src/repo-root';
 import type { ConnectionTarget } from '../../../src/graph';
 import { ingestFile } from '../../../src/ingest';
 

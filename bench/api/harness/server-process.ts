@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT } from '../../../src/graph';
+import { REPO_ROOT } from '../../../src/repo-root';
 import { findFreePort } from '../../../src/graph/local/free-port';
 
 export interface ApiProcess {

@@ -1,21 +1,31 @@
 import { ErrorCode, KgcError } from '../../errors';
 import type { RankMetrics } from '../../model';
 
-/** An optional non-negative integer option; a bad value names the option. */
-export function parseCount(
-  value: string | undefined,
+/**
+ * The one parser of integer options (a commander argument parser): a whole number within
+ * `range`, or a BAD_USER_INPUT error that names the option and what it expects.
+ */
+export function integerOption(
   option: string,
-  min: number,
-): number | undefined {
-  if (value === undefined) return undefined;
-  const parsed = Number(value);
-  if (!/^\d+$/.test(value) || parsed < min || !Number.isSafeInteger(parsed)) {
-    throw new KgcError(
-      ErrorCode.BAD_USER_INPUT,
-      `${option} must be an integer >= ${min}, got "${value}".`,
-    );
-  }
-  return parsed;
+  range: { min?: number; max?: number } = {},
+): (value: string) => number {
+  const { min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER } = range;
+  const expected =
+    range.min !== undefined && range.max !== undefined
+      ? `an integer from ${min} to ${max}`
+      : range.min !== undefined
+        ? `an integer >= ${min}`
+        : 'an integer';
+  return (value) => {
+    const parsed = Number(value);
+    if (!/^-?\d+$/.test(value) || parsed < min || parsed > max) {
+      throw new KgcError(
+        ErrorCode.BAD_USER_INPUT,
+        `${option} must be ${expected}, got "${value}".`,
+      );
+    }
+    return parsed;
+  };
 }
 
 export function metricsLine(m: RankMetrics): string {

@@ -5,13 +5,16 @@ import { edgesPresent, localNeo4jFromConfig } from '../../graph';
 import type { Database } from '../../graph';
 import { getActiveVersion } from '../../graph/registry';
 import {
+  acceptPrediction,
+  countRecovered,
   DEMO_RELATIONS,
   demoSamplePerson,
   demoWorld,
-  ingestFile,
-  logProgress,
+  sampleQuestion,
+  SAMPLE_QUERY,
   writeDemoGraph,
-} from '../../ingest';
+} from '../../demo';
+import { ingestFile } from '../../ingest';
 import { runRetrainJob } from '../../jobs';
 import type { RetrainResult } from '../../jobs';
 import { ModelStore } from '../../model';
@@ -19,13 +22,13 @@ import { createApiKey } from '../../server/api-keys';
 import { silentLogger } from '../../server/logger';
 import { startServer } from '../../server/start-server';
 import type { CliOutput } from '../cli-output';
-import { acceptPrediction, countRecovered, sampleQuestion, SAMPLE_QUERY } from '../demo-client';
 import { MIGRATIONS_DIR, openMigratedDatabase } from '../migrated-database';
-import { trainingProgressReporter } from '../training-progress';
-import { parseCount } from './command-args';
+import { ingestProgress } from '../progress/ingest-progress';
+import { trainingProgress } from '../progress/training-progress';
+import { integerOption } from './command-args';
 
 interface DemoOptions {
-  epochs?: string;
+  epochs: number;
   serve: boolean;
   json?: boolean;
 }
@@ -57,16 +60,20 @@ export function demoCommand(out: CliOutput): Command {
     .description(
       'Run the whole loop on a generated graph: ingest, train, serve, write back a prediction, retrain through the gate',
     )
-    .option('--epochs <n>', 'training epochs per version (early stopping may end sooner)', '100')
+    .option(
+      '--epochs <n>',
+      'training epochs per version (early stopping may end sooner)',
+      integerOption('--epochs', { min: 1 }),
+      100,
+    )
     .option('--no-serve', 'exit after the steps instead of serving until Ctrl-C')
     .option('--json', 'print a JSON summary as the last line')
     .action(async (options: DemoOptions) => {
       const config = loadConfig();
-      const epochs = parseCount(options.epochs, '--epochs', 1) ?? 100;
       if (config.neo4j.kind === 'local') await localNeo4jFromConfig(config, out.info).start();
       const db = await openMigratedDatabase(config, out.info);
       try {
-        await runDemo(db, config, epochs, options, out);
+        await runDemo(db, config, options, out);
       } finally {
         await db.close();
       }
@@ -76,13 +83,15 @@ export function demoCommand(out: CliOutput): Command {
 async function runDemo(
   db: Database,
   config: Config,
-  epochs: number,
   options: DemoOptions,
   out: CliOutput,
 ): Promise<void> {
   const world = demoWorld();
   const file = writeDemoGraph(path.join(config.stateDir, 'demo'), world);
-  const ingested = await ingestFile(db, { file, progress: logProgress(out.info) });
+  const progress = ingestProgress();
+  const ingested = await ingestFile(db, { file, onProgress: (p) => progress.report(p) }).finally(
+    () => progress.stop(),
+  );
   out.info(
     `1. Ingested ${ingested.triples} demo triples (${ingested.written} new, ${ingested.alreadyPresent} already there); ` +
       `${world.heldOut.length} citizenships the graph implies are held out of it.`,
@@ -90,16 +99,18 @@ async function runDemo(
 
   const store = new ModelStore(config.lifecycle.modelStore);
   const scope = config.lifecycle.registryScope;
-  const job = (trigger: string, force: boolean): Promise<RetrainResult> =>
-    runRetrainJob(db, config, {
+  const job = (trigger: string, force: boolean): Promise<RetrainResult> => {
+    const training = trainingProgress(options.epochs);
+    return runRetrainJob(db, config, {
       trigger,
       force,
       store,
       scope,
       filter: { relations: DEMO_RELATIONS },
-      overrides: { epochs, evalEvery: 5, patience: 4 },
-      onProgress: trainingProgressReporter(epochs),
-    });
+      overrides: { epochs: options.epochs, evalEvery: 5, patience: 4 },
+      onProgress: (event) => training.report(event),
+    }).finally(() => training.stop());
+  };
   const existing = await getActiveVersion(db, scope);
   if (existing) {
     out.info(`2. Version ${existing.version} is active already (an earlier demo): reusing it.`);

@@ -3,13 +3,13 @@ import { Command } from 'commander';
 import { ErrorCode, KgcError } from '../../errors';
 import { evaluate } from '../../model';
 import type { CliOutput } from '../cli-output';
-import { metricsLine, parseCount } from './command-args';
+import { integerOption, metricsLine } from './command-args';
 
 interface EvaluateCliOptions {
   model: string;
   dataset: string;
   split: string;
-  threads?: string;
+  threads: number;
   perRelation?: boolean;
   json?: boolean;
 }
@@ -22,7 +22,12 @@ export function evaluateCommand(out: CliOutput): Command {
     .requiredOption('--model <dir>', 'a model folder written by `kgc train`')
     .requiredOption('--dataset <dir>', 'folder holding train.txt, valid.txt and test.txt')
     .option('--split <split>', 'valid or test', 'test')
-    .option('--threads <n>', 'worker threads (0 = all cores)')
+    .option(
+      '--threads <n>',
+      'worker threads (0 = all cores)',
+      integerOption('--threads', { min: 0 }),
+      0,
+    )
     .option('--per-relation', 'also print metrics per relation and direction')
     .option('--json', 'print the metrics as JSON on the last line')
     .action(async (options: EvaluateCliOptions) => {
@@ -37,7 +42,7 @@ export function evaluateCommand(out: CliOutput): Command {
         path.resolve(options.model),
         { dir: path.resolve(options.dataset) },
         options.split,
-        parseCount(options.threads, '--threads', 0) ?? 0,
+        options.threads,
       );
       const seconds = (Date.now() - started) / 1000;
       out.info(

@@ -1,9 +1,11 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../../config';
 import { ErrorCode, KgcError } from '../../errors';
-import { exportToFiles } from '../../ingest';
+import { exportToFiles } from '../../export';
 import type { CliOutput } from '../cli-output';
 import { openMigratedDatabase } from '../migrated-database';
+import { exportProgress } from '../progress/export-progress';
+import { integerOption } from './command-args';
 
 interface ExportCliOptions {
   out: string;
@@ -23,12 +25,6 @@ function fraction(value: string): number {
   return n;
 }
 
-function integer(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n)) throw new InvalidArgumentError('expected an integer.');
-  return n;
-}
-
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
@@ -42,7 +38,7 @@ export function exportCommand(out: CliOutput): Command {
     .option('--relation <name>', 'only this relation type (repeat for several)', collect)
     .option('--no-predictions', "leave out accepted predictions (edges with source = 'prediction')")
     .option('--no-split', 'write one triples.txt instead of train/valid/test.txt')
-    .option('--seed <n>', 'split seed', integer, 42)
+    .option('--seed <n>', 'split seed', integerOption('--seed'), 42)
     .option('--valid <fraction>', 'validation fraction', fraction, 0.05)
     .option('--test <fraction>', 'test fraction', fraction, 0.05)
     .option('--json', 'print the summary as JSON')
@@ -53,6 +49,8 @@ export function exportCommand(out: CliOutput): Command {
       const db = await openMigratedDatabase(loadConfig(), (line) =>
         process.stderr.write(`${line}\n`),
       );
+      // Progress goes to stderr so stdout holds only the summary (`--json` stays parseable).
+      const progress = exportProgress();
       try {
         const summary = await exportToFiles(db, {
           out: options.out,
@@ -60,7 +58,9 @@ export function exportCommand(out: CliOutput): Command {
           split: options.split
             ? { seed: options.seed, validFraction: options.valid, testFraction: options.test }
             : undefined,
+          onProgress: (p) => progress.report(p),
         });
+        progress.stop();
         if (options.json) out.info(JSON.stringify(summary));
         else {
           out.info(
@@ -71,6 +71,7 @@ export function exportCommand(out: CliOutput): Command {
             out.info(`  ${name}: ${count}`);
         }
       } finally {
+        progress.stop();
         await db.close();
       }
     });

@@ -1,17 +1,17 @@
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { loadConfig } from '../../config';
 import {
-  barProgress,
   DEFAULT_BATCH_SIZE,
   DEFAULT_CSV_COLUMNS,
   ingestFile,
-  logProgress,
   parseFormat,
   type IngestFormat,
   type IngestSummary,
 } from '../../ingest';
 import type { CliOutput } from '../cli-output';
 import { openMigratedDatabase } from '../migrated-database';
+import { ingestProgress } from '../progress/ingest-progress';
+import { integerOption } from './command-args';
 
 interface IngestCliOptions {
   format?: IngestFormat;
@@ -22,12 +22,6 @@ interface IngestCliOptions {
   relationColumn: string;
   tailColumn: string;
   json?: boolean;
-}
-
-export function parsePositiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive integer.');
-  return n;
 }
 
 export function ingestCommand(out: CliOutput): Command {
@@ -46,7 +40,12 @@ export function ingestCommand(out: CliOutput): Command {
       'write the good lines; write bad ones with reasons to the reject file',
     )
     .option('--rejects <file>', 'reject file for --skip-invalid (default: <path>.rejects.tsv)')
-    .option('--batch-size <n>', 'triples per transaction', parsePositiveInt, DEFAULT_BATCH_SIZE)
+    .option(
+      '--batch-size <n>',
+      'triples per transaction',
+      integerOption('--batch-size', { min: 1 }),
+      DEFAULT_BATCH_SIZE,
+    )
     .option('--head-column <name>', 'CSV: the head column', DEFAULT_CSV_COLUMNS.head)
     .option('--relation-column <name>', 'CSV: the relation column', DEFAULT_CSV_COLUMNS.relation)
     .option('--tail-column <name>', 'CSV: the tail column', DEFAULT_CSV_COLUMNS.tail)
@@ -56,9 +55,7 @@ export function ingestCommand(out: CliOutput): Command {
         process.stderr.write(`${line}\n`),
       );
       // Progress goes to stderr so stdout holds only the summary (`--json` stays parseable).
-      const progress = process.stderr.isTTY
-        ? barProgress((text) => process.stderr.write(text))
-        : logProgress((line) => process.stderr.write(`${line}\n`));
+      const progress = ingestProgress();
       try {
         const summary = await ingestFile(db, {
           file,
@@ -71,10 +68,12 @@ export function ingestCommand(out: CliOutput): Command {
           skipInvalid: options.skipInvalid,
           rejectPath: options.rejects,
           batchSize: options.batchSize,
-          progress,
+          onProgress: (p) => progress.report(p),
         });
+        progress.stop();
         out.info(options.json ? JSON.stringify(summary) : describe(summary));
       } finally {
+        progress.stop();
         await db.close();
       }
     });

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
-import { REPO_ROOT } from '../../graph';
+import { REPO_ROOT } from '../../repo-root';
 import { printGraphQLSchema } from '../../server/graphql-schema';
 import type { CliOutput } from '../cli-output';
 

@@ -1,11 +1,11 @@
 import path from 'node:path';
 import { Command } from 'commander';
 import { loadConfig } from '../../config';
-import { ErrorCode, KgcError } from '../../errors';
 import { ModelStore } from '../../model';
 import { createLogger } from '../../server/logger';
 import { startServer } from '../../server/start-server';
 import type { CliOutput } from '../cli-output';
+import { integerOption } from './command-args';
 import { MIGRATIONS_DIR, openMigratedDatabase } from '../migrated-database';
 
 /**
@@ -17,20 +17,15 @@ export function serveCommand(_out: CliOutput): Command {
     .description(
       'Start the GraphQL API: serves the active model version and follows promotions (or --model pins one)',
     )
-    .option('--port <port>', 'HTTP port (default KGC_HTTP_PORT or 4000)')
+    .option(
+      '--port <port>',
+      'HTTP port (default KGC_HTTP_PORT or 4000)',
+      integerOption('--port', { min: 0, max: 65535 }),
+    )
     .option('--model <dir>', 'pin this model directory (default KGC_MODEL_DIR; else follow)')
-    .action(async (options: { port?: string; model?: string }) => {
+    .action(async (options: { port?: number; model?: string }) => {
       const config = loadConfig();
-      if (options.port !== undefined) {
-        const port = Number(options.port);
-        if (!Number.isInteger(port) || port < 0 || port > 65535) {
-          throw new KgcError(
-            ErrorCode.BAD_USER_INPUT,
-            `--port must be an integer from 0 to 65535, got "${options.port}".`,
-          );
-        }
-        config.http.port = port;
-      }
+      if (options.port !== undefined) config.http.port = options.port;
       const modelDir = options.model ?? config.modelDir;
       const logger = createLogger(config.logLevel);
       // The local default is ours to migrate; a server named by NEO4J_URI is refused below.

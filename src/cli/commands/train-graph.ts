@@ -2,7 +2,7 @@ import type { TrainingOverrides } from '../../model';
 import { runRetrainJob } from '../../jobs/retrain-job';
 import type { RetrainResult } from '../../jobs/retrain-job';
 import type { CliOutput } from '../cli-output';
-import { trainingProgressReporter } from '../training-progress';
+import { trainingProgress } from '../progress/training-progress';
 import { withLifecycleDatabase } from './lifecycle-context';
 
 export interface GraphTrainOptions {
@@ -46,7 +46,8 @@ export async function trainFromGraphCommand(out: CliOutput, options: GraphTrainO
     const stop = () => controller.abort();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
-    let reporter: ReturnType<typeof trainingProgressReporter> = () => undefined;
+    // Made once the job knows its number of epochs.
+    let progress: ReturnType<typeof trainingProgress> | undefined;
     try {
       const result = await runRetrainJob(db, config, {
         trigger: 'manual',
@@ -57,9 +58,10 @@ export async function trainFromGraphCommand(out: CliOutput, options: GraphTrainO
         signal: controller.signal,
         log: (line) => process.stderr.write(`${line}\n`),
         onPhase: (phase) => process.stderr.write(`phase=${phase}\n`),
-        onTrainingConfig: (engine) => (reporter = trainingProgressReporter(Number(engine.epochs))),
-        onProgress: (event) => reporter(event),
+        onTrainingConfig: (engine) => (progress = trainingProgress(Number(engine.epochs))),
+        onProgress: (event) => progress?.report(event),
       });
+      progress?.stop();
       out.info(resultLine(result));
       if (options.json) {
         out.info(
@@ -79,6 +81,7 @@ export async function trainFromGraphCommand(out: CliOutput, options: GraphTrainO
         );
       }
     } finally {
+      progress?.stop();
       process.removeListener('SIGINT', stop);
       process.removeListener('SIGTERM', stop);
     }

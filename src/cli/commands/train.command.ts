@@ -4,8 +4,8 @@ import { loadConfig } from '../../config';
 import { ErrorCode, KgcError } from '../../errors';
 import { graphSize, resolveTrainingConfig, train, TrainingOverrides } from '../../model';
 import type { CliOutput } from '../cli-output';
-import { trainingProgressReporter } from '../training-progress';
-import { metricsLine, parseCount } from './command-args';
+import { trainingProgress } from '../progress/training-progress';
+import { integerOption, metricsLine } from './command-args';
 import { trainFromGraphCommand } from './train-graph';
 
 interface TrainCliOptions {
@@ -13,10 +13,10 @@ interface TrainCliOptions {
   force?: boolean;
   relation?: string[];
   preset: string;
-  epochs?: string;
-  evalEvery?: string;
-  threads?: string;
-  seed?: string;
+  epochs?: number;
+  evalEvery?: number;
+  threads?: number;
+  seed?: number;
   out?: string;
   resume?: string;
   json?: boolean;
@@ -39,20 +39,32 @@ export function trainCommand(out: CliOutput): Command {
       (value: string, previous: string[] = []) => [...previous, value],
     )
     .option('--preset <name>', 'fb15k-237, wn18rr (the reference settings) or default', 'default')
-    .option('--epochs <n>', "override the preset's number of epochs")
-    .option('--eval-every <n>', 'validate every n epochs (0 = never)')
-    .option('--threads <n>', 'worker threads (0 = all cores)')
-    .option('--seed <n>', 'random seed')
+    .option(
+      '--epochs <n>',
+      "override the preset's number of epochs",
+      integerOption('--epochs', { min: 1 }),
+    )
+    .option(
+      '--eval-every <n>',
+      'validate every n epochs (0 = never)',
+      integerOption('--eval-every', { min: 0 }),
+    )
+    .option(
+      '--threads <n>',
+      'worker threads (0 = all cores)',
+      integerOption('--threads', { min: 0 }),
+    )
+    .option('--seed <n>', 'random seed', integerOption('--seed', { min: 0 }))
     .option('--out <dir>', '--dataset: where to save the model (default .kgc/models/train-<time>)')
     .option('--resume <dir>', 'resume from the checkpoints of an earlier --out folder')
     .option('--json', 'print a JSON summary as the last line')
     .action(async (options: TrainCliOptions) => {
       const config = loadConfig();
       const overrides: TrainingOverrides = {
-        epochs: parseCount(options.epochs, '--epochs', 1),
-        evalEvery: parseCount(options.evalEvery, '--eval-every', 0),
-        threads: parseCount(options.threads, '--threads', 0),
-        seed: parseCount(options.seed, '--seed', 0),
+        epochs: options.epochs,
+        evalEvery: options.evalEvery,
+        threads: options.threads,
+        seed: options.seed,
       };
       if (options.dataset === undefined) {
         if (options.out !== undefined || options.resume !== undefined) {
@@ -88,13 +100,15 @@ export function trainCommand(out: CliOutput): Command {
       const stop = () => controller.abort();
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
+      const progress = trainingProgress(Number(engineConfig.epochs));
       try {
         const summary = await train(dataset, engineConfig, {
           outDir,
           resumeFrom: options.resume ? path.resolve(options.resume, 'checkpoints') : undefined,
-          onProgress: trainingProgressReporter(Number(engineConfig.epochs)),
+          onProgress: (event) => progress.report(event),
           signal: controller.signal,
         });
+        progress.stop();
         const valid = summary.valid?.overall;
         out.info(
           `Trained ${summary.epochsRun} epochs (${summary.stop}) in ${summary.seconds.toFixed(1)} s, ` +
@@ -123,6 +137,7 @@ export function trainCommand(out: CliOutput): Command {
         }
         throw error;
       } finally {
+        progress.stop();
         process.removeListener('SIGINT', stop);
         process.removeListener('SIGTERM', stop);
       }

@@ -1,15 +1,16 @@
+import path from 'node:path';
 import { Command } from 'commander';
-import { RetrainWorker } from '../../jobs/retrain-worker';
+import { RetrainWorker } from '../../jobs';
 import type { CliOutput } from '../cli-output';
-import { parseCount } from './command-args';
+import { integerOption } from './command-args';
 import { withLifecycleDatabase } from './lifecycle-context';
 
 interface WorkerCliOptions {
   preset: string;
-  epochs?: string;
-  evalEvery?: string;
-  threads?: string;
-  seed?: string;
+  epochs?: number;
+  evalEvery?: number;
+  threads?: number;
+  seed?: number;
   relation?: string[];
   trainIfEmpty?: boolean;
 }
@@ -22,10 +23,22 @@ export function workerCommand(out: CliOutput): Command {
         'each in a child process; SIGTERM stops the job (its run ends interrupted) and exits',
     )
     .option('--preset <name>', 'training preset of every job', 'default')
-    .option('--epochs <n>', "override the preset's number of epochs")
-    .option('--eval-every <n>', 'validate every n epochs (0 = never)')
-    .option('--threads <n>', 'worker threads of each job (0 = all cores)')
-    .option('--seed <n>', 'random seed')
+    .option(
+      '--epochs <n>',
+      "override the preset's number of epochs",
+      integerOption('--epochs', { min: 1 }),
+    )
+    .option(
+      '--eval-every <n>',
+      'validate every n epochs (0 = never)',
+      integerOption('--eval-every', { min: 0 }),
+    )
+    .option(
+      '--threads <n>',
+      'worker threads of each job (0 = all cores)',
+      integerOption('--threads', { min: 0 }),
+    )
+    .option('--seed <n>', 'random seed', integerOption('--seed', { min: 0 }))
     .option(
       '--relation <type>',
       'train on this relation type only (repeatable; default KGC_RETRAIN_RELATIONS or all)',
@@ -43,14 +56,16 @@ export function workerCommand(out: CliOutput): Command {
           scope: lifecycle.registryScope,
           log,
           trainIfEmpty: options.trainIfEmpty === true,
+          // The compiled job-child.js of this CLI: each job runs in a child process.
+          jobScript: path.join(__dirname, '..', 'job-child.js'),
           job: {
             preset: options.preset,
             relations: options.relation,
             overrides: {
-              epochs: parseCount(options.epochs, '--epochs', 1),
-              evalEvery: parseCount(options.evalEvery, '--eval-every', 0),
-              threads: parseCount(options.threads, '--threads', 0),
-              seed: parseCount(options.seed, '--seed', 0),
+              epochs: options.epochs,
+              evalEvery: options.evalEvery,
+              threads: options.threads,
+              seed: options.seed,
             },
           },
         });

@@ -34,10 +34,6 @@ export async function entitiesById(
   return found;
 }
 
-export async function findEntity(db: Database, id: string): Promise<EntityRecord | undefined> {
-  return (await entitiesById(db, [id])).get(id);
-}
-
 /**
  * Every relationship type in use from entities, with its edge count from Neo4j's count store
  * (constant time per type: the type must be static in the query for the planner to use it, so

@@ -15,7 +15,8 @@ import {
   writeState,
 } from './instance-state';
 import { renderNeo4jConf } from './neo4j-conf';
-import { ensureNeo4jHome, NEO4J_VERSION } from './neo4j-home';
+import { ensureNeo4jHome } from './neo4j-home';
+import { neo4jVersion } from './neo4j-version';
 import { findJava } from './java-runtime';
 
 export interface LocalNeo4jOptions {
@@ -117,7 +118,7 @@ export class LocalNeo4j {
       pid: child.pid ?? -1,
       boltPort,
       startedAt: new Date().toISOString(),
-      neo4jVersion: NEO4J_VERSION,
+      neo4jVersion: neo4jVersion(),
       ownerPid,
     };
     writeState(this.dir, state);
@@ -127,7 +128,7 @@ export class LocalNeo4j {
       database: this.options.database,
     };
     await this.waitUntilReady(state.pid, target);
-    this.log(`Neo4j ${NEO4J_VERSION} ready on ${target.uri} (data in ${this.dir})`);
+    this.log(`Neo4j ${neo4jVersion()} ready on ${target.uri} (data in ${this.dir})`);
     return target;
   }
 

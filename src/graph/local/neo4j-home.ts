@@ -3,24 +3,21 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ErrorCode, KgcError } from '../../errors';
 import { REPO_ROOT } from '../../repo-root';
-
-/** Pinned in scripts/neo4j/pom.xml too; resolved once from [5.26.0,5.27). */
-export const NEO4J_VERSION = '5.26.30';
-
-export { REPO_ROOT };
+import { neo4jVersion } from './neo4j-version';
 
 export function neo4jHomePath(cacheDir: string): string {
-  return path.join(cacheDir, `neo4j-${NEO4J_VERSION}`);
+  return path.join(cacheDir, `neo4j-${neo4jVersion()}`);
 }
 
 /** A home is usable when its lib/ holds the Bolt and server jars (checked, not assumed). */
 export function isNeo4jHomeComplete(home: string): boolean {
   const lib = path.join(home, 'lib');
   if (!fs.existsSync(lib)) return false;
+  const version = neo4jVersion();
   const jars = fs.readdirSync(lib);
   return (
-    jars.includes(`neo4j-bolt-${NEO4J_VERSION}.jar`) &&
-    jars.includes(`neo4j-server-${NEO4J_VERSION}.jar`) &&
+    jars.includes(`neo4j-bolt-${version}.jar`) &&
+    jars.includes(`neo4j-server-${version}.jar`) &&
     fs.existsSync(path.join(home, '.complete'))
   );
 }
@@ -32,13 +29,13 @@ export function isNeo4jHomeComplete(home: string): boolean {
 export function ensureNeo4jHome(cacheDir: string, log: (line: string) => void): string {
   const home = neo4jHomePath(cacheDir);
   if (isNeo4jHomeComplete(home)) return home;
-  log(`Fetching Neo4j ${NEO4J_VERSION} from Maven Central into ${home} ...`);
+  log(`Fetching Neo4j ${neo4jVersion()} from Maven Central into ${home} ...`);
   const script = path.join(REPO_ROOT, 'scripts', 'neo4j', 'fetch.sh');
   const result = spawnSync('bash', [script, home], { stdio: ['ignore', 'inherit', 'inherit'] });
   if (result.status !== 0 || !isNeo4jHomeComplete(home)) {
     throw new KgcError(
       ErrorCode.NEO4J_SETUP_FAILED,
-      `Fetching Neo4j ${NEO4J_VERSION} failed (exit ${result.status}); see the Maven output above.`,
+      `Fetching Neo4j ${neo4jVersion()} failed (exit ${result.status}); see the Maven output above.`,
     );
   }
   return home;

@@ -1,6 +1,5 @@
+import type { Direction } from '../../direction';
 import type { Database } from '../database';
-
-export type Direction = 'tail' | 'head';
 
 export interface KnownAnswersQuery {
   entity: string;

@@ -223,13 +223,3 @@ export async function listTrainingRuns(
     };
   });
 }
-
-export async function getTrainingRun(db: Database, id: string): Promise<TrainingRunRecord | null> {
-  return db.read(async (tx) => {
-    const result = await tx.run('MATCH (t:TrainingRun {id: $id}) RETURN properties(t) AS t', {
-      id,
-    });
-    const row = result.records[0];
-    return row ? toRecord(row.get('t') as Record<string, unknown>) : null;
-  });
-}

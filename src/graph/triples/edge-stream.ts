@@ -10,26 +10,13 @@ export interface EdgeFilter {
 }
 
 /** Records (heads) pulled per round trip: large, so the stream is not latency-bound. */
-export const EXPORT_FETCH_SIZE = 5_000;
+const EXPORT_FETCH_SIZE = 5_000;
 
 /**
- * Streams every edge to `onEdge` as it arrives (the driver pulls `fetchSize` records at a
- * time), so memory holds one fetch window, never the whole result.
- */
-export async function streamEdges(
-  db: Database,
-  filter: EdgeFilter,
-  onEdge: (head: string, relation: string, tail: string) => void,
-): Promise<number> {
-  return streamOutEdges(db, filter, (head, out) => {
-    for (const [relation, tail] of out) onEdge(head, relation, tail);
-  });
-}
-
-/**
- * The same stream a head at a time: `out` holds the head's `[relation, tail]` pairs (as the
- * driver decoded them; do not keep it). Cheaper than `streamEdges` for bulk consumers, which can
- * look the head up once per record instead of once per edge.
+ * Streams every edge a head at a time (the driver pulls `EXPORT_FETCH_SIZE` records per round
+ * trip, so memory holds one fetch window, never the whole result): `out` holds the head's
+ * `[relation, tail]` pairs as the driver decoded them (do not keep it). A head per record lets
+ * bulk consumers look the head up once per record instead of once per edge.
  */
 export async function streamOutEdges(
   db: Database,

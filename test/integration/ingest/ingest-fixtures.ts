@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Database } from '../../../src/graph';
-import { exportDenseGraph } from '../../../src/ingest';
+import { exportDenseGraph } from '../../../src/export';
 
 export type Triple = [string, string, string];
 

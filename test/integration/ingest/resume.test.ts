@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Database } from '../../../src/graph';
-import { REPO_ROOT } from '../../../src/graph';
+import { REPO_ROOT } from '../../../src/repo-root';
 import { testDatabase, testTarget, uniqueId } from '../../support/test-database';
 import {
   awkwardRelations,

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Database } from '../../../src/graph';
-import { exportToFiles, ingestFile } from '../../../src/ingest';
+import { exportToFiles, type ExportProgress } from '../../../src/export';
+import { ingestFile } from '../../../src/ingest';
 import { testDatabase, uniqueId } from '../../support/test-database';
 import {
   awkwardRelations,
@@ -127,12 +128,22 @@ describe('ingest round trip', () => {
       filter: { relations, includePredictions: false },
     });
     expect(whole.files).toEqual({ 'triples.txt': 399 });
+    const progress: ExportProgress[] = [];
     const split = await exportToFiles(db, {
       out: path.join(out, 'split'),
       filter: { relations },
       split: { seed: 7, validFraction: 0.1, testFraction: 0.1 },
+      onProgress: (p) => progress.push(p),
     });
     expect(split.triples).toBe(400);
+    // Streamed edges against the count store's total, then triples written per file.
+    const streamed = progress.filter((p) => p.phase === 'stream');
+    expect(streamed.at(-1)).toMatchObject({ done: 400, total: 400 });
+    expect(progress.filter((p) => p.phase === 'write').map((p) => p.done)).toEqual([
+      split.files['train.txt'],
+      400 - (split.files['test.txt'] ?? 0),
+      400,
+    ]);
     const lines = ['train', 'valid', 'test'].flatMap((p) =>
       fs
         .readFileSync(path.join(out, 'split', `${p}.txt`), 'utf8')

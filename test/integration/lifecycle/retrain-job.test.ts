@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { Database } from '../../../src/graph';
 import { getActiveVersion, listTrainingRuns, listVersions } from '../../../src/graph/registry';
-import { canonical, DEFAULT_STABLE_SPLIT, stableSplit, tripleKeys } from '../../../src/ingest';
+import { canonical, DEFAULT_STABLE_SPLIT, stableSplit, tripleKeys } from '../../../src/export';
 import { runRetrainJob } from '../../../src/jobs/retrain-job';
 import { lifecycleFixture, TINY, writeClassGraph } from '../../support/lifecycle';
 import { testDatabase } from '../../support/test-database';

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { seededRandom } from './seeded-random';
+import { seededRandom } from '../seeded-random';
 
 /** Every demo id starts with this, so the demo's data is easy to find and remove. */
 export const DEMO_PREFIX = 'demo:';
@@ -72,11 +72,6 @@ export function demoWorld(people = 300, seed = 42): DemoWorld {
     }
   }
   return { graph, heldOut };
-}
-
-/** The demo graph's edges (the held-out ones left out). */
-export function demoTriples(people = 300, seed = 42): Triple[] {
-  return demoWorld(people, seed).graph;
 }
 
 /** Writes the demo graph as TSV (the format `kgc ingest` reads) and returns the path. */

@@ -1,31 +1,8 @@
 import { loadConfig } from '../config';
 import { toKgcError } from '../errors';
 import { openDatabase } from '../graph';
-import type { TrainingOverrides } from '../model';
-import { runRetrainJob } from './retrain-job';
-
-/** What the worker asks of one child: a retraining job with these settings. */
-export interface ChildJobRequest {
-  trigger: string;
-  preset?: string;
-  overrides?: TrainingOverrides;
-  force?: boolean;
-  minChangedEdges?: number;
-  relations?: string[];
-}
-
-/** Messages from the child to the worker, over the fork's IPC channel. */
-export type ChildMessage =
-  | { type: 'started'; runId: string; holder: string }
-  | {
-      type: 'done';
-      status: string;
-      version: string | null;
-      promoted: boolean;
-      candidateMrr: number | null;
-      activeMrr: number | null;
-    }
-  | { type: 'failed'; code: string; message: string };
+import { runRetrainJob, type ChildJobRequest, type ChildMessage } from '../jobs';
+import { trainingProgress } from './progress/training-progress';
 
 function send(message: ChildMessage): void {
   process.send?.(message);
@@ -48,6 +25,8 @@ async function main(): Promise<void> {
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
   process.on('disconnect', stop);
+  // Log lines, not a bar: the worker's output is a log.
+  let progress: ReturnType<typeof trainingProgress> | undefined;
   try {
     const relations = request.relations ?? config.lifecycle.retrainRelations;
     const result = await runRetrainJob(db, config, {
@@ -60,19 +39,9 @@ async function main(): Promise<void> {
       signal: controller.signal,
       log: (line) => process.stderr.write(`job: ${line}\n`),
       onPhase: (phase) => process.stderr.write(`job: phase=${phase}\n`),
-      // Log lines, not a bar: the worker's output is a log.
-      onProgress: (event) => {
-        if (event.kind === 'epoch') {
-          process.stderr.write(
-            `job: epoch=${event.epoch}/${event.epochs} loss=${event.loss?.toFixed(6)} ` +
-              `seconds=${event.seconds?.toFixed(2)}\n`,
-          );
-        } else if (event.kind === 'validation' && event.metrics) {
-          process.stderr.write(
-            `job: validation epoch=${event.epoch} mrr=${event.metrics.overall.mrr.toFixed(4)}\n`,
-          );
-        }
-      },
+      onTrainingConfig: (engine) =>
+        (progress = trainingProgress(Number(engine.epochs), { prefix: 'job: ', plain: true })),
+      onProgress: (event) => progress?.report(event),
       onRunStarted: (run) => send({ type: 'started', ...run }),
     });
     send({
@@ -88,6 +57,7 @@ async function main(): Promise<void> {
     send({ type: 'failed', code: failure.code, message: failure.message });
     process.exitCode = 1;
   } finally {
+    progress?.stop();
     await db.close();
     if (process.connected) process.disconnect();
   }

@@ -1,4 +1,4 @@
-import { canonical } from '../../../src/ingest';
+import { canonical } from '../../../src/export';
 
 /** Sorted distinct (h, r, t) by plain JS, the reference for both of canonical's sort paths. */
 function reference(h: Int32Array, r: Int32Array, t: Int32Array): number[][] {

@@ -1,4 +1,4 @@
-import { canonical, splitTriples, type DenseGraph } from '../../../src/ingest';
+import { canonical, splitTriples, type DenseGraph } from '../../../src/export';
 
 /** A random graph over `n` entities and `r` relations, `m` edges (duplicates dropped). */
 function randomGraph(n: number, r: number, m: number, seed: number): DenseGraph {

@@ -7,7 +7,7 @@ import {
   stableSplit,
   tripleKeys,
   type DenseGraph,
-} from '../../../src/ingest';
+} from '../../../src/export';
 
 type Triple = [string, string, string];
 

@@ -1,5 +1,4 @@
-import type { Database, EdgeFilter } from '../../graph';
-import { streamOutEdges } from '../../graph/triples/edge-stream';
+import { streamOutEdges, type Database, type EdgeFilter } from '../graph';
 
 /**
  * A graph as dense integer ids. `entities[i]` / `relations[j]` name id i / j; both vocabularies
@@ -56,8 +55,15 @@ function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Streams the graph's edges out of Neo4j into a DenseGraph. */
-export async function exportDenseGraph(db: Database, filter: EdgeFilter = {}): Promise<DenseGraph> {
+/** Heads between two `onEdges` reports: a report per record would cost more than it tells. */
+const REPORT_EVERY_HEADS = 1000;
+
+/** Streams the graph's edges out of Neo4j into a DenseGraph; `onEdges` gets the count so far. */
+export async function exportDenseGraph(
+  db: Database,
+  filter: EdgeFilter = {},
+  onEdges?: (edges: number) => void,
+): Promise<DenseGraph> {
   const entityVocab = new Vocabulary();
   const relationVocab = new Vocabulary();
   const h = new IntColumn();
@@ -67,7 +73,9 @@ export async function exportDenseGraph(db: Database, filter: EdgeFilter = {}): P
   // last relation is checked before the vocabulary's hash lookup.
   let lastRelation = '';
   let lastRelationId = -1;
+  let heads = 0;
   await streamOutEdges(db, filter, (head, out) => {
+    if (onEdges && ++heads % REPORT_EVERY_HEADS === 0) onEdges(h.length);
     const hid = entityVocab.idOf(head);
     for (let i = 0; i < out.length; i++) {
       const edge = out[i] as readonly [string, string];
@@ -81,6 +89,7 @@ export async function exportDenseGraph(db: Database, filter: EdgeFilter = {}): P
       t.push(entityVocab.idOf(edge[1]));
     }
   });
+  onEdges?.(h.length);
   const entities = entityVocab.sorted();
   const relations = relationVocab.sorted();
   return canonical(

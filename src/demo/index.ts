@@ -1,0 +1,8 @@
+export {
+  DEMO_PREFIX,
+  DEMO_RELATIONS,
+  demoSamplePerson,
+  demoWorld,
+  writeDemoGraph,
+} from './demo-graph';
+export { acceptPrediction, countRecovered, sampleQuestion, SAMPLE_QUERY } from './demo-client';

@@ -1,0 +1,24 @@
+import type { TrainingOverrides } from '../model';
+
+/** What the worker asks of one child: a retraining job with these settings. */
+export interface ChildJobRequest {
+  trigger: string;
+  preset?: string;
+  overrides?: TrainingOverrides;
+  force?: boolean;
+  minChangedEdges?: number;
+  relations?: string[];
+}
+
+/** Messages from the child to the worker, over the fork's IPC channel. */
+export type ChildMessage =
+  | { type: 'started'; runId: string; holder: string }
+  | {
+      type: 'done';
+      status: string;
+      version: string | null;
+      promoted: boolean;
+      candidateMrr: number | null;
+      activeMrr: number | null;
+    }
+  | { type: 'failed'; code: string; message: string };
