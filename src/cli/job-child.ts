@@ -33,6 +33,7 @@ async function main(): Promise<void> {
       trigger: request.trigger,
       preset: request.preset,
       overrides: request.overrides,
+      timeBudgetSeconds: request.timeBudgetSeconds,
       force: request.force,
       minChangedEdges: request.minChangedEdges,
       filter: relations ? { relations } : undefined,

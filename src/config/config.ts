@@ -6,6 +6,7 @@ import { ApiKeyEntry, parseApiKeys } from './api-keys';
 import {
   Env,
   readBoolean,
+  readDuration,
   readEnum,
   readList,
   readInt,
@@ -88,6 +89,8 @@ export interface LifecycleConfig {
   retrainCron: string | undefined;
   /** A scheduled run is skipped when fewer edges changed since the active version. */
   retrainMinNewEdges: number;
+  /** Wall-clock budget of each scheduled or requested job's training (`--time-budget`). */
+  retrainTimeBudgetSeconds: number | undefined;
   /** Train on these relation types only; undefined = all. */
   retrainRelations: string[] | undefined;
   /** How often the worker looks for retraining requests. */
@@ -170,6 +173,7 @@ function readLifecycle(env: Env, stateDir: string, cwd: string): LifecycleConfig
     modelStore: store ? path.resolve(cwd, store) : path.join(stateDir, 'models'),
     registryScope: readString(env, 'KGC_REGISTRY_SCOPE', 'default'),
     retrainCron: readCron(env, 'KGC_RETRAIN_CRON'),
+    retrainTimeBudgetSeconds: readDuration(env, 'KGC_RETRAIN_TIME_BUDGET'),
     retrainMinNewEdges: readInt(env, 'KGC_RETRAIN_MIN_NEW_EDGES', 0, {
       min: 0,
       max: Number.MAX_SAFE_INTEGER,

@@ -1,3 +1,4 @@
+import ms from 'ms';
 import { ErrorCode, KgcError } from '../errors';
 
 /** The environment as read by config: a plain map so tests can pass their own. */
@@ -90,4 +91,27 @@ export function readList(env: Env, name: string): string[] {
     .split(',')
     .map((part) => part.trim())
     .filter((part) => part !== '');
+}
+
+/**
+ * A positive duration such as `45m`, `1.5h` or `90s` (a bare number is seconds), in seconds;
+ * `undefined` when unset.
+ */
+export function readDuration(env: Env, name: string): number | undefined {
+  const value = raw(env, name);
+  if (value === undefined) return undefined;
+  const seconds = parseDurationSeconds(value);
+  if (seconds === undefined) throw invalid(name, value, 'a duration such as 45m, 1.5h or 90s');
+  return seconds;
+}
+
+/** Seconds in `45m`, `1.5h`, `90s` or `90` (seconds); `undefined` unless positive and finite. */
+export function parseDurationSeconds(text: string): number | undefined {
+  const trimmed = text.trim();
+  const milliseconds = /^\d+(\.\d+)?$/.test(trimmed)
+    ? Number(trimmed) * 1000
+    : ms(trimmed as ms.StringValue);
+  return typeof milliseconds === 'number' && Number.isFinite(milliseconds) && milliseconds > 0
+    ? milliseconds / 1000
+    : undefined;
 }

@@ -2,3 +2,4 @@ export { loadConfig } from './config';
 export type { ApiConfig, Config, DatabaseClientConfig } from './config';
 export { API_ROLES } from './api-keys';
 export type { ApiKeyEntry, ApiRole } from './api-keys';
+export { parseDurationSeconds } from './env-readers';

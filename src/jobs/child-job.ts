@@ -8,6 +8,8 @@ export interface ChildJobRequest {
   force?: boolean;
   minChangedEdges?: number;
   relations?: string[];
+  /** Train within this many seconds (see `planTimeBudget`). */
+  timeBudgetSeconds?: number;
 }
 
 /** Messages from the child to the worker, over the fork's IPC channel. */

@@ -17,7 +17,14 @@ import {
   tripleKeys,
 } from '../export';
 import type { StableSplitOptions } from '../export';
-import { evaluate, graphSize, readVersionEdges, resolveTrainingConfig, train } from '../model';
+import {
+  evaluate,
+  graphSize,
+  planTimeBudget,
+  readVersionEdges,
+  resolveTrainingConfig,
+  train,
+} from '../model';
 import type { ModelStore, TrainingArrays, VersionInfo } from '../model';
 import type { PhaseTimer } from './job-phases';
 import { runPromotionGate } from './promotion-gate';
@@ -93,7 +100,18 @@ export async function retrainSteps(ctx: StepContext): Promise<StepResult> {
   timer.start('train');
   const preset = options.preset ?? 'default';
   const overrides = options.overrides ?? {};
-  const config = resolveTrainingConfig(preset, overrides, await graphSize(data));
+  const size = await graphSize(data);
+  const plan =
+    options.timeBudgetSeconds !== undefined
+      ? await planTimeBudget(data, preset, overrides, size, options.timeBudgetSeconds)
+      : undefined;
+  if (plan) {
+    ctx.log(
+      `time budget ${options.timeBudgetSeconds} s: an epoch takes ${plan.estimate.epochSeconds.toFixed(1)} s ` +
+        `and a validation ${plan.estimate.validationSeconds.toFixed(1)} s here; planned ${plan.epochs} epochs`,
+    );
+  }
+  const config = plan?.config ?? resolveTrainingConfig(preset, overrides, size);
   options.onTrainingConfig?.(config);
   const version = store.newVersionId();
   const tempDir = store.createTemp(version);
@@ -108,6 +126,7 @@ export async function retrainSteps(ctx: StepContext): Promise<StepResult> {
   const summary = await train(data, config, {
     outDir: tempDir,
     signal,
+    timeLimitSeconds: plan?.trainingSeconds,
     onProgress: (event) => {
       progress.onEvent(event);
       options.onProgress?.(event);

@@ -14,6 +14,8 @@ export interface RetrainOptions {
   trigger?: string;
   preset?: string;
   overrides?: TrainingOverrides;
+  /** Train as well as possible within this many seconds on this machine (`planTimeBudget`). */
+  timeBudgetSeconds?: number;
   filter?: EdgeFilter;
   split?: Partial<StableSplitOptions>;
   /** Promote whatever the gate says. */

@@ -4,8 +4,8 @@ import { mapEngineError, nativeEngine, Native } from './native-engine';
 import { toNativeData, TrainingData } from './training-data';
 import { EngineConfig, resolveTrainingConfig, TrainingOverrides } from './training-settings';
 
-/** Training steps timed to estimate an epoch (the first, which allocates, is not counted). */
-const PROBE_BATCHES = 12;
+/** Training steps run to estimate an epoch (the later half is timed). */
+const PROBE_BATCHES = 24;
 /** Share of the remaining budget planned for epochs; the rest absorbs estimate errors. */
 const PLANNED_SHARE = 0.95;
 

@@ -43,6 +43,31 @@ describe('kgc train and kgc evaluate', () => {
     expect(fs.existsSync(path.join(out, 'manifest.json'))).toBe(true);
   });
 
+  it('trains within a time budget, saying what it planned and what a longer budget would give', () => {
+    const started = Date.now();
+    const result = runCli(
+      ['train', '--dataset', dataset, '--time-budget', '6s', '--threads', '2', '--json'],
+      {},
+    );
+    const seconds = (Date.now() - started) / 1000;
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(
+      /Time budget 6 s: an epoch takes about [\d.]+ s here .* planned \d+ epochs/,
+    );
+    expect(result.stdout).toMatch(/Longer budget: /);
+    const summary = JSON.parse(result.stdout.trim().split('\n').pop() as string) as {
+      stop: string;
+      mrr: number;
+    };
+    expect(['completed', 'early_stopped', 'time_limit']).toContain(summary.stop);
+    expect(summary.mrr).toBeGreaterThan(0);
+    // The CLI's own start (Node, the engine, the dataset) comes on top of the budget.
+    expect(seconds).toBeLessThan(6 + 6);
+    const bad = runCli(['train', '--dataset', dataset, '--time-budget', 'soon'], {});
+    expect(bad.status).not.toBe(0);
+    expect(bad.stderr).toMatch(/--time-budget must be a duration such as 45m/);
+  });
+
   it('evaluates the saved model on a split', () => {
     const result = runCli(
       ['evaluate', '--model', out, '--dataset', dataset, '--split', 'valid', '--json'],

@@ -135,9 +135,9 @@ impl Trainer {
         self
     }
 
-    /// Times `probe_batches` training steps of this config from a fresh start (the first step,
-    /// which allocates buffers, excluded) and a validation over part of the validation split,
-    /// and extrapolates both to the full epoch and split.
+    /// Times `probe_batches` training steps of this config from a fresh start (the median of
+    /// the later half) and a validation over part of the validation split, and extrapolates
+    /// both to the full epoch and split.
     pub fn estimate_epoch(&self, dataset: &Dataset, probe_batches: usize) -> Result<EpochEstimate> {
         let started = Instant::now();
         let probe = Trainer {
@@ -169,8 +169,10 @@ impl Trainer {
             },
             &cancel,
         )?;
-        let timed = &step_seconds[1.min(step_seconds.len().saturating_sub(1))..];
-        let per_batch = timed.iter().sum::<f64>() / timed.len().max(1) as f64;
+        // The median of the later steps: the first ones also start threads and fault in buffers.
+        let mut timed = step_seconds[step_seconds.len() / 2..].to_vec();
+        timed.sort_by(f64::total_cmp);
+        let per_batch = timed.get(timed.len() / 2).copied().unwrap_or(0.0);
         let sample = &dataset.valid[..dataset.valid.len().min(VALIDATION_PROBE_TRIPLES)];
         let mut validation_seconds = 0.0;
         if !sample.is_empty() {

@@ -1,3 +1,4 @@
+import { parseDurationSeconds } from '../../config';
 import { ErrorCode, KgcError } from '../../errors';
 import type { RankMetrics } from '../../model';
 
@@ -25,6 +26,20 @@ export function integerOption(
       );
     }
     return parsed;
+  };
+}
+
+/** A commander parser of durations (`45m`, `1.5h`, `90s`, or seconds), in seconds. */
+export function durationOption(option: string): (value: string) => number {
+  return (value) => {
+    const seconds = parseDurationSeconds(value);
+    if (seconds === undefined) {
+      throw new KgcError(
+        ErrorCode.BAD_USER_INPUT,
+        `${option} must be a duration such as 45m, 1.5h or 90s, got "${value}".`,
+      );
+    }
+    return seconds;
   };
 }
 

@@ -1,3 +1,4 @@
+import { longerBudgetAdvice } from '../../model';
 import type { TrainingOverrides } from '../../model';
 import { runRetrainJob } from '../../jobs/retrain-job';
 import type { RetrainResult } from '../../jobs/retrain-job';
@@ -11,6 +12,7 @@ export interface GraphTrainOptions {
   force: boolean;
   relations?: string[];
   json: boolean;
+  timeBudgetSeconds?: number;
 }
 
 function mrr(value: number | null): string {
@@ -48,21 +50,29 @@ export async function trainFromGraphCommand(out: CliOutput, options: GraphTrainO
     process.once('SIGTERM', stop);
     // Made once the job knows its number of epochs.
     let progress: ReturnType<typeof trainingProgress> | undefined;
+    const validations: { epoch: number; mrr: number }[] = [];
     try {
       const result = await runRetrainJob(db, config, {
         trigger: 'manual',
         preset: options.preset,
         overrides: options.overrides,
+        timeBudgetSeconds: options.timeBudgetSeconds,
         force: options.force,
         filter: relations ? { relations } : undefined,
         signal: controller.signal,
         log: (line) => process.stderr.write(`${line}\n`),
         onPhase: (phase) => process.stderr.write(`phase=${phase}\n`),
         onTrainingConfig: (engine) => (progress = trainingProgress(Number(engine.epochs))),
-        onProgress: (event) => progress?.report(event),
+        onProgress: (event) => {
+          if (event.kind === 'validation' && event.metrics)
+            validations.push({ epoch: event.epoch, mrr: event.metrics.overall.mrr });
+          progress?.report(event);
+        },
       });
       progress?.stop();
       out.info(resultLine(result));
+      if (result.status !== 'skipped')
+        out.info(`Longer budget: ${longerBudgetAdvice(validations)}.`);
       if (options.json) {
         out.info(
           JSON.stringify({

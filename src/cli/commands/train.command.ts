@@ -2,10 +2,17 @@ import path from 'node:path';
 import { Command } from 'commander';
 import { loadConfig } from '../../config';
 import { ErrorCode, KgcError } from '../../errors';
-import { graphSize, resolveTrainingConfig, train, TrainingOverrides } from '../../model';
+import {
+  graphSize,
+  longerBudgetAdvice,
+  planTimeBudget,
+  resolveTrainingConfig,
+  train,
+  TrainingOverrides,
+} from '../../model';
 import type { CliOutput } from '../cli-output';
 import { trainingProgress } from '../progress/training-progress';
-import { integerOption, metricsLine } from './command-args';
+import { durationOption, integerOption, metricsLine } from './command-args';
 import { trainFromGraphCommand } from './train-graph';
 
 interface TrainCliOptions {
@@ -20,6 +27,7 @@ interface TrainCliOptions {
   out?: string;
   resume?: string;
   json?: boolean;
+  timeBudget?: number;
 }
 
 export function trainCommand(out: CliOutput): Command {
@@ -55,6 +63,12 @@ export function trainCommand(out: CliOutput): Command {
       integerOption('--threads', { min: 0 }),
     )
     .option('--seed <n>', 'random seed', integerOption('--seed', { min: 0 }))
+    .option(
+      '--time-budget <duration>',
+      'train as well as possible within this time on this machine (45m, 1.5h, 90s): the ' +
+        'epochs, learning-rate schedule and dropout follow from a measured epoch',
+      durationOption('--time-budget'),
+    )
     .option('--out <dir>', '--dataset: where to save the model (default .kgc/models/train-<time>)')
     .option('--resume <dir>', 'resume from the checkpoints of an earlier --out folder')
     .option('--json', 'print a JSON summary as the last line')
@@ -79,15 +93,26 @@ export function trainCommand(out: CliOutput): Command {
           force: options.force === true,
           relations: options.relation,
           json: options.json === true,
+          timeBudgetSeconds: options.timeBudget,
         });
         return;
       }
       const dataset = { dir: path.resolve(options.dataset) };
-      const engineConfig = resolveTrainingConfig(
-        options.preset,
-        overrides,
-        await graphSize(dataset),
-      );
+      const size = await graphSize(dataset);
+      const plan =
+        options.timeBudget !== undefined
+          ? await planTimeBudget(dataset, options.preset, overrides, size, options.timeBudget)
+          : undefined;
+      if (plan) {
+        out.info(
+          `Time budget ${options.timeBudget} s: an epoch takes about ` +
+            `${plan.estimate.epochSeconds.toFixed(1)} s here and a validation ` +
+            `${plan.estimate.validationSeconds.toFixed(1)} s; planned ${plan.epochs} epochs ` +
+            `(lr ${plan.config.lr} decaying x${plan.config.decay.toFixed(4)} per epoch, ` +
+            `dropout ${plan.config.dropoutIn}/${plan.config.dropoutH1}/${plan.config.dropoutH2}).`,
+        );
+      }
+      const engineConfig = plan?.config ?? resolveTrainingConfig(options.preset, overrides, size);
       const outDir = path.resolve(
         options.out ??
           path.join(
@@ -101,11 +126,17 @@ export function trainCommand(out: CliOutput): Command {
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
       const progress = trainingProgress(Number(engineConfig.epochs));
+      const validations: { epoch: number; mrr: number }[] = [];
       try {
         const summary = await train(dataset, engineConfig, {
           outDir,
           resumeFrom: options.resume ? path.resolve(options.resume, 'checkpoints') : undefined,
-          onProgress: (event) => progress.report(event),
+          timeLimitSeconds: plan?.trainingSeconds,
+          onProgress: (event) => {
+            if (event.kind === 'validation' && event.metrics)
+              validations.push({ epoch: event.epoch, mrr: event.metrics.overall.mrr });
+            progress.report(event);
+          },
           signal: controller.signal,
         });
         progress.stop();
@@ -115,6 +146,7 @@ export function trainCommand(out: CliOutput): Command {
             `${summary.epochSeconds.toFixed(2)} s/epoch; kept epoch ${summary.modelEpoch}` +
             `${valid ? `, validation ${metricsLine(valid)}` : ''}; model in ${summary.modelDir}`,
         );
+        out.info(`Longer budget: ${longerBudgetAdvice(validations)}.`);
         if (options.json) {
           out.info(
             JSON.stringify({

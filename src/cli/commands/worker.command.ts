@@ -2,7 +2,7 @@ import path from 'node:path';
 import { Command } from 'commander';
 import { RetrainWorker } from '../../jobs';
 import type { CliOutput } from '../cli-output';
-import { integerOption } from './command-args';
+import { durationOption, integerOption } from './command-args';
 import { withLifecycleDatabase } from './lifecycle-context';
 
 interface WorkerCliOptions {
@@ -13,6 +13,7 @@ interface WorkerCliOptions {
   seed?: number;
   relation?: string[];
   trainIfEmpty?: boolean;
+  timeBudget?: number;
 }
 
 /** `kgc worker`: scheduled and requested retraining until SIGTERM or Ctrl-C. */
@@ -44,6 +45,11 @@ export function workerCommand(out: CliOutput): Command {
       'train on this relation type only (repeatable; default KGC_RETRAIN_RELATIONS or all)',
       (value: string, previous: string[] = []) => [...previous, value],
     )
+    .option(
+      '--time-budget <duration>',
+      "each job's training time (45m, 1.5h, 90s; default KGC_RETRAIN_TIME_BUDGET, else the preset's)",
+      durationOption('--time-budget'),
+    )
     .option('--train-if-empty', 'train at once when no version is active yet')
     .action(async (options: WorkerCliOptions) => {
       await withLifecycleDatabase(async (db, config) => {
@@ -61,6 +67,7 @@ export function workerCommand(out: CliOutput): Command {
           job: {
             preset: options.preset,
             relations: options.relation,
+            timeBudgetSeconds: options.timeBudget ?? lifecycle.retrainTimeBudgetSeconds,
             overrides: {
               epochs: options.epochs,
               evalEvery: options.evalEvery,
