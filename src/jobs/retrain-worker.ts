@@ -124,6 +124,8 @@ export class RetrainWorker {
         });
       }),
     };
+    // A failed send or kill is reported here; unheard, it would end the worker.
+    child.on('error', (error) => this.options.log(`job child: ${error.message}`));
     child.on('message', (message: ChildMessage) => {
       last = message;
       if (message.type === 'started') {
@@ -167,8 +169,14 @@ export class RetrainWorker {
     const job = this.running;
     if (!job) return;
     this.options.log(`stopping run ${job.runId ?? '(starting)'} (pid ${job.child.pid})`);
-    if (job.child.connected) job.child.send({ type: 'stop' });
-    else job.child.kill('SIGTERM');
+    // The child may be closing its channel as its job ends: a failed send falls back to SIGTERM.
+    if (job.child.connected) {
+      job.child.send({ type: 'stop' }, (error) => {
+        if (error) job.child.kill('SIGTERM');
+      });
+    } else {
+      job.child.kill('SIGTERM');
+    }
     const timeout = new Promise<'timeout'>((resolve) => {
       setTimeout(() => resolve('timeout'), this.options.stopTimeoutMs ?? 30_000).unref();
     });
