@@ -12,6 +12,7 @@ npx --no-install eslint . || lint=failed
 npx --no-install prettier --check . --log-level warn || lint=failed
 npx --no-install tsc -p tsconfig.json --noEmit || lint=failed
 npx --no-install depcruise src --config .dependency-cruiser.cjs || lint=failed
+npx --no-install knip || lint=failed
 if [[ -f engine/Cargo.toml ]]; then
   # The Rust linters are rustup components; a minimal toolchain may lack them.
   for tool in fmt clippy; do
@@ -39,7 +40,7 @@ if [[ -f engine/Cargo.toml ]]; then
 fi
 
 # A small fixed training workload whose rate is printed, never asserted (timings live in bench/).
-fb="../shared/datasets/FB15k-237"
+fb="${KGC_DATASETS:-../shared/datasets}/FB15k-237"
 if [[ -x engine/target/release/neptune && -f "$fb/train.txt" ]]; then
   printf '\n==> Fixed workload: 20 FB15k-237 batches, reference settings (rate printed, not asserted)\n'
   engine/target/release/neptune train --dataset "$fb" --preset fb15k-237 --epochs 1 --eval-every 0 \

@@ -1,3 +1,4 @@
+import type { Direction } from '../direction';
 import { ErrorCode, KgcError } from '../errors';
 import { mapEngineError, nativeEngine, Native } from './native-engine';
 
@@ -104,7 +105,7 @@ export class Scorer {
     entity: number,
     relation: number,
     k: number,
-    options: TopKOptions & { direction?: 'tail' | 'head' } = {},
+    options: TopKOptions & { direction?: Direction } = {},
   ): ScoredEntity[] {
     return (
       this.topKBatch([{ entity, relation, direction: options.direction }], k, [
@@ -129,7 +130,7 @@ export class Scorer {
 
   /** Several queries in one engine call (cheaper per query than one by one). */
   topKBatch(
-    queries: { entity: number; relation: number; direction?: 'tail' | 'head' }[],
+    queries: { entity: number; relation: number; direction?: Direction }[],
     k: number,
     excludes: (Uint32Array | number[] | undefined)[] = [],
   ): ScoredEntity[][] {
