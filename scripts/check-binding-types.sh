@@ -6,7 +6,9 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../engine/node"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
-if ! npx --no-install napi build --platform --release --no-const-enum --output-dir "$out" \
+# The napi CLI runs through npx (pinned), not as a dependency: its platform packages do not
+# install reliably from a lockfile.
+if ! npx --yes -p @napi-rs/cli@3.10.12 napi build --platform --release --no-const-enum --output-dir "$out" \
   --js index.js --dts index.d.ts >"$out/build.log" 2>&1; then
   cat "$out/build.log"
   exit 1

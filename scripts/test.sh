@@ -12,7 +12,9 @@ npx --no-install eslint . || lint=failed
 npx --no-install prettier --check . --log-level warn || lint=failed
 npx --no-install tsc -p tsconfig.json --noEmit || lint=failed
 npx --no-install depcruise src --config .dependency-cruiser.cjs || lint=failed
-npx --no-install knip || lint=failed
+# Run through npx, not installed: the registry here lacks some of its platform packages, which
+# would leave package-lock.json out of step for `npm ci`.
+npx --yes knip@6.44.2 || lint=failed
 if [[ -f engine/Cargo.toml ]]; then
   # The Rust linters are rustup components; a minimal toolchain may lack them.
   for tool in fmt clippy; do

@@ -1,6 +1,7 @@
 export { train } from './train';
 export { epochsThatFit, planTimeBudget } from './time-budget';
 export { longerBudgetAdvice } from './longer-budget';
+export { tune } from './tuning/tune';
 export type { TrainingProgress } from './train';
 export { evaluate } from './evaluate';
 export type { Split } from './evaluate';

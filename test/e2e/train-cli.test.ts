@@ -68,6 +68,24 @@ describe('kgc train and kgc evaluate', () => {
     expect(bad.stderr).toMatch(/--time-budget must be a duration such as 45m/);
   });
 
+  it('tunes within a budget and writes every trial beside the model', () => {
+    const tuned = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kgc-tune-cli-')), 'model');
+    const result = runCli(
+      ['train', '--dataset', dataset, '--tune', '8s', '--threads', '2', '--out', tuned],
+      {},
+    );
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/^trial 0 rung 1\//m);
+    expect(result.stdout).toMatch(/Tuned \d+ trials \([\d/]+ epochs per rung\)/);
+    const report = JSON.parse(fs.readFileSync(path.join(tuned, 'tuning.json'), 'utf8')) as {
+      trials: unknown[];
+      settings: { threads?: number };
+    };
+    expect(report.trials.length).toBeGreaterThanOrEqual(3);
+    expect(report.settings.threads).toBe(2);
+    expect(fs.existsSync(path.join(tuned, 'manifest.json'))).toBe(true);
+  });
+
   it('evaluates the saved model on a split', () => {
     const result = runCli(
       ['evaluate', '--model', out, '--dataset', dataset, '--split', 'valid', '--json'],

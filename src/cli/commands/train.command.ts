@@ -9,6 +9,7 @@ import {
   resolveTrainingConfig,
   train,
   TrainingOverrides,
+  tune,
 } from '../../model';
 import type { CliOutput } from '../cli-output';
 import { trainingProgress } from '../progress/training-progress';
@@ -28,6 +29,7 @@ interface TrainCliOptions {
   resume?: string;
   json?: boolean;
   timeBudget?: number;
+  tune?: number;
 }
 
 export function trainCommand(out: CliOutput): Command {
@@ -69,6 +71,12 @@ export function trainCommand(out: CliOutput): Command {
         'epochs, learning-rate schedule and dropout follow from a measured epoch',
       durationOption('--time-budget'),
     )
+    .option(
+      '--tune <duration>',
+      '--dataset: search the sensitive settings within this time (successive halving, chosen by ' +
+        'validation MRR), then train the winner in what is left; writes tuning.json beside the model',
+      durationOption('--tune'),
+    )
     .option('--out <dir>', '--dataset: where to save the model (default .kgc/models/train-<time>)')
     .option('--resume <dir>', 'resume from the checkpoints of an earlier --out folder')
     .option('--json', 'print a JSON summary as the last line')
@@ -99,6 +107,27 @@ export function trainCommand(out: CliOutput): Command {
       }
       const dataset = { dir: path.resolve(options.dataset) };
       const size = await graphSize(dataset);
+      if (options.tune !== undefined) {
+        if (options.timeBudget !== undefined || options.resume !== undefined) {
+          throw new KgcError(
+            ErrorCode.BAD_USER_INPUT,
+            '--tune sets its own time budget and cannot resume: drop --time-budget and --resume.',
+          );
+        }
+        const tuned = await tune(dataset, options.preset, overrides, size, options.tune, {
+          outDir: path.resolve(options.out ?? defaultOutDir(config.stateDir)),
+          seed: options.seed,
+          onTrial: (line) => out.info(line),
+        });
+        out.info(
+          `Tuned ${tuned.trials.length} trials (${tuned.plan.rungEpochs.join('/')} epochs per rung), ` +
+            `then trained the winner ${tuned.final.epochsRun} epochs (${tuned.final.stop}); kept the ` +
+            `${tuned.kept === 'final' ? 'final run' : "winning trial's model (it validated better)"}, ` +
+            `validation MRR ${tuned.validMrr.toFixed(4)}. Settings: ${JSON.stringify(tuned.settings)}; ` +
+            `trials in ${tuned.reportFile}; model in ${tuned.final.modelDir}`,
+        );
+        return;
+      }
       const plan =
         options.timeBudget !== undefined
           ? await planTimeBudget(dataset, options.preset, overrides, size, options.timeBudget)
@@ -113,14 +142,7 @@ export function trainCommand(out: CliOutput): Command {
         );
       }
       const engineConfig = plan?.config ?? resolveTrainingConfig(options.preset, overrides, size);
-      const outDir = path.resolve(
-        options.out ??
-          path.join(
-            config.stateDir,
-            'models',
-            `train-${new Date().toISOString().replace(/[:.]/g, '-')}`,
-          ),
-      );
+      const outDir = path.resolve(options.out ?? defaultOutDir(config.stateDir));
       const controller = new AbortController();
       const stop = () => controller.abort();
       process.once('SIGINT', stop);
@@ -174,4 +196,8 @@ export function trainCommand(out: CliOutput): Command {
         process.removeListener('SIGTERM', stop);
       }
     });
+}
+
+function defaultOutDir(stateDir: string): string {
+  return path.join(stateDir, 'models', `train-${new Date().toISOString().replace(/[:.]/g, '-')}`);
 }

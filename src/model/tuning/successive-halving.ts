@@ -1,0 +1,47 @@
+/**
+ * A successive-halving schedule: every trial trains `rungEpochs[0]` epochs, the best
+ * `1 / eta` go on to `rungEpochs[1]` (resumed, not restarted), and so on.
+ */
+export interface HalvingPlan {
+  trials: number;
+  eta: number;
+  /** Total epochs a trial has trained at the end of each rung. */
+  rungEpochs: number[];
+}
+
+/** Trials kept after each rung: a third. */
+const ETA = 3;
+const RUNGS = 3;
+/** Trial counts tried, most first: more trials when the budget allows a useful first rung. */
+const TRIAL_COUNTS = [27, 9, 3];
+
+/** Epochs all trials train in total under `plan` (the unit its cost is measured in). */
+export function totalEpochs(plan: HalvingPlan): number {
+  let total = 0;
+  let alive = plan.trials;
+  let before = 0;
+  for (const epochs of plan.rungEpochs) {
+    total += alive * (epochs - before);
+    before = epochs;
+    alive = Math.max(1, Math.floor(alive / plan.eta));
+  }
+  return total;
+}
+
+/**
+ * The schedule that fits `seconds` when one epoch, with its validation, takes `epochSeconds`:
+ * as many trials as leave at least two epochs in the first rung (three with a first rung of
+ * one epoch, when even that is tight).
+ */
+export function planHalving(seconds: number, epochSeconds: number): HalvingPlan {
+  const affordable = seconds / Math.max(epochSeconds, 1e-6);
+  const rungs = (first: number) => Array.from({ length: RUNGS }, (_, k) => first * ETA ** k);
+  for (const trials of TRIAL_COUNTS) {
+    const unit = totalEpochs({ trials, eta: ETA, rungEpochs: rungs(1) });
+    const first = Math.floor(affordable / unit);
+    if (first >= 2 || (trials === TRIAL_COUNTS.at(-1) && first >= 1)) {
+      return { trials, eta: ETA, rungEpochs: rungs(first) };
+    }
+  }
+  return { trials: 3, eta: ETA, rungEpochs: [1] };
+}

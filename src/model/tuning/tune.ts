@@ -1,0 +1,145 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { ErrorCode, KgcError } from '../../errors';
+import type { GraphSize } from '../graph-size';
+import { mapEngineError, nativeEngine } from '../native-engine';
+import { planTimeBudget } from '../time-budget';
+import { train, TrainOptions, TrainSummary } from '../train';
+import { toNativeData, TrainingData } from '../training-data';
+import { resolveTrainingConfig, TrainingOverrides } from '../training-settings';
+import { sampleTrials } from './search-space';
+import { HalvingPlan, planHalving } from './successive-halving';
+
+/** Share of the budget spent searching; the rest trains the winner. */
+const SEARCH_SHARE = 0.6;
+/** Trials differ in speed (width, batch); plan the search for trials this much slower. */
+const TRIAL_SLOWDOWN = 1.5;
+
+export interface TrialRecord {
+  id: number;
+  settings: TrainingOverrides;
+  /** Validation MRR at the end of each rung the trial reached. */
+  rungs: { epochs: number; validMrr: number; seconds: number }[];
+}
+
+export interface TuneResult {
+  /** The winning settings (the user's overrides included). */
+  settings: TrainingOverrides;
+  plan: HalvingPlan;
+  trials: TrialRecord[];
+  /** The winner trained within what was left of the budget. */
+  final: TrainSummary;
+  /** The model saved in `outDir`: the final run's, or the winning trial's when it validated better. */
+  kept: 'final' | 'trial';
+  /** Validation MRR of the kept model. */
+  validMrr: number;
+  /** Where every trial's settings and scores were written. */
+  reportFile: string;
+}
+
+export interface TuneOptions {
+  outDir: string;
+  seed?: number;
+  signal?: AbortSignal;
+  /** A line per finished trial rung, for a person to read. */
+  onTrial?: (line: string) => void;
+  onProgress?: TrainOptions['onProgress'];
+}
+
+/** The file beside a tuned model with every trial's settings and scores. */
+export const TUNING_FILE = 'tuning.json';
+
+/**
+ * Searches the sensitive settings within `budgetSeconds` by successive halving (many short
+ * trials, the best third continued, twice), chosen by validation MRR only, then trains the
+ * winner within what is left (`planTimeBudget`). The user's `overrides` are kept in every
+ * trial. The same seed and number of trials give the same trials and the same choices.
+ */
+export async function tune(
+  data: TrainingData,
+  preset: string,
+  overrides: TrainingOverrides,
+  graph: GraphSize,
+  budgetSeconds: number,
+  options: TuneOptions,
+): Promise<TuneResult> {
+  const started = Date.now();
+  const elapsed = () => (Date.now() - started) / 1000;
+  const base = resolveTrainingConfig(preset, overrides, graph);
+  let estimate;
+  try {
+    estimate = await nativeEngine().estimateEpoch(toNativeData(data), base, 24);
+  } catch (error) {
+    throw mapEngineError(error);
+  }
+  const perEpoch = (estimate.epochSeconds + estimate.validationSeconds) * TRIAL_SLOWDOWN;
+  const plan = planHalving(budgetSeconds * SEARCH_SHARE - elapsed(), perEpoch);
+  const seed = options.seed ?? base.seed;
+  const trials: TrialRecord[] = sampleTrials(plan.trials, seed).map((settings, id) => ({
+    id,
+    // The user's choices are not searched.
+    settings: { ...settings, ...overrides },
+    rungs: [],
+  }));
+  fs.mkdirSync(options.outDir, { recursive: true });
+  let alive = trials;
+  for (const [rung, epochs] of plan.rungEpochs.entries()) {
+    for (const trial of alive) {
+      const dir = path.join(options.outDir, 'trials', String(trial.id));
+      const t = Date.now();
+      // Constant lr while searching: a trial continued to the next rung keeps its schedule.
+      const config = resolveTrainingConfig(
+        preset,
+        { decay: 1, ...trial.settings, epochs, evalEvery: epochs, patience: 0 },
+        graph,
+      );
+      const summary = await train(data, config, {
+        outDir: dir,
+        resumeFrom: rung > 0 ? path.join(dir, 'checkpoints') : undefined,
+        signal: options.signal,
+      });
+      const validMrr = summary.valid?.overall.mrr ?? 0;
+      trial.rungs.push({ epochs, validMrr, seconds: (Date.now() - t) / 1000 });
+      options.onTrial?.(
+        `trial ${trial.id} rung ${rung + 1}/${plan.rungEpochs.length} (${epochs} epochs): ` +
+          `valid MRR ${validMrr.toFixed(4)} ${JSON.stringify(trial.settings)}`,
+      );
+    }
+    // Best first; ties keep the earlier trial (the sized preset is trial 0).
+    const ranked = [...alive].sort((a, b) => lastMrr(b) - lastMrr(a) || a.id - b.id);
+    alive = ranked.slice(0, Math.max(1, Math.floor(ranked.length / plan.eta)));
+  }
+  const winner = alive[0] as TrialRecord;
+  const remaining = budgetSeconds - elapsed();
+  if (remaining <= 0) {
+    throw new KgcError(ErrorCode.BAD_USER_INPUT, 'The tuning budget ran out before the final run.');
+  }
+  const finalPlan = await planTimeBudget(data, preset, winner.settings, graph, remaining);
+  const final = await train(data, finalPlan.config, {
+    outDir: options.outDir,
+    timeLimitSeconds: finalPlan.trainingSeconds,
+    signal: options.signal,
+    onProgress: options.onProgress,
+  });
+  // Chosen by validation MRR, like everything here: the winner's trial model may beat its
+  // retraining (a short budget, or early stopping on a noisy curve).
+  const winnerDir = path.join(options.outDir, 'trials', String(winner.id));
+  const kept = (final.valid?.overall.mrr ?? -1) >= lastMrr(winner) ? 'final' : 'trial';
+  if (kept === 'trial') {
+    for (const file of ['model.safetensors', 'manifest.json']) {
+      fs.copyFileSync(path.join(winnerDir, file), path.join(options.outDir, file));
+    }
+  }
+  fs.rmSync(path.join(options.outDir, 'trials'), { recursive: true, force: true });
+  const reportFile = path.join(options.outDir, TUNING_FILE);
+  fs.writeFileSync(
+    reportFile,
+    `${JSON.stringify({ seed, budgetSeconds, plan, trials, winner: winner.id, settings: winner.settings, final: { epochs: finalPlan.epochs, config: finalPlan.config, validMrr: final.valid?.overall.mrr ?? null }, kept }, null, 2)}\n`,
+  );
+  const validMrr = kept === 'final' ? (final.valid?.overall.mrr ?? 0) : lastMrr(winner);
+  return { settings: winner.settings, plan, trials, final, kept, validMrr, reportFile };
+}
+
+function lastMrr(trial: TrialRecord): number {
+  return trial.rungs.at(-1)?.validMrr ?? -1;
+}

@@ -1,0 +1,71 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { graphSize, tune } from '../../../src/model';
+import { sampleTrials, SEARCH_SPACE } from '../../../src/model/tuning/search-space';
+import { planHalving, totalEpochs } from '../../../src/model/tuning/successive-halving';
+import { classGraph, writeDatasetDir } from '../../support/generated-graph';
+
+describe('the budgeted tuner', () => {
+  it('plans successive halving that fits the time, with more trials when it can', () => {
+    const roomy = planHalving(3600, 1);
+    expect(roomy.trials).toBe(27);
+    expect(roomy.rungEpochs).toEqual([
+      roomy.rungEpochs[0],
+      3 * (roomy.rungEpochs[0] as number),
+      9 * (roomy.rungEpochs[0] as number),
+    ]);
+    expect(totalEpochs(roomy)).toBeLessThanOrEqual(3600);
+    const tight = planHalving(60, 1);
+    expect(tight.trials).toBeLessThan(27);
+    expect(totalEpochs(tight)).toBeLessThanOrEqual(60);
+    // 27 trials x 2 epochs, 9 x 4 more, 3 x 12 more.
+    expect(totalEpochs({ trials: 27, eta: 3, rungEpochs: [2, 6, 18] })).toBe(54 + 36 + 36);
+  });
+
+  it('samples distinct trials from the space, the same ones for the same seed', () => {
+    const trials = sampleTrials(27, 42);
+    expect(trials).toHaveLength(27);
+    expect(trials[0]).toEqual({}); // the sized preset itself
+    expect(new Set(trials.map((t) => JSON.stringify(t))).size).toBe(27);
+    expect(sampleTrials(27, 42)).toEqual(trials);
+    expect(sampleTrials(27, 43)).not.toEqual(trials);
+    for (const t of trials.slice(1)) {
+      expect(SEARCH_SPACE.relationDim).toContain(t.relationDim);
+      expect(SEARCH_SPACE.lr).toContain(t.lr);
+    }
+  });
+
+  it('searches within the budget, keeps the user settings, and writes every trial', async () => {
+    const data = { dir: writeDatasetDir(classGraph(200)) };
+    const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kgc-tune-'));
+    const lines: string[] = [];
+    const started = Date.now();
+    const result = await tune(data, 'default', { threads: 2 }, await graphSize(data), 12, {
+      outDir,
+      seed: 5,
+      onTrial: (line) => lines.push(line),
+    });
+    const seconds = (Date.now() - started) / 1000;
+    expect(seconds).toBeLessThan(12 + 3);
+    expect(result.trials).toHaveLength(result.plan.trials);
+    expect(lines.length).toBeGreaterThanOrEqual(result.plan.trials);
+    expect(result.settings.threads).toBe(2);
+    for (const trial of result.trials) expect(trial.settings.threads).toBe(2);
+    // The winner reached the last rung with the best validation MRR there.
+    const last = result.plan.rungEpochs.length;
+    const finalists = result.trials.filter((t) => t.rungs.length === last);
+    const best = Math.max(...finalists.map((t) => t.rungs[last - 1]?.validMrr ?? 0));
+    const report = JSON.parse(fs.readFileSync(result.reportFile, 'utf8')) as {
+      winner: number;
+      trials: { id: number; rungs: { validMrr: number }[] }[];
+    };
+    const winner = report.trials.find((t) => t.id === report.winner);
+    expect(winner?.rungs.at(-1)?.validMrr).toBe(best);
+    expect(result.final.valid?.overall.mrr).toBeGreaterThan(0);
+    // The kept model is the better validated of the final run and the winning trial.
+    expect(result.validMrr).toBe(Math.max(result.final.valid?.overall.mrr ?? 0, best));
+    expect(fs.existsSync(path.join(outDir, 'manifest.json'))).toBe(true);
+    expect(fs.existsSync(path.join(outDir, 'trials'))).toBe(false);
+  });
+});
