@@ -1,0 +1,106 @@
+/**
+ * The `default` preset (or a time budget, or the tuner) over the evaluation family
+ * (family.ts): validation and test MRR, epochs, wall time and the resolved settings per graph,
+ * one JSON line each in family-results.jsonl and a table at the end. Settings are chosen by
+ * validation MRR elsewhere; this reports test MRR once per final setting.
+ *
+ *   npx tsx bench/quality/family-run.ts [--data <dir>] [--graphs A,B] [--time-budget 15m | --tune 20m] [--threads 2]
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseDurationSeconds } from '../../src/config';
+import {
+  evaluate,
+  graphSize,
+  planTimeBudget,
+  resolveTrainingConfig,
+  train,
+  tune,
+} from '../../src/model';
+import type { EngineConfig } from '../../src/model';
+import { takeDataOption } from '../datasets';
+import { buildFamily } from './family';
+
+const RESULTS = path.join(__dirname, 'family-results.jsonl');
+
+function option(argv: string[], name: string): string | undefined {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? argv[i + 1] : undefined;
+}
+
+async function main(): Promise<void> {
+  const { data, rest } = takeDataOption(process.argv.slice(2));
+  const only = option(rest, 'graphs')?.split(',');
+  const budgetText = option(rest, 'time-budget');
+  const tuneText = option(rest, 'tune');
+  const threads = Number(option(rest, 'threads') ?? '2');
+  const budget = budgetText ? parseDurationSeconds(budgetText) : undefined;
+  const tuneSeconds = tuneText ? parseDurationSeconds(tuneText) : undefined;
+  const mode = tuneText ? `tune ${tuneText}` : budgetText ? `time budget ${budgetText}` : 'default';
+  const family = buildFamily(data, path.join(__dirname, 'family'));
+  const rows: string[] = [];
+  for (const member of family.filter((m) => !only || only.includes(m.name))) {
+    const dataset = { dir: member.dir };
+    const size = await graphSize(dataset);
+    const outDir = fs.mkdtempSync(path.join(os.tmpdir(), `kgc-family-${member.name}-`));
+    const started = Date.now();
+    let config: EngineConfig;
+    let validMrr: number | undefined;
+    let epochs: number;
+    if (tuneSeconds) {
+      const tuned = await tune(dataset, 'default', { threads }, size, tuneSeconds, { outDir });
+      const report = JSON.parse(fs.readFileSync(tuned.reportFile, 'utf8')) as {
+        final: { config: EngineConfig };
+      };
+      config = report.final.config;
+      validMrr = tuned.validMrr;
+      epochs = tuned.final.epochsRun;
+    } else {
+      const plan = budget
+        ? await planTimeBudget(dataset, 'default', { threads }, size, budget)
+        : undefined;
+      config = plan?.config ?? resolveTrainingConfig('default', { threads }, size);
+      const summary = await train(dataset, config, {
+        outDir,
+        timeLimitSeconds: plan?.trainingSeconds,
+      });
+      validMrr = summary.valid?.overall.mrr;
+      epochs = summary.epochsRun;
+    }
+    const seconds = (Date.now() - started) / 1000;
+    const test = (await evaluate(outDir, dataset, 'test', threads)).overall;
+    const record = {
+      graph: member.name,
+      source: member.source,
+      mode,
+      size,
+      validMrr,
+      testMrr: test.mrr,
+      testHits10: test.hits10,
+      epochs,
+      seconds: Number(seconds.toFixed(1)),
+      config,
+      machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, load: os.loadavg()[0] },
+      finishedAt: new Date().toISOString(),
+    };
+    fs.appendFileSync(RESULTS, `${JSON.stringify(record)}\n`);
+    const row =
+      `| ${member.name} | ${mode} | ${validMrr?.toFixed(4) ?? '–'} | ${test.mrr.toFixed(4)} | ` +
+      `${test.hits10.toFixed(3)} | ${epochs} | ${(seconds / 60).toFixed(1)} | ` +
+      `d_r ${config.relationDim}, batch ${config.batchSize}, lr ${config.lr.toPrecision(2)}, ls ${config.labelSmoothing}, dropout ${config.dropoutIn}, ${config.inverseMode} |`;
+    rows.push(row);
+    console.log(row);
+    fs.rmSync(outDir, { recursive: true, force: true });
+  }
+  console.log(
+    '\n| graph | mode | valid MRR | test MRR | test H@10 | epochs | minutes | settings |',
+  );
+  console.log('|---|---|---:|---:|---:|---:|---:|---|');
+  for (const row of rows) console.log(row);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${String(error)}\n`);
+  process.exit(1);
+});
