@@ -51,11 +51,11 @@ async function main(): Promise<void> {
     if (tuneSeconds) {
       const tuned = await tune(dataset, 'default', { threads }, size, tuneSeconds, { outDir });
       const report = JSON.parse(fs.readFileSync(tuned.reportFile, 'utf8')) as {
-        final: { config: EngineConfig };
+        final: { config: EngineConfig } | null;
       };
-      config = report.final.config;
+      config = report.final?.config ?? resolveTrainingConfig('default', tuned.settings, size);
       validMrr = tuned.validMrr;
-      epochs = tuned.final.epochsRun;
+      epochs = tuned.final?.epochsRun ?? 0;
     } else {
       const plan = budget
         ? await planTimeBudget(dataset, 'default', { threads }, size, budget)

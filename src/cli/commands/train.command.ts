@@ -120,11 +120,13 @@ export function trainCommand(out: CliOutput): Command {
           onTrial: (line) => out.info(line),
         });
         out.info(
-          `Tuned ${tuned.trials.length} trials (${tuned.plan.rungEpochs.join('/')} epochs per rung), ` +
-            `then trained the winner ${tuned.final.epochsRun} epochs (${tuned.final.stop}); kept the ` +
-            `${tuned.kept === 'final' ? 'final run' : "winning trial's model (it validated better)"}, ` +
+          `Tuned ${tuned.trials.length} trials (${tuned.plan.rungEpochs.join('/')} epochs per rung)` +
+            (tuned.final
+              ? `, then trained the winner ${tuned.final.epochsRun} epochs (${tuned.final.stop})`
+              : ', no time left to retrain the winner') +
+            `; kept the ${tuned.kept === 'final' ? 'final run' : "winning trial's model"}, ` +
             `validation MRR ${tuned.validMrr.toFixed(4)}. Settings: ${JSON.stringify(tuned.settings)}; ` +
-            `trials in ${tuned.reportFile}; model in ${tuned.final.modelDir}`,
+            `trials in ${tuned.reportFile}; model in ${tuned.modelDir}`,
         );
         return;
       }

@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ErrorCode, KgcError } from '../../errors';
 import type { GraphSize } from '../graph-size';
 import { mapEngineError, nativeEngine } from '../native-engine';
 import { planTimeBudget } from '../time-budget';
@@ -14,6 +13,10 @@ import { HalvingPlan, planHalving } from './successive-halving';
 const SEARCH_SHARE = 0.6;
 /** Trials differ in speed (width, batch); plan the search for trials this much slower. */
 const TRIAL_SLOWDOWN = 1.5;
+/** A first-rung trial gets at least this long even when the search is out of time. */
+const MIN_TRIAL_SECONDS = 1;
+/** Below this much time left, the winner is not retrained. */
+const MIN_FINAL_SECONDS = 3;
 
 export interface TrialRecord {
   id: number;
@@ -27,14 +30,16 @@ export interface TuneResult {
   settings: TrainingOverrides;
   plan: HalvingPlan;
   trials: TrialRecord[];
-  /** The winner trained within what was left of the budget. */
-  final: TrainSummary;
+  /** The winner trained within what was left of the budget (none when too little was left). */
+  final?: TrainSummary;
   /** The model saved in `outDir`: the final run's, or the winning trial's when it validated better. */
   kept: 'final' | 'trial';
   /** Validation MRR of the kept model. */
   validMrr: number;
   /** Where every trial's settings and scores were written. */
   reportFile: string;
+  /** Where the kept model is (manifest.json + model.safetensors). */
+  modelDir: string;
 }
 
 export interface TuneOptions {
@@ -82,9 +87,14 @@ export async function tune(
     rungs: [],
   }));
   fs.mkdirSync(options.outDir, { recursive: true });
+  // The search stops on time whatever its plan: trials may run slower than the estimate (a
+  // wider trial, a busy machine).
+  const searchLeft = () => budgetSeconds * SEARCH_SHARE - elapsed();
   let alive = trials;
-  for (const [rung, epochs] of plan.rungEpochs.entries()) {
+  rungs: for (const [rung, epochs] of plan.rungEpochs.entries()) {
     for (const trial of alive) {
+      // Out of search time: stop; the winner is the best trial of the furthest rung reached.
+      if (searchLeft() <= 0 && (rung > 0 || trial !== alive[0])) break rungs;
       const dir = path.join(options.outDir, 'trials', String(trial.id));
       const t = Date.now();
       // Constant lr while searching: a trial continued to the next rung keeps its schedule.
@@ -96,12 +106,13 @@ export async function tune(
       const summary = await train(data, config, {
         outDir: dir,
         resumeFrom: rung > 0 ? path.join(dir, 'checkpoints') : undefined,
+        timeLimitSeconds: Math.max(searchLeft(), MIN_TRIAL_SECONDS),
         signal: options.signal,
       });
       const validMrr = summary.valid?.overall.mrr ?? 0;
-      trial.rungs.push({ epochs, validMrr, seconds: (Date.now() - t) / 1000 });
+      trial.rungs.push({ epochs: summary.epochsRun, validMrr, seconds: (Date.now() - t) / 1000 });
       options.onTrial?.(
-        `trial ${trial.id} rung ${rung + 1}/${plan.rungEpochs.length} (${epochs} epochs): ` +
+        `trial ${trial.id} rung ${rung + 1}/${plan.rungEpochs.length} (${summary.epochsRun} epochs): ` +
           `valid MRR ${validMrr.toFixed(4)} ${JSON.stringify(trial.settings)}`,
       );
     }
@@ -109,22 +120,29 @@ export async function tune(
     const ranked = [...alive].sort((a, b) => lastMrr(b) - lastMrr(a) || a.id - b.id);
     alive = ranked.slice(0, Math.max(1, Math.floor(ranked.length / plan.eta)));
   }
-  const winner = alive[0] as TrialRecord;
+  // The best of the trials that reached the furthest rung.
+  const furthest = Math.max(...trials.map((t) => t.rungs.length));
+  const winner = trials
+    .filter((t) => t.rungs.length === furthest)
+    .sort((a, b) => lastMrr(b) - lastMrr(a) || a.id - b.id)[0] as TrialRecord;
+  const winnerDir = path.join(options.outDir, 'trials', String(winner.id));
   const remaining = budgetSeconds - elapsed();
-  if (remaining <= 0) {
-    throw new KgcError(ErrorCode.BAD_USER_INPUT, 'The tuning budget ran out before the final run.');
-  }
-  const finalPlan = await planTimeBudget(data, preset, winner.settings, graph, remaining);
-  const final = await train(data, finalPlan.config, {
-    outDir: options.outDir,
-    timeLimitSeconds: finalPlan.trainingSeconds,
-    signal: options.signal,
-    onProgress: options.onProgress,
-  });
+  // Too little left to retrain: the winning trial's model is the result.
+  const finalPlan =
+    remaining >= MIN_FINAL_SECONDS
+      ? await planTimeBudget(data, preset, winner.settings, graph, remaining)
+      : undefined;
+  const final = finalPlan
+    ? await train(data, finalPlan.config, {
+        outDir: options.outDir,
+        timeLimitSeconds: finalPlan.trainingSeconds,
+        signal: options.signal,
+        onProgress: options.onProgress,
+      })
+    : undefined;
   // Chosen by validation MRR, like everything here: the winner's trial model may beat its
   // retraining (a short budget, or early stopping on a noisy curve).
-  const winnerDir = path.join(options.outDir, 'trials', String(winner.id));
-  const kept = (final.valid?.overall.mrr ?? -1) >= lastMrr(winner) ? 'final' : 'trial';
+  const kept = final && (final.valid?.overall.mrr ?? -1) >= lastMrr(winner) ? 'final' : 'trial';
   if (kept === 'trial') {
     for (const file of ['model.safetensors', 'manifest.json']) {
       fs.copyFileSync(path.join(winnerDir, file), path.join(options.outDir, file));
@@ -132,12 +150,18 @@ export async function tune(
   }
   fs.rmSync(path.join(options.outDir, 'trials'), { recursive: true, force: true });
   const reportFile = path.join(options.outDir, TUNING_FILE);
+  const finalReport = finalPlan && {
+    epochs: final?.epochsRun,
+    config: finalPlan.config,
+    validMrr: final?.valid?.overall.mrr ?? null,
+  };
   fs.writeFileSync(
     reportFile,
-    `${JSON.stringify({ seed, budgetSeconds, plan, trials, winner: winner.id, settings: winner.settings, final: { epochs: finalPlan.epochs, config: finalPlan.config, validMrr: final.valid?.overall.mrr ?? null }, kept }, null, 2)}\n`,
+    `${JSON.stringify({ seed, budgetSeconds, plan, trials, winner: winner.id, settings: winner.settings, final: finalReport ?? null, kept }, null, 2)}\n`,
   );
-  const validMrr = kept === 'final' ? (final.valid?.overall.mrr ?? 0) : lastMrr(winner);
-  return { settings: winner.settings, plan, trials, final, kept, validMrr, reportFile };
+  const validMrr = kept === 'final' ? (final?.valid?.overall.mrr ?? 0) : lastMrr(winner);
+  const modelDir = options.outDir;
+  return { settings: winner.settings, plan, trials, final, kept, validMrr, reportFile, modelDir };
 }
 
 function lastMrr(trial: TrialRecord): number {

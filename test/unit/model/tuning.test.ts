@@ -52,8 +52,8 @@ describe('the budgeted tuner', () => {
     expect(lines.length).toBeGreaterThanOrEqual(result.plan.trials);
     expect(result.settings.threads).toBe(2);
     for (const trial of result.trials) expect(trial.settings.threads).toBe(2);
-    // The winner reached the last rung with the best validation MRR there.
-    const last = result.plan.rungEpochs.length;
+    // The winner has the best validation MRR of the trials that reached the furthest rung.
+    const last = Math.max(...result.trials.map((t) => t.rungs.length));
     const finalists = result.trials.filter((t) => t.rungs.length === last);
     const best = Math.max(...finalists.map((t) => t.rungs[last - 1]?.validMrr ?? 0));
     const report = JSON.parse(fs.readFileSync(result.reportFile, 'utf8')) as {
@@ -62,9 +62,8 @@ describe('the budgeted tuner', () => {
     };
     const winner = report.trials.find((t) => t.id === report.winner);
     expect(winner?.rungs.at(-1)?.validMrr).toBe(best);
-    expect(result.final.valid?.overall.mrr).toBeGreaterThan(0);
     // The kept model is the better validated of the final run and the winning trial.
-    expect(result.validMrr).toBe(Math.max(result.final.valid?.overall.mrr ?? 0, best));
+    expect(result.validMrr).toBe(Math.max(result.final?.valid?.overall.mrr ?? 0, best));
     expect(fs.existsSync(path.join(outDir, 'manifest.json'))).toBe(true);
     expect(fs.existsSync(path.join(outDir, 'trials'))).toBe(false);
   });
