@@ -18,6 +18,7 @@ import {
 } from '../export';
 import type { StableSplitOptions } from '../export';
 import {
+  describePlan,
   evaluate,
   graphSize,
   planTimeBudget,
@@ -106,10 +107,7 @@ export async function retrainSteps(ctx: StepContext): Promise<StepResult> {
       ? await planTimeBudget(data, preset, overrides, size, options.timeBudgetSeconds)
       : undefined;
   if (plan) {
-    ctx.log(
-      `time budget ${options.timeBudgetSeconds} s: an epoch takes ${plan.estimate.epochSeconds.toFixed(1)} s ` +
-        `and a validation ${plan.estimate.validationSeconds.toFixed(1)} s here; planned ${plan.epochs} epochs`,
-    );
+    ctx.log(describePlan(plan, options.timeBudgetSeconds as number));
   }
   const config = plan?.config ?? resolveTrainingConfig(preset, overrides, size);
   options.onTrainingConfig?.(config);

@@ -1,5 +1,5 @@
 export { train } from './train';
-export { epochsThatFit, planTimeBudget } from './time-budget';
+export { describePlan, epochsThatFit, planTimeBudget } from './time-budget';
 export { longerBudgetAdvice } from './longer-budget';
 export { tune } from './tuning/tune';
 export type { TrainingProgress } from './train';

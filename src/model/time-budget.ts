@@ -39,16 +39,34 @@ export async function planTimeBudget(
     throw new KgcError(ErrorCode.BAD_USER_INPUT, 'The time budget must be a positive duration.');
   }
   const first = resolveTrainingConfig(preset, overrides, graph);
-  let estimate: Native.EpochEstimate;
-  try {
-    estimate = await nativeEngine().estimateEpoch(toNativeData(data), first, PROBE_BATCHES);
-  } catch (error) {
-    throw mapEngineError(error);
-  }
+  const estimate = await estimateEpoch(data, first);
   const trainingSeconds = Math.max(0, budgetSeconds - estimate.probeSeconds);
   const epochs = epochsThatFit(trainingSeconds * PLANNED_SHARE, estimate, first.evalEvery);
   const config = resolveTrainingConfig(preset, overrides, graph, epochs);
   return { config, epochs: config.epochs, estimate, trainingSeconds };
+}
+
+/** What one epoch (and one validation) of `config` costs on this machine, measured now. */
+export async function estimateEpoch(
+  data: TrainingData,
+  config: EngineConfig,
+): Promise<Native.EpochEstimate> {
+  try {
+    return await nativeEngine().estimateEpoch(toNativeData(data), config, PROBE_BATCHES);
+  } catch (error) {
+    throw mapEngineError(error);
+  }
+}
+
+/** One line for a person: what the plan measured and chose. */
+export function describePlan(plan: BudgetPlan, budgetSeconds: number): string {
+  const c = plan.config;
+  return (
+    `Time budget ${budgetSeconds} s: an epoch takes about ${plan.estimate.epochSeconds.toFixed(1)} s ` +
+    `here and a validation ${plan.estimate.validationSeconds.toFixed(1)} s; planned ` +
+    `${plan.epochs} epochs (lr ${c.lr} decaying x${c.decay.toFixed(4)} per epoch, ` +
+    `dropout ${c.dropoutIn}/${c.dropoutH1}/${c.dropoutH2}).`
+  );
 }
 
 /** Epochs, each with its share of validations, that fit in `seconds` (at least one). */

@@ -140,16 +140,11 @@ impl Trainer {
     /// both to the full epoch and split.
     pub fn estimate_epoch(&self, dataset: &Dataset, probe_batches: usize) -> Result<EpochEstimate> {
         let started = Instant::now();
-        let probe = Trainer {
-            checkpoint_dir: None,
-            resume_from: None,
-            time_limit: None,
-            ..Trainer::new(Config {
-                epochs: 1,
-                eval_every: 0,
-                ..self.config.clone()
-            })?
-        };
+        let probe = Trainer::new(Config {
+            epochs: 1,
+            eval_every: 0,
+            ..self.config.clone()
+        })?;
         let cancel = AtomicBool::new(false);
         let (mut step_seconds, mut batches_per_epoch) = (Vec::new(), 1);
         let wanted = probe_batches.max(2);

@@ -56,23 +56,21 @@ pub fn preset_config(
     overrides: Option<TrainingOverrides>,
     budget_epochs: Option<u32>,
 ) -> Result<TrainingConfig, EngineError> {
-    {
-        let overrides = match overrides {
-            Some(o) => o.to_core().map_err(engine_error)?,
-            None => neptune_core::Overrides::new(),
-        };
-        let size = graph.map(|g| neptune_core::GraphSize {
-            entities: g.entities as usize,
-            relations: g.relations as usize,
-            train_triples: g.train_triples as usize,
-        });
-        let budget = match budget_epochs {
-            Some(epochs) => EpochBudget::Epochs(epochs as usize),
-            None => EpochBudget::Work,
-        };
-        let config = neptune_core::Config::resolve_within(&name, size, &overrides, budget)
-            .and_then(|c| c.validate().map(|()| c))
-            .map_err(engine_error)?;
-        Ok(TrainingConfig::from(&config))
-    }
+    let overrides = match overrides {
+        Some(o) => o.to_core().map_err(engine_error)?,
+        None => neptune_core::Overrides::new(),
+    };
+    let size = graph.map(|g| neptune_core::GraphSize {
+        entities: g.entities as usize,
+        relations: g.relations as usize,
+        train_triples: g.train_triples as usize,
+    });
+    let budget = match budget_epochs {
+        Some(epochs) => EpochBudget::Epochs(epochs as usize),
+        None => EpochBudget::Work,
+    };
+    let config = neptune_core::Config::resolve_within(&name, size, &overrides, budget)
+        .and_then(|c| c.validate().map(|()| c))
+        .map_err(engine_error)?;
+    Ok(TrainingConfig::from(&config))
 }

@@ -240,16 +240,17 @@ impl TrainingOverrides {
                 o.insert(key.into(), v);
             }
         };
-        let core_name = |a: CoreActivation| serde_json::to_value(a).ok();
         put("d_e", self.entity_dim.map(Value::from));
         put("d_r", self.relation_dim.map(Value::from));
         put("dropout_in", self.dropout_in.map(Value::from));
         put("dropout_h1", self.dropout_h1.map(Value::from));
         put("dropout_h2", self.dropout_h2.map(Value::from));
         put("label_smoothing", self.label_smoothing.map(Value::from));
+        // The core's enums serialise to the names `Config::resolve` parses.
         put(
             "activation",
-            self.activation.and_then(|a| core_name(a.into())),
+            self.activation
+                .and_then(|a| serde_json::to_value(CoreActivation::from(a)).ok()),
         );
         put(
             "inverse_mode",

@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { loadConfig } from '../../config';
 import { ErrorCode, KgcError } from '../../errors';
 import {
+  describePlan,
   graphSize,
   longerBudgetAdvice,
   planTimeBudget,
@@ -134,15 +135,7 @@ export function trainCommand(out: CliOutput): Command {
         options.timeBudget !== undefined
           ? await planTimeBudget(dataset, options.preset, overrides, size, options.timeBudget)
           : undefined;
-      if (plan) {
-        out.info(
-          `Time budget ${options.timeBudget} s: an epoch takes about ` +
-            `${plan.estimate.epochSeconds.toFixed(1)} s here and a validation ` +
-            `${plan.estimate.validationSeconds.toFixed(1)} s; planned ${plan.epochs} epochs ` +
-            `(lr ${plan.config.lr} decaying x${plan.config.decay.toFixed(4)} per epoch, ` +
-            `dropout ${plan.config.dropoutIn}/${plan.config.dropoutH1}/${plan.config.dropoutH2}).`,
-        );
-      }
+      if (plan) out.info(describePlan(plan, options.timeBudget as number));
       const engineConfig = plan?.config ?? resolveTrainingConfig(options.preset, overrides, size);
       const outDir = path.resolve(options.out ?? defaultOutDir(config.stateDir));
       const controller = new AbortController();

@@ -1,10 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { GraphSize } from '../graph-size';
-import { mapEngineError, nativeEngine } from '../native-engine';
-import { planTimeBudget } from '../time-budget';
+import { estimateEpoch, planTimeBudget } from '../time-budget';
 import { train, TrainOptions, TrainSummary } from '../train';
-import { toNativeData, TrainingData } from '../training-data';
+import type { TrainingData } from '../training-data';
 import { resolveTrainingConfig, TrainingOverrides } from '../training-settings';
 import { sampleTrials } from './search-space';
 import { HalvingPlan, planHalving } from './successive-halving';
@@ -71,12 +70,7 @@ export async function tune(
   const started = Date.now();
   const elapsed = () => (Date.now() - started) / 1000;
   const base = resolveTrainingConfig(preset, overrides, graph);
-  let estimate;
-  try {
-    estimate = await nativeEngine().estimateEpoch(toNativeData(data), base, 24);
-  } catch (error) {
-    throw mapEngineError(error);
-  }
+  const estimate = await estimateEpoch(data, base);
   const perEpoch = (estimate.epochSeconds + estimate.validationSeconds) * TRIAL_SLOWDOWN;
   const plan = planHalving(budgetSeconds * SEARCH_SHARE - elapsed(), perEpoch);
   const seed = options.seed ?? base.seed;
