@@ -18,15 +18,28 @@ import {
 } from '../export';
 import type { StableSplitOptions } from '../export';
 import {
+  chooseTunedSettings,
   describePlan,
   evaluate,
   graphSize,
   planTimeBudget,
   readVersionEdges,
   resolveTrainingConfig,
+  saveTunedSettings,
   train,
+  tune,
 } from '../model';
-import type { ModelStore, TrainingArrays, VersionInfo } from '../model';
+import type {
+  EngineConfig,
+  GraphSize,
+  ModelStore,
+  TrainingArrays,
+  TrainingOverrides,
+  TrainingProgress,
+  TrainSummary,
+  TuningInfo,
+  VersionInfo,
+} from '../model';
 import type { PhaseTimer } from './job-phases';
 import { runPromotionGate } from './promotion-gate';
 import type { RetrainOptions, RetrainResult } from './retrain-types';
@@ -99,42 +112,15 @@ export async function retrainSteps(ctx: StepContext): Promise<StepResult> {
   const data: TrainingArrays = trainingArrays(graph, split);
 
   timer.start('train');
-  const preset = options.preset ?? 'default';
-  const overrides = options.overrides ?? {};
-  const size = await graphSize(data);
-  const plan =
-    options.timeBudgetSeconds !== undefined
-      ? await planTimeBudget(data, preset, overrides, size, options.timeBudgetSeconds)
-      : undefined;
-  if (plan) {
-    ctx.log(describePlan(plan, options.timeBudgetSeconds as number));
-  }
-  const config = plan?.config ?? resolveTrainingConfig(preset, overrides, size);
-  options.onTrainingConfig?.(config);
   const version = store.newVersionId();
   const tempDir = store.createTemp(version);
   ctx.tempDirs.push(tempDir);
-  const progress = new RunProgressWriter(
-    db,
-    ctx.runId,
-    Number(config.epochs),
-    options.progressIntervalMs ?? 3000,
-    ctx.log,
-  );
-  const summary = await train(data, config, {
-    outDir: tempDir,
-    signal,
-    timeLimitSeconds: plan?.trainingSeconds,
-    onProgress: (event) => {
-      progress.onEvent(event);
-      options.onProgress?.(event);
-    },
-  });
-  await progress.flush();
+  const trained = await trainCandidate(ctx, data, tempDir, version);
+  const { config, summary, progress, overrides, preset } = trained;
   checkAborted(signal);
 
   timer.start('evaluate');
-  const threads = overrides.threads ?? 0;
+  const threads = options.overrides?.threads ?? 0;
   const metrics = split.test.length > 0 ? await evaluate(tempDir, data, 'test', threads) : null;
   checkAborted(signal);
 
@@ -167,6 +153,7 @@ export async function retrainSteps(ctx: StepContext): Promise<StepResult> {
     },
     metrics: { test: metrics, valid: summary.valid ?? null },
     curve: progress.curve,
+    ...(trained.tuned ? { tuned: trained.tuned } : {}),
     timings: { ...timer.seconds },
   };
   const dir = await writeVersion(store, tempDir, info, { snapshot, all: keys.keys, split });
@@ -192,6 +179,19 @@ export async function retrainSteps(ctx: StepContext): Promise<StepResult> {
   );
   // Registered: from here on the version is kept (a failure marks it rejected, never deletes it).
   ctx.tempDirs.length = 0;
+  if (trained.tuned?.searched) {
+    saveTunedSettings(store.root, ctx.scope, {
+      settings: trained.tuned.settings,
+      preset,
+      tunedAt: info.createdAt,
+      version,
+      validMrr: trained.tuned.validMrr,
+      graph: trained.size,
+    });
+    ctx.log(
+      `saved the tuned settings for later retraining: ${JSON.stringify(trained.tuned.settings)}`,
+    );
+  }
 
   timer.start('gate');
   return gateAndPromote(
@@ -205,6 +205,119 @@ export async function retrainSteps(ctx: StepContext): Promise<StepResult> {
       changedEdges,
     },
   );
+}
+
+interface TrainedCandidate {
+  preset: string;
+  /** The overrides the candidate was trained with (stored tuned settings included). */
+  overrides: TrainingOverrides;
+  config: EngineConfig;
+  summary: TrainSummary;
+  progress: RunProgressWriter;
+  size: GraphSize;
+  tuned?: TuningInfo;
+}
+
+/**
+ * Trains the candidate into `outDir`: with --tune, a budgeted search and the winner; otherwise
+ * the preset with the scope's stored tuned settings (when they fit this graph) under the
+ * caller's overrides, within the time budget when one is set.
+ */
+async function trainCandidate(
+  ctx: StepContext,
+  data: TrainingArrays,
+  outDir: string,
+  version: string,
+): Promise<TrainedCandidate> {
+  const { options, signal } = ctx;
+  const preset = options.preset ?? 'default';
+  const size = await graphSize(data);
+  const onProgress = (progress: RunProgressWriter) => (event: TrainingProgress) => {
+    progress.onEvent(event);
+    options.onProgress?.(event);
+  };
+  const intervalMs = options.progressIntervalMs ?? 3000;
+  if (options.tuneSeconds !== undefined) {
+    const overrides = options.overrides ?? {};
+    const base = resolveTrainingConfig(preset, overrides, size);
+    options.onTrainingConfig?.(base);
+    const progress = new RunProgressWriter(
+      ctx.db,
+      ctx.runId,
+      Number(base.epochs),
+      intervalMs,
+      ctx.log,
+    );
+    const tuned = await tune(data, preset, overrides, size, options.tuneSeconds, {
+      outDir,
+      signal,
+      onTrial: ctx.log,
+      onProgress: onProgress(progress),
+    });
+    await progress.flush();
+    ctx.log(
+      `tuned ${tuned.trials.length} trials; kept the ${tuned.kept === 'final' ? 'final run' : "winning trial's model"} ` +
+        `(validation MRR ${tuned.validMrr.toFixed(4)}) of ${version}`,
+    );
+    return {
+      preset,
+      overrides: tuned.settings,
+      config: tuned.config,
+      summary: tuned.summary,
+      progress,
+      size,
+      tuned: { searched: true, settings: tuned.settings, validMrr: tuned.validMrr },
+    };
+  }
+  const stored =
+    options.useTunedSettings === false
+      ? undefined
+      : chooseTunedSettings(ctx.store.root, ctx.scope, preset, size);
+  if (stored && !stored.use && stored.tuned)
+    ctx.log(`not using the stored tuned settings: ${stored.reason}`);
+  const tuned = stored?.use ? stored.tuned : undefined;
+  // The caller's explicit overrides win over stored tuned settings.
+  const overrides = { ...tuned?.settings, ...options.overrides };
+  if (tuned) {
+    ctx.log(
+      `using the settings tuned at ${tuned.tunedAt} (version ${tuned.version}): ${JSON.stringify(tuned.settings)}`,
+    );
+  }
+  const plan =
+    options.timeBudgetSeconds !== undefined
+      ? await planTimeBudget(data, preset, overrides, size, options.timeBudgetSeconds)
+      : undefined;
+  if (plan) ctx.log(describePlan(plan, options.timeBudgetSeconds as number));
+  const config = plan?.config ?? resolveTrainingConfig(preset, overrides, size);
+  options.onTrainingConfig?.(config);
+  const progress = new RunProgressWriter(
+    ctx.db,
+    ctx.runId,
+    Number(config.epochs),
+    intervalMs,
+    ctx.log,
+  );
+  const summary = await train(data, config, {
+    outDir,
+    signal,
+    timeLimitSeconds: plan?.trainingSeconds,
+    onProgress: onProgress(progress),
+  });
+  await progress.flush();
+  return {
+    preset,
+    overrides,
+    config,
+    summary,
+    progress,
+    size,
+    tuned: tuned && {
+      searched: false,
+      settings: tuned.settings,
+      validMrr: tuned.validMrr,
+      from: tuned.version,
+    },
+  };
 }
 
 async function gateAndPromote(

@@ -16,6 +16,13 @@ export interface RetrainOptions {
   overrides?: TrainingOverrides;
   /** Train as well as possible within this many seconds on this machine (`planTimeBudget`). */
   timeBudgetSeconds?: number;
+  /**
+   * Search the sensitive settings within this many seconds, train the winner, and store the
+   * winning settings for the scope's later retraining (`tune`).
+   */
+  tuneSeconds?: number;
+  /** Reuse the scope's stored tuned settings when they fit the graph (default true). */
+  useTunedSettings?: boolean;
   filter?: EdgeFilter;
   split?: Partial<StableSplitOptions>;
   /** Promote whatever the gate says. */

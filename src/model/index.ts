@@ -2,7 +2,10 @@ export { train } from './train';
 export { describePlan, epochsThatFit, planTimeBudget } from './time-budget';
 export { longerBudgetAdvice } from './longer-budget';
 export { tune } from './tuning/tune';
-export type { TrainingProgress } from './train';
+export { chooseTunedSettings, saveTunedSettings } from './tuning/tuned-settings';
+export type { TrainingProgress, TrainSummary } from './train';
+export type { ScoredEntity } from './scorer';
+export type { GraphSize } from './graph-size';
 export { evaluate } from './evaluate';
 export type { Split } from './evaluate';
 export { Scorer } from './scorer';
@@ -27,5 +30,5 @@ export {
   writeKeys,
   writeVersionInfo,
 } from './store/version-info';
-export type { CurvePoint, VersionInfo } from './store/version-info';
+export type { CurvePoint, TuningInfo, VersionInfo } from './store/version-info';
 export { renderTrainingCurve } from './store/training-curve';

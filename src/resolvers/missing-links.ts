@@ -5,6 +5,7 @@ import { Direction } from '../schema/direction.enum';
 import type { Prediction } from '../schema/prediction.type';
 import { checkId, checkIntRange } from './arguments';
 import type { ServingModel } from '../model';
+import type { ScoredEntity } from '../model';
 import type { ApiMetrics } from './api-metrics';
 
 export const MAX_K = 1000;
@@ -70,18 +71,95 @@ async function resolveIds(
 }
 
 /**
+ * Extra candidates scored while the known-edges read is in flight: the served model ranks the
+ * edges it was trained on near the top, so a query needs k plus about as many known answers.
+ */
+const SPECULATIVE_MARGIN = 64;
+
+interface ScoringGroup {
+  model: ServingModel;
+  /** Query indices. */
+  members: number[];
+  /** Candidates per member, best first (excluding only the entity itself). */
+  candidates?: ScoredEntity[][];
+  /** How many candidates each member asked for. */
+  depth: number;
+}
+
+/**
+ * Scores the queries that the models can answer before their known edges are read, as top
+ * (k + margin) lists that exclude only the entity itself. Queries that exclude whole
+ * neighbourhoods (excludeConnected) are left to the exact pass.
+ */
+function scoreAhead(queries: readonly MissingLinksQuery[], metrics?: ApiMetrics): ScoringGroup[] {
+  const groups = new Map<ServingModel, ScoringGroup>();
+  for (const [i, { args, model }] of queries.entries()) {
+    if (args.excludeConnected) continue;
+    const entity = model.scorer.findEntity(args.entity);
+    if (entity === undefined || model.scorer.findRelation(args.relation) === undefined) continue;
+    const group = groups.get(model) ?? { model, members: [], depth: 0 };
+    group.members.push(i);
+    group.depth = Math.max(group.depth, args.k + Math.max(SPECULATIVE_MARGIN, args.k));
+    groups.set(model, group);
+  }
+  for (const group of groups.values()) {
+    const { scorer } = group.model;
+    const started = process.hrtime.bigint();
+    group.candidates = scorer.topKBatch(
+      group.members.map((i) => {
+        const { args } = queries[i] as MissingLinksQuery;
+        return {
+          entity: scorer.findEntity(args.entity) as number,
+          relation: scorer.findRelation(args.relation) as number,
+          direction: args.direction,
+        };
+      }),
+      group.depth,
+      group.members.map((i) => [
+        scorer.findEntity((queries[i] as MissingLinksQuery).args.entity) as number,
+      ]),
+    );
+    metrics?.observeScoring(group.members.length, Number(process.hrtime.bigint() - started) / 1e9);
+  }
+  return [...groups.values()];
+}
+
+/**
+ * The best `k` of `candidates` outside `excluded`, or undefined when the list ran out before k
+ * of them were found and entities beyond it may belong in the answer. Exact: every entity
+ * beyond the list scores at most as high as its last entry (ties in id order, as the engine).
+ */
+function topFromCandidates(
+  candidates: ScoredEntity[],
+  depth: number,
+  k: number,
+  excluded: Set<number>,
+): ScoredEntity[] | undefined {
+  const kept: ScoredEntity[] = [];
+  for (const row of candidates) {
+    if (excluded.has(row.index)) continue;
+    kept.push(row);
+    if (kept.length === k) return kept;
+  }
+  // Shorter than asked: the list held every entity there is.
+  return candidates.length < depth ? kept : undefined;
+}
+
+/**
  * Answers many missingLinks queries with one Neo4j read (their known edges, rejections and,
- * where asked, neighbours) and one engine call per serving model: each query scores its
- * (entity, relation) against every entity and keeps the best k that are not edges of the graph
- * now, not rejected, not the entity itself (nor linked to it, with excludeConnected). A query
- * that cannot be answered gets its error in its place; the others are unaffected.
+ * where asked, neighbours) and one engine call per serving model, made while the read is in
+ * flight: each query scores its (entity, relation) against every entity and keeps the best k
+ * that are not edges of the graph now, not rejected, not the entity itself (nor linked to it,
+ * with excludeConnected). The rare query with more known answers among its top candidates than
+ * the margin is scored again with its exclusions. A query that cannot be answered gets its
+ * error in its place; the others are unaffected.
  */
 export async function answerMissingLinks(
   db: Database,
   queries: readonly MissingLinksQuery[],
   metrics?: ApiMetrics,
 ): Promise<(Prediction[] | KgcError)[]> {
-  const known = await knownAnswersBatch(
+  const reading = knownAnswersBatch(
     db,
     queries.map(({ args }) => ({
       entity: args.entity,
@@ -90,56 +168,75 @@ export async function answerMissingLinks(
       connected: args.excludeConnected,
     })),
   );
+  // The read is on the wire; score meanwhile (a failed read rejects `reading`, awaited below).
+  reading.catch(() => undefined);
+  const ahead = new Map<number, { candidates: ScoredEntity[]; depth: number }>();
+  for (const group of scoreAhead(queries, metrics)) {
+    group.members.forEach((i, g) =>
+      ahead.set(i, { candidates: group.candidates?.[g] ?? [], depth: group.depth }),
+    );
+  }
+  const known = await reading;
   const answers: (Prediction[] | KgcError)[] = new Array(queries.length);
-  const byModel = new Map<ServingModel, number[]>();
-  const ids: { entity: number; relation: number }[] = new Array(queries.length);
+  const exact = new Map<
+    ServingModel,
+    { i: number; entity: number; relation: number; exclude: number[] }[]
+  >();
   for (const [i, query] of queries.entries()) {
     const resolved = await resolveIds(db, query, known[i] as KnownAnswers);
     if (resolved instanceof KgcError) {
       answers[i] = resolved;
       continue;
     }
-    ids[i] = resolved;
-    const group = byModel.get(query.model) ?? [];
-    group.push(i);
-    byModel.set(query.model, group);
+    const { scorer } = query.model;
+    const k = known[i] as KnownAnswers;
+    const exclude = [resolved.entity];
+    for (const id of [...k.existing, ...k.rejected, ...k.connected]) {
+      const index = scorer.findEntity(id);
+      if (index !== undefined) exclude.push(index);
+    }
+    const speculative = ahead.get(i);
+    const top =
+      speculative &&
+      topFromCandidates(speculative.candidates, speculative.depth, query.args.k, new Set(exclude));
+    if (top) {
+      answers[i] = toPredictions(query, top);
+      continue;
+    }
+    const group = exact.get(query.model) ?? [];
+    group.push({ i, ...resolved, exclude });
+    exact.set(query.model, group);
   }
-  for (const [model, group] of byModel) {
-    const { scorer } = model;
-    const excludes = group.map((i) => {
-      const k = known[i] as KnownAnswers;
-      const exclude = [(ids[i] as { entity: number }).entity];
-      for (const id of [...k.existing, ...k.rejected, ...k.connected]) {
-        const index = scorer.findEntity(id);
-        if (index !== undefined) exclude.push(index);
-      }
-      return exclude;
-    });
-    const k = Math.max(...group.map((i) => (queries[i] as MissingLinksQuery).args.k));
+  for (const [model, group] of exact) {
+    const k = Math.max(...group.map(({ i }) => (queries[i] as MissingLinksQuery).args.k));
     const started = process.hrtime.bigint();
-    const tops = scorer.topKBatch(
-      group.map((i) => ({
-        ...(ids[i] as { entity: number; relation: number }),
-        direction: queries[i]!.args.direction,
+    const tops = model.scorer.topKBatch(
+      group.map(({ i, entity, relation }) => ({
+        entity,
+        relation,
+        direction: (queries[i] as MissingLinksQuery).args.direction,
       })),
       k,
-      excludes,
+      group.map(({ exclude }) => exclude),
     );
     metrics?.observeScoring(group.length, Number(process.hrtime.bigint() - started) / 1e9);
-    group.forEach((i, g) => {
-      const { args } = queries[i] as MissingLinksQuery;
-      const minimum = args.minProbability ?? 0;
-      answers[i] = (tops[g] ?? [])
-        .slice(0, args.k)
-        .filter((row) => row.probability >= minimum)
-        .map((row, rank) => ({
-          entity: { id: row.id },
-          rank: rank + 1,
-          logit: row.logit,
-          probability: row.probability,
-          modelVersion: model.version,
-        }));
+    group.forEach(({ i }, g) => {
+      answers[i] = toPredictions(queries[i] as MissingLinksQuery, tops[g] ?? []);
     });
   }
   return answers;
+}
+
+function toPredictions({ args, model }: MissingLinksQuery, top: ScoredEntity[]): Prediction[] {
+  const minimum = args.minProbability ?? 0;
+  return top
+    .slice(0, args.k)
+    .filter((row) => row.probability >= minimum)
+    .map((row, rank) => ({
+      entity: { id: row.id },
+      rank: rank + 1,
+      logit: row.logit,
+      probability: row.probability,
+      modelVersion: model.version,
+    }));
 }

@@ -84,6 +84,18 @@ describe('missingLinks and the read queries over HTTP, against the live graph', 
     expect(after[0]!.entity.id).toBe(before[2]!.entity.id);
   });
 
+  it('stays exact when more known edges outrank the answers than were scored ahead of the read', async () => {
+    const before = (await ask({ entity: graph.id('e20'), relation: graph.similar, k: 80 })).rows;
+    expect(before).toHaveLength(80);
+    // The 70 best suggestions become edges: more than k + the margin scored ahead (5 + 64).
+    const written = before.slice(0, 70).map((r) => r.entity.id);
+    await new TripleWriter(db).writeEdges(written.map((t) => [graph.id('e20'), graph.similar, t]));
+    const after = (await ask({ entity: graph.id('e20'), relation: graph.similar, k: 5 })).rows;
+    expect(after.map((r) => r.entity.id)).toEqual(before.slice(70, 75).map((r) => r.entity.id));
+    expect(after.map((r) => r.logit)).toEqual(before.slice(70, 75).map((r) => r.logit));
+    expect(after.map((r) => r.rank)).toEqual([1, 2, 3, 4, 5]);
+  });
+
   it('predicts heads with direction HEAD', async () => {
     const { rows, errors } = await ask({
       entity: graph.id('class1'),

@@ -32,6 +32,9 @@ pub struct TrainState {
     pub best_epoch: usize,
     /// Validations since the best one (early stopping).
     pub evals_since_best: usize,
+    /// Every validation MRR so far, oldest first (early stopping's trend test).
+    #[serde(default)]
+    pub valid_mrrs: Vec<f64>,
 }
 
 #[derive(Serialize, Deserialize)]

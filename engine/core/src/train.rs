@@ -6,6 +6,7 @@ use crate::adam::Adam;
 use crate::checkpoint::{self, TrainState};
 use crate::config::{Activation, Config};
 use crate::dataset::{Dataset, PairIndex};
+use crate::early_stopping;
 use crate::error::{Error, Result};
 use crate::eval::{evaluate_triples, Metrics};
 use crate::evaluate::{evaluate_in_pool, Split};
@@ -327,7 +328,12 @@ impl Trainer {
                 cfg.eval_every > 0 && (epoch.is_multiple_of(cfg.eval_every) || epoch == cfg.epochs);
             if due && !dataset.valid.is_empty() {
                 self.validate(dataset, &params, &adam, &mut kept, &mut on_progress)?;
-                if cfg.patience > 0 && kept.state.evals_since_best >= cfg.patience {
+                let state = &kept.state;
+                if early_stopping::should_stop(
+                    &state.valid_mrrs,
+                    state.evals_since_best,
+                    cfg.patience,
+                ) {
                     stop = StopReason::EarlyStopped;
                     break;
                 }
@@ -393,6 +399,7 @@ impl Trainer {
         });
         let mrr = metrics.overall.mrr;
         let state = &mut kept.state;
+        state.valid_mrrs.push(mrr);
         let improved = state.best_mrr.is_none_or(|b| mrr > b);
         if improved {
             state.best_mrr = Some(mrr);

@@ -50,6 +50,7 @@ fn round_trip_with_optimizer_state() {
         best_mrr: Some(0.5),
         best_epoch: 5,
         evals_since_best: 1,
+        valid_mrrs: vec![0.4, 0.5, 0.45],
     };
     checkpoint::save(&dir, &m, Some(adam.saved()), Some(&state)).unwrap();
     let ck = checkpoint::load(&dir).unwrap();

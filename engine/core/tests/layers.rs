@@ -12,7 +12,7 @@ const LAYERS: [&[&str]; 7] = [
     &["kernels", "linalg"],
     &["scoring", "eval", "model", "evaluate"],
     &["checkpoint"],
-    &["adam", "net", "train"],
+    &["adam", "early_stopping", "net", "train"],
     &["graph_sizing", "presets"],
 ];
 

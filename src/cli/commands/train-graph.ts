@@ -13,6 +13,8 @@ export interface GraphTrainOptions {
   relations?: string[];
   json: boolean;
   timeBudgetSeconds?: number;
+  tuneSeconds?: number;
+  useTunedSettings: boolean;
 }
 
 function mrr(value: number | null): string {
@@ -57,6 +59,8 @@ export async function trainFromGraphCommand(out: CliOutput, options: GraphTrainO
         preset: options.preset,
         overrides: options.overrides,
         timeBudgetSeconds: options.timeBudgetSeconds,
+        tuneSeconds: options.tuneSeconds,
+        useTunedSettings: options.useTunedSettings,
         force: options.force,
         filter: relations ? { relations } : undefined,
         signal: controller.signal,

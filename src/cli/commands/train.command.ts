@@ -31,6 +31,8 @@ interface TrainCliOptions {
   json?: boolean;
   timeBudget?: number;
   tune?: number;
+  /** false with --no-tuned-settings. */
+  tunedSettings?: boolean;
 }
 
 export function trainCommand(out: CliOutput): Command {
@@ -74,9 +76,14 @@ export function trainCommand(out: CliOutput): Command {
     )
     .option(
       '--tune <duration>',
-      '--dataset: search the sensitive settings within this time (successive halving, chosen by ' +
-        'validation MRR), then train the winner in what is left; writes tuning.json beside the model',
+      'search the sensitive settings within this time (successive halving, chosen by validation ' +
+        'MRR), then train the winner in what is left; writes tuning.json beside the model, and ' +
+        'against the graph stores the winning settings for later retraining',
       durationOption('--tune'),
+    )
+    .option(
+      '--no-tuned-settings',
+      'against the graph: ignore the settings an earlier --tune stored (the sized preset instead)',
     )
     .option('--out <dir>', '--dataset: where to save the model (default .kgc/models/train-<time>)')
     .option('--resume <dir>', 'resume from the checkpoints of an earlier --out folder')
@@ -89,6 +96,12 @@ export function trainCommand(out: CliOutput): Command {
         threads: options.threads,
         seed: options.seed,
       };
+      if (options.tune !== undefined && options.timeBudget !== undefined) {
+        throw new KgcError(
+          ErrorCode.BAD_USER_INPUT,
+          '--tune sets its own time budget: drop --time-budget.',
+        );
+      }
       if (options.dataset === undefined) {
         if (options.out !== undefined || options.resume !== undefined) {
           throw new KgcError(
@@ -103,17 +116,16 @@ export function trainCommand(out: CliOutput): Command {
           relations: options.relation,
           json: options.json === true,
           timeBudgetSeconds: options.timeBudget,
+          tuneSeconds: options.tune,
+          useTunedSettings: options.tunedSettings !== false,
         });
         return;
       }
       const dataset = { dir: path.resolve(options.dataset) };
       const size = await graphSize(dataset);
       if (options.tune !== undefined) {
-        if (options.timeBudget !== undefined || options.resume !== undefined) {
-          throw new KgcError(
-            ErrorCode.BAD_USER_INPUT,
-            '--tune sets its own time budget and cannot resume: drop --time-budget and --resume.',
-          );
+        if (options.resume !== undefined) {
+          throw new KgcError(ErrorCode.BAD_USER_INPUT, '--tune cannot resume: drop --resume.');
         }
         const tuned = await tune(dataset, options.preset, overrides, size, options.tune, {
           outDir: path.resolve(options.out ?? defaultOutDir(config.stateDir)),

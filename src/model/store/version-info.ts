@@ -50,6 +50,18 @@ export interface VersionInfo {
   curve: CurvePoint[];
   /** Seconds per job phase up to the write (export, split, train, evaluate). */
   timings: Record<string, number>;
+  /** Where tuned settings were used: searched by this job, or reused from an earlier one. */
+  tuned?: TuningInfo;
+}
+
+export interface TuningInfo {
+  /** True: this job searched (`--tune`); false: it reused the scope's stored winner. */
+  searched: boolean;
+  settings: TrainingOverrides;
+  /** Validation MRR of the winner when it was tuned. */
+  validMrr: number;
+  /** The version whose tuning found the settings (when reused). */
+  from?: string;
 }
 
 export const VERSION_FILE = 'version.json';

@@ -4,7 +4,8 @@ import type { GraphSize } from '../graph-size';
 import { estimateEpoch, planTimeBudget } from '../time-budget';
 import { train, TrainOptions, TrainSummary } from '../train';
 import type { TrainingData } from '../training-data';
-import { resolveTrainingConfig, TrainingOverrides } from '../training-settings';
+import { resolveTrainingConfig } from '../training-settings';
+import type { EngineConfig, TrainingOverrides } from '../training-settings';
 import { sampleTrials } from './search-space';
 import { HalvingPlan, planHalving } from './successive-halving';
 
@@ -31,6 +32,10 @@ export interface TuneResult {
   trials: TrialRecord[];
   /** The winner trained within what was left of the budget (none when too little was left). */
   final?: TrainSummary;
+  /** The kept model's training: the final run's, or the winning trial's last rung's. */
+  summary: TrainSummary;
+  /** The engine config the kept model was trained with. */
+  config: EngineConfig;
   /** The model saved in `outDir`: the final run's, or the winning trial's when it validated better. */
   kept: 'final' | 'trial';
   /** Validation MRR of the kept model. */
@@ -84,6 +89,8 @@ export async function tune(
   // The search stops on time whatever its plan: trials may run slower than the estimate (a
   // wider trial, a busy machine).
   const searchLeft = () => budgetSeconds * SEARCH_SHARE - elapsed();
+  /** Each trial's last rung, as `train` reported it. */
+  const lastRun = new Map<number, { summary: TrainSummary; config: EngineConfig }>();
   let alive = trials;
   rungs: for (const [rung, epochs] of plan.rungEpochs.entries()) {
     for (const trial of alive) {
@@ -104,6 +111,7 @@ export async function tune(
         signal: options.signal,
       });
       const validMrr = summary.valid?.overall.mrr ?? 0;
+      lastRun.set(trial.id, { summary, config });
       trial.rungs.push({ epochs: summary.epochsRun, validMrr, seconds: (Date.now() - t) / 1000 });
       options.onTrial?.(
         `trial ${trial.id} rung ${rung + 1}/${plan.rungEpochs.length} (${summary.epochsRun} epochs): ` +
@@ -155,7 +163,29 @@ export async function tune(
   );
   const validMrr = kept === 'final' ? (final?.valid?.overall.mrr ?? 0) : lastMrr(winner);
   const modelDir = options.outDir;
-  return { settings: winner.settings, plan, trials, final, kept, validMrr, reportFile, modelDir };
+  const winnerRun = lastRun.get(winner.id) as { summary: TrainSummary; config: EngineConfig };
+  const summary: TrainSummary =
+    kept === 'final' && final
+      ? final
+      : {
+          ...winnerRun.summary,
+          modelDir,
+          epochsRun: winner.rungs.at(-1)?.epochs ?? winnerRun.summary.epochsRun,
+          modelEpoch: winner.rungs.at(-1)?.epochs ?? winnerRun.summary.modelEpoch,
+          seconds: elapsed(),
+        };
+  return {
+    settings: winner.settings,
+    plan,
+    trials,
+    final,
+    summary,
+    config: kept === 'final' && finalPlan ? finalPlan.config : winnerRun.config,
+    kept,
+    validMrr,
+    reportFile,
+    modelDir,
+  };
 }
 
 function lastMrr(trial: TrialRecord): number {
