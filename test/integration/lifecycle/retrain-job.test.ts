@@ -159,6 +159,61 @@ describe('the retraining job', () => {
     expect(second.gate?.leftOutTrained).toBe(1);
     expect(second.gate?.leftOutUnknown).toBe(0);
   });
+
+  it('tunes when asked, stores the winner for the scope, and the next retraining reuses it', async () => {
+    const graph = await writeClassGraph(db, 80);
+    const { scope, store, config } = lifecycleFixture();
+    const split = { heldOutFraction: 0.2 };
+    const lines: string[] = [];
+    const tuned = await runRetrainJob(db, config, {
+      scope,
+      store,
+      filter: graph.filter,
+      split,
+      overrides: { threads: 1 },
+      tuneSeconds: 8,
+      log: (line) => lines.push(line),
+    });
+    expect(tuned.promoted).toBe(true);
+    expect(lines.some((l) => /^trial 0 rung 1\//.test(l))).toBe(true);
+    const stored = JSON.parse(fs.readFileSync(`${store.root}/tuned-settings.json`, 'utf8'))[scope];
+    expect(stored.version).toBe(tuned.version);
+    expect(stored.settings.threads).toBe(1);
+    const info = JSON.parse(fs.readFileSync(`${tuned.dir}/version.json`, 'utf8'));
+    expect(info.tuned).toMatchObject({ searched: true, settings: stored.settings });
+    expect(fs.existsSync(`${tuned.dir}/model.safetensors`)).toBe(true);
+
+    const reused = await runRetrainJob(db, config, {
+      scope,
+      store,
+      filter: graph.filter,
+      split,
+      overrides: { epochs: 3 },
+      force: true,
+      log: (line) => lines.push(line),
+    });
+    const again = JSON.parse(fs.readFileSync(`${reused.dir}/version.json`, 'utf8'));
+    expect(again.tuned).toMatchObject({ searched: false, from: tuned.version });
+    // The stored settings apply; the caller's explicit overrides win over them.
+    expect(again.overrides).toEqual({ ...stored.settings, epochs: 3 });
+    expect(again.training.epochsRun).toBeLessThanOrEqual(3);
+    expect(lines.some((l) => l.startsWith(`using the settings tuned at ${stored.tunedAt}`))).toBe(
+      true,
+    );
+
+    const plain = await runRetrainJob(db, config, {
+      scope,
+      store,
+      filter: graph.filter,
+      split,
+      overrides: { ...TINY, epochs: 2 },
+      useTunedSettings: false,
+      force: true,
+    });
+    const info3 = JSON.parse(fs.readFileSync(`${plain.dir}/version.json`, 'utf8'));
+    expect(info3.tuned).toBeUndefined();
+    expect(info3.overrides).toEqual({ ...TINY, epochs: 2 });
+  });
 });
 
 type Triple = [string, string, string];
