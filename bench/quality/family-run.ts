@@ -18,7 +18,7 @@ import {
   train,
   tune,
 } from '../../src/model';
-import type { EngineConfig } from '../../src/model';
+import type { EngineConfig, TrainingProgress } from '../../src/model';
 import { takeDataOption } from '../datasets';
 import { buildFamily } from './family';
 
@@ -48,14 +48,22 @@ async function main(): Promise<void> {
     let config: EngineConfig;
     let validMrr: number | undefined;
     let epochs: number;
+    let stop: string;
+    // Validation MRR by epoch (the final run's, for the tuner): was the run still improving?
+    const curve: [number, number][] = [];
+    const onProgress = (event: TrainingProgress) => {
+      if (event.kind === 'validation' && event.metrics)
+        curve.push([event.epoch, Number(event.metrics.overall.mrr.toFixed(4))]);
+    };
     if (tuneSeconds) {
-      const tuned = await tune(dataset, 'default', { threads }, size, tuneSeconds, { outDir });
-      const report = JSON.parse(fs.readFileSync(tuned.reportFile, 'utf8')) as {
-        final: { config: EngineConfig } | null;
-      };
-      config = report.final?.config ?? resolveTrainingConfig('default', tuned.settings, size);
+      const tuned = await tune(dataset, 'default', { threads }, size, tuneSeconds, {
+        outDir,
+        onProgress,
+      });
+      config = tuned.config;
       validMrr = tuned.validMrr;
-      epochs = tuned.final?.epochsRun ?? 0;
+      epochs = tuned.summary.epochsRun;
+      stop = `${tuned.summary.stop} (kept ${tuned.kept})`;
     } else {
       const plan = budget
         ? await planTimeBudget(dataset, 'default', { threads }, size, budget)
@@ -64,9 +72,11 @@ async function main(): Promise<void> {
       const summary = await train(dataset, config, {
         outDir,
         timeLimitSeconds: plan?.trainingSeconds,
+        onProgress,
       });
       validMrr = summary.valid?.overall.mrr;
       epochs = summary.epochsRun;
+      stop = summary.stop;
     }
     const seconds = (Date.now() - started) / 1000;
     const test = (await evaluate(outDir, dataset, 'test', threads)).overall;
@@ -79,22 +89,24 @@ async function main(): Promise<void> {
       testMrr: test.mrr,
       testHits10: test.hits10,
       epochs,
+      stop,
       seconds: Number(seconds.toFixed(1)),
       config,
+      curve,
       machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, load: os.loadavg()[0] },
       finishedAt: new Date().toISOString(),
     };
     fs.appendFileSync(RESULTS, `${JSON.stringify(record)}\n`);
     const row =
       `| ${member.name} | ${mode} | ${validMrr?.toFixed(4) ?? '–'} | ${test.mrr.toFixed(4)} | ` +
-      `${test.hits10.toFixed(3)} | ${epochs} | ${(seconds / 60).toFixed(1)} | ` +
+      `${test.hits10.toFixed(3)} | ${epochs} (${stop}) | ${(seconds / 60).toFixed(1)} | ` +
       `d_r ${config.relationDim}, batch ${config.batchSize}, lr ${config.lr.toPrecision(2)}, ls ${config.labelSmoothing}, dropout ${config.dropoutIn}, ${config.inverseMode} |`;
     rows.push(row);
     console.log(row);
     fs.rmSync(outDir, { recursive: true, force: true });
   }
   console.log(
-    '\n| graph | mode | valid MRR | test MRR | test H@10 | epochs | minutes | settings |',
+    '\n| graph | mode | valid MRR | test MRR | test H@10 | epochs (stop) | minutes | settings |',
   );
   console.log('|---|---|---:|---:|---:|---:|---:|---|');
   for (const row of rows) console.log(row);

@@ -15,7 +15,7 @@ const SEARCH_SHARE = 0.6;
 const TRIAL_SLOWDOWN = 1.5;
 /** A first-rung trial gets at least this long even when the search is out of time. */
 const MIN_TRIAL_SECONDS = 1;
-/** Below this much time left, the winner is not retrained. */
+/** Below this much time left, the winner is not trained further. */
 const MIN_FINAL_SECONDS = 3;
 
 export interface TrialRecord {
@@ -128,22 +128,26 @@ export async function tune(
     .filter((t) => t.rungs.length === furthest)
     .sort((a, b) => lastMrr(b) - lastMrr(a) || a.id - b.id)[0] as TrialRecord;
   const winnerDir = path.join(options.outDir, 'trials', String(winner.id));
+  const winnerRun = lastRun.get(winner.id) as { summary: TrainSummary; config: EngineConfig };
   const remaining = budgetSeconds - elapsed();
-  // Too little left to retrain: the winning trial's model is the result.
+  // Too little left to train on: the winning trial's model is the result.
   const finalPlan =
     remaining >= MIN_FINAL_SECONDS
       ? await planTimeBudget(data, preset, winner.settings, graph, remaining)
       : undefined;
-  const final = finalPlan
-    ? await train(data, finalPlan.config, {
+  const finalConfig = finalPlan && continuation(finalPlan.config, winnerRun);
+  // The winner goes on from its last rung's weights and optimizer, not from scratch.
+  const final = finalConfig
+    ? await train(data, finalConfig, {
         outDir: options.outDir,
-        timeLimitSeconds: finalPlan.trainingSeconds,
+        resumeFrom: path.join(winnerDir, 'checkpoints'),
+        timeLimitSeconds: finalPlan?.trainingSeconds,
         signal: options.signal,
         onProgress: options.onProgress,
       })
     : undefined;
-  // Chosen by validation MRR, like everything here: the winner's trial model may beat its
-  // retraining (a short budget, or early stopping on a noisy curve).
+  // Chosen by validation MRR, like everything here (the continuation keeps the trial's best
+  // unless it validates better, so this is a safeguard).
   const kept = final && (final.valid?.overall.mrr ?? -1) >= lastMrr(winner) ? 'final' : 'trial';
   if (kept === 'trial') {
     for (const file of ['model.safetensors', 'manifest.json']) {
@@ -154,7 +158,7 @@ export async function tune(
   const reportFile = path.join(options.outDir, TUNING_FILE);
   const finalReport = finalPlan && {
     epochs: final?.epochsRun,
-    config: finalPlan.config,
+    config: finalConfig,
     validMrr: final?.valid?.overall.mrr ?? null,
   };
   fs.writeFileSync(
@@ -163,7 +167,6 @@ export async function tune(
   );
   const validMrr = kept === 'final' ? (final?.valid?.overall.mrr ?? 0) : lastMrr(winner);
   const modelDir = options.outDir;
-  const winnerRun = lastRun.get(winner.id) as { summary: TrainSummary; config: EngineConfig };
   const summary: TrainSummary =
     kept === 'final' && final
       ? final
@@ -180,11 +183,34 @@ export async function tune(
     trials,
     final,
     summary,
-    config: kept === 'final' && finalPlan ? finalPlan.config : winnerRun.config,
+    config: kept === 'final' && finalConfig ? finalConfig : winnerRun.config,
     kept,
     validMrr,
     reportFile,
     modelDir,
+  };
+}
+
+/**
+ * `planned` (a run of its own epochs, lr annealed over them) as a continuation of the winner's
+ * last rung: the epoch count goes on from where the rung stopped, and the lr is rescaled so that
+ * the anneal starts at the planned lr there (the engine's lr is lr x decay^epoch). The shapes are
+ * the trial's, which resuming requires.
+ */
+function continuation(
+  planned: EngineConfig,
+  winner: { summary: TrainSummary; config: EngineConfig },
+): EngineConfig {
+  const done = winner.summary.epochsRun;
+  const { entityDim, relationDim, inverseMode, activation } = winner.config;
+  return {
+    ...planned,
+    entityDim,
+    relationDim,
+    inverseMode,
+    activation,
+    epochs: done + planned.epochs,
+    lr: planned.lr / planned.decay ** done,
   };
 }
 

@@ -64,6 +64,11 @@ describe('the budgeted tuner', () => {
     expect(winner?.rungs.at(-1)?.validMrr).toBe(best);
     // The kept model is the better validated of the final run and the winning trial.
     expect(result.validMrr).toBe(Math.max(result.final?.valid?.overall.mrr ?? 0, best));
+    // The final run went on from the winner's last rung, epochs counted on from there.
+    const winnerEpochs = result.trials.find((t) => t.id === report.winner)?.rungs.at(-1)?.epochs;
+    expect(result.final?.epochsRun).toBeGreaterThan(winnerEpochs as number);
+    expect(result.config.epochs).toBeGreaterThan(winnerEpochs as number);
+    expect(result.final?.valid?.overall.mrr).toBeGreaterThanOrEqual(best);
     expect(fs.existsSync(path.join(outDir, 'manifest.json'))).toBe(true);
     expect(fs.existsSync(path.join(outDir, 'trials'))).toBe(false);
   });
