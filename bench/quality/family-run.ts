@@ -4,7 +4,10 @@
  * one JSON line each in family-results.jsonl and a table at the end. Settings are chosen by
  * validation MRR elsewhere; this reports test MRR once per final setting.
  *
- *   npx tsx bench/quality/family-run.ts [--data <dir>] [--graphs A,B] [--time-budget 15m | --tune 20m] [--threads 2]
+ *   npx tsx bench/quality/family-run.ts [--data <dir>] [--graphs A,B] [--time-budget 15m | --tune 20m]
+ *     [--overrides '{"relationDim":30}'] [--threads 2]
+ *
+ * --overrides: settings over the sized `default` (a rule's alternative, for leave-one-graph-out).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,7 +21,7 @@ import {
   train,
   tune,
 } from '../../src/model';
-import type { EngineConfig, TrainingProgress } from '../../src/model';
+import type { EngineConfig, TrainingOverrides, TrainingProgress } from '../../src/model';
 import { takeDataOption } from '../datasets';
 import { buildFamily } from './family';
 
@@ -35,9 +38,13 @@ async function main(): Promise<void> {
   const budgetText = option(rest, 'time-budget');
   const tuneText = option(rest, 'tune');
   const threads = Number(option(rest, 'threads') ?? '2');
+  const overridesText = option(rest, 'overrides');
+  const given = overridesText ? (JSON.parse(overridesText) as TrainingOverrides) : {};
+  const overrides: TrainingOverrides = { ...given, threads };
   const budget = budgetText ? parseDurationSeconds(budgetText) : undefined;
   const tuneSeconds = tuneText ? parseDurationSeconds(tuneText) : undefined;
-  const mode = tuneText ? `tune ${tuneText}` : budgetText ? `time budget ${budgetText}` : 'default';
+  const base = tuneText ? `tune ${tuneText}` : budgetText ? `time budget ${budgetText}` : 'default';
+  const mode = overridesText ? `${base} ${overridesText}` : base;
   const family = buildFamily(data, path.join(__dirname, 'family'));
   const rows: string[] = [];
   for (const member of family.filter((m) => !only || only.includes(m.name))) {
@@ -56,7 +63,7 @@ async function main(): Promise<void> {
         curve.push([event.epoch, Number(event.metrics.overall.mrr.toFixed(4))]);
     };
     if (tuneSeconds) {
-      const tuned = await tune(dataset, 'default', { threads }, size, tuneSeconds, {
+      const tuned = await tune(dataset, 'default', overrides, size, tuneSeconds, {
         outDir,
         onProgress,
       });
@@ -66,9 +73,9 @@ async function main(): Promise<void> {
       stop = `${tuned.summary.stop} (kept ${tuned.kept})`;
     } else {
       const plan = budget
-        ? await planTimeBudget(dataset, 'default', { threads }, size, budget)
+        ? await planTimeBudget(dataset, 'default', overrides, size, budget)
         : undefined;
-      config = plan?.config ?? resolveTrainingConfig('default', { threads }, size);
+      config = plan?.config ?? resolveTrainingConfig('default', overrides, size);
       const summary = await train(dataset, config, {
         outDir,
         timeLimitSeconds: plan?.trainingSeconds,
