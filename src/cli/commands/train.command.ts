@@ -135,8 +135,8 @@ export function trainCommand(out: CliOutput): Command {
         out.info(
           `Tuned ${tuned.trials.length} trials (${tuned.plan.rungEpochs.join('/')} epochs per rung)` +
             (tuned.final
-              ? `, then trained the winner ${tuned.final.epochsRun} epochs (${tuned.final.stop})`
-              : ', no time left to retrain the winner') +
+              ? `, then continued the winner to ${tuned.final.epochsRun} epochs (${tuned.final.stop})`
+              : ', no time left to continue the winner') +
             `; kept the ${tuned.kept === 'final' ? 'final run' : "winning trial's model"}, ` +
             `validation MRR ${tuned.validMrr.toFixed(4)}. Settings: ${JSON.stringify(tuned.settings)}; ` +
             `trials in ${tuned.reportFile}; model in ${tuned.modelDir}`,
