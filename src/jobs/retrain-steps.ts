@@ -22,6 +22,7 @@ import {
   describePlan,
   evaluate,
   graphSize,
+  KEPT_DESCRIPTION,
   planTimeBudget,
   readVersionEdges,
   resolveTrainingConfig,
@@ -256,7 +257,7 @@ async function trainCandidate(
     });
     await progress.flush();
     ctx.log(
-      `tuned ${tuned.trials.length} trials; kept the ${tuned.kept === 'final' ? 'final run' : "winning trial's model"} ` +
+      `tuned ${tuned.trials.length} trials; kept the ${KEPT_DESCRIPTION[tuned.kept]} ` +
         `(validation MRR ${tuned.validMrr.toFixed(4)}) of ${version}`,
     );
     return {

@@ -1,7 +1,7 @@
 export { train } from './train';
 export { describePlan, epochsThatFit, planTimeBudget } from './time-budget';
 export { longerBudgetAdvice } from './longer-budget';
-export { tune } from './tuning/tune';
+export { KEPT_DESCRIPTION, tune } from './tuning/tune';
 export { chooseTunedSettings, saveTunedSettings } from './tuning/tuned-settings';
 export type { TrainingProgress, TrainSummary } from './train';
 export type { ScoredEntity } from './scorer';

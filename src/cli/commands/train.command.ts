@@ -5,6 +5,7 @@ import { ErrorCode, KgcError } from '../../errors';
 import {
   describePlan,
   graphSize,
+  KEPT_DESCRIPTION,
   longerBudgetAdvice,
   planTimeBudget,
   resolveTrainingConfig,
@@ -137,7 +138,7 @@ export function trainCommand(out: CliOutput): Command {
             (tuned.final
               ? `, then continued the winner to ${tuned.final.epochsRun} epochs (${tuned.final.stop})`
               : ', no time left to continue the winner') +
-            `; kept the ${tuned.kept === 'final' ? 'final run' : "winning trial's model"}, ` +
+            `; kept the ${KEPT_DESCRIPTION[tuned.kept]}, ` +
             `validation MRR ${tuned.validMrr.toFixed(4)}. Settings: ${JSON.stringify(tuned.settings)}; ` +
             `trials in ${tuned.reportFile}; model in ${tuned.modelDir}`,
         );

@@ -26,7 +26,7 @@ export interface TrialRecord {
 }
 
 export interface TuneResult {
-  /** The winning settings (the user's overrides included). */
+  /** The kept model's settings (the user's overrides included; only those for the preset). */
   settings: TrainingOverrides;
   plan: HalvingPlan;
   trials: TrialRecord[];
@@ -36,8 +36,11 @@ export interface TuneResult {
   summary: TrainSummary;
   /** The engine config the kept model was trained with. */
   config: EngineConfig;
-  /** The model saved in `outDir`: the final run's, or the winning trial's when it validated better. */
-  kept: 'final' | 'trial';
+  /**
+   * The model saved in `outDir`, the best validated of: the winner continued (`final`), the
+   * winning trial as it was, and the sized preset trained in what was left (`preset`).
+   */
+  kept: KeptCandidate['kind'];
   /** Validation MRR of the kept model. */
   validMrr: number;
   /** Where every trial's settings and scores were written. */
@@ -54,6 +57,13 @@ export interface TuneOptions {
   onTrial?: (line: string) => void;
   onProgress?: TrainOptions['onProgress'];
 }
+
+/** What a person reads for each kind of kept model. */
+export const KEPT_DESCRIPTION: Record<KeptCandidate['kind'], string> = {
+  final: 'the winner continued',
+  trial: "the winning trial's model",
+  preset: "the sized preset's own run",
+};
 
 /** The file beside a tuned model with every trial's settings and scores. */
 export const TUNING_FILE = 'tuning.json';
@@ -146,49 +156,113 @@ export async function tune(
         onProgress: options.onProgress,
       })
     : undefined;
-  // Chosen by validation MRR, like everything here (the continuation keeps the trial's best
-  // unless it validates better, so this is a safeguard).
-  const kept = final && (final.valid?.overall.mrr ?? -1) >= lastMrr(winner) ? 'final' : 'trial';
-  if (kept === 'trial') {
+  // The sized preset from scratch in what is left, when the winner is another trial and ended
+  // early: short rungs favour fast learners that plateau lower, so the search alone can choose
+  // worse than not searching.
+  const presetLeft = budgetSeconds - elapsed();
+  const presetPlan =
+    winner.id !== 0 && presetLeft >= MIN_FINAL_SECONDS
+      ? await planTimeBudget(data, preset, overrides, graph, presetLeft)
+      : undefined;
+  const presetDir = path.join(options.outDir, 'preset');
+  const presetRun = presetPlan
+    ? await train(data, presetPlan.config, {
+        outDir: presetDir,
+        timeLimitSeconds: presetPlan.trainingSeconds,
+        signal: options.signal,
+        onProgress: options.onProgress,
+      })
+    : undefined;
+  // Chosen by validation MRR, like everything here; ties keep the earlier candidate.
+  const trialSummary: TrainSummary = {
+    ...winnerRun.summary,
+    modelDir: options.outDir,
+    epochsRun: winner.rungs.at(-1)?.epochs ?? winnerRun.summary.epochsRun,
+    modelEpoch: winner.rungs.at(-1)?.epochs ?? winnerRun.summary.modelEpoch,
+  };
+  const candidates: KeptCandidate[] = [
+    ...(final && finalConfig
+      ? [{ kind: 'final' as const, summary: final, config: finalConfig, settings: winner.settings }]
+      : []),
+    {
+      kind: 'trial',
+      summary: trialSummary,
+      config: winnerRun.config,
+      settings: winner.settings,
+      dir: winnerDir,
+      validMrr: lastMrr(winner),
+    },
+    ...(presetRun && presetPlan
+      ? [
+          {
+            kind: 'preset' as const,
+            summary: presetRun,
+            config: presetPlan.config,
+            settings: overrides,
+            dir: presetDir,
+          },
+        ]
+      : []),
+  ];
+  const mrrOf = (c: KeptCandidate) => c.validMrr ?? c.summary.valid?.overall.mrr ?? -1;
+  const best = candidates.reduce((a, b) => (mrrOf(b) > mrrOf(a) ? b : a));
+  if (best.dir) {
     for (const file of ['model.safetensors', 'manifest.json']) {
-      fs.copyFileSync(path.join(winnerDir, file), path.join(options.outDir, file));
+      fs.copyFileSync(path.join(best.dir, file), path.join(options.outDir, file));
     }
   }
   fs.rmSync(path.join(options.outDir, 'trials'), { recursive: true, force: true });
+  fs.rmSync(presetDir, { recursive: true, force: true });
   const reportFile = path.join(options.outDir, TUNING_FILE);
-  const finalReport = finalPlan && {
-    epochs: final?.epochsRun,
-    config: finalConfig,
-    validMrr: final?.valid?.overall.mrr ?? null,
-  };
-  fs.writeFileSync(
-    reportFile,
-    `${JSON.stringify({ seed, budgetSeconds, plan, trials, winner: winner.id, settings: winner.settings, final: finalReport ?? null, kept }, null, 2)}\n`,
-  );
-  const validMrr = kept === 'final' ? (final?.valid?.overall.mrr ?? 0) : lastMrr(winner);
-  const modelDir = options.outDir;
-  const summary: TrainSummary =
-    kept === 'final' && final
-      ? final
-      : {
-          ...winnerRun.summary,
-          modelDir,
-          epochsRun: winner.rungs.at(-1)?.epochs ?? winnerRun.summary.epochsRun,
-          modelEpoch: winner.rungs.at(-1)?.epochs ?? winnerRun.summary.modelEpoch,
-          seconds: elapsed(),
-        };
-  return {
+  const report = {
+    seed,
+    budgetSeconds,
+    plan,
+    trials,
+    winner: winner.id,
     settings: winner.settings,
+    final: finalPlan
+      ? {
+          epochs: final?.epochsRun,
+          config: finalConfig,
+          validMrr: final?.valid?.overall.mrr ?? null,
+        }
+      : null,
+    preset: presetPlan
+      ? {
+          epochs: presetRun?.epochsRun,
+          config: presetPlan.config,
+          validMrr: presetRun?.valid?.overall.mrr ?? null,
+        }
+      : null,
+    kept: best.kind,
+  };
+  fs.writeFileSync(reportFile, `${JSON.stringify(report, null, 2)}\n`);
+  const modelDir = options.outDir;
+  return {
+    settings: best.settings,
     plan,
     trials,
     final,
-    summary,
-    config: kept === 'final' && finalConfig ? finalConfig : winnerRun.config,
-    kept,
-    validMrr,
+    summary: { ...best.summary, modelDir, seconds: elapsed() },
+    config: best.config,
+    kept: best.kind,
+    validMrr: mrrOf(best),
     reportFile,
     modelDir,
   };
+}
+
+/** A model the tuner may keep: the winner continued, the winning trial, the preset's own run. */
+interface KeptCandidate {
+  kind: 'final' | 'trial' | 'preset';
+  summary: TrainSummary;
+  config: EngineConfig;
+  settings: TrainingOverrides;
+  /** Where its model files are, when not already in the output folder. */
+  dir?: string;
+  /** Its validation MRR when the summary does not carry it. */
+  validMrr?: number;
 }
 
 /**

@@ -59,11 +59,17 @@ describe('the budgeted tuner', () => {
     const report = JSON.parse(fs.readFileSync(result.reportFile, 'utf8')) as {
       winner: number;
       trials: { id: number; rungs: { validMrr: number }[] }[];
+      preset: { validMrr: number | null } | null;
+      kept: string;
     };
     const winner = report.trials.find((t) => t.id === report.winner);
     expect(winner?.rungs.at(-1)?.validMrr).toBe(best);
-    // The kept model is the better validated of the final run and the winning trial.
-    expect(result.validMrr).toBe(Math.max(result.final?.valid?.overall.mrr ?? 0, best));
+    // The kept model is the best validated of the winner continued, the winning trial and (when
+    // the winner is not the preset and time was left) the sized preset's own run.
+    const presetMrr = report.preset?.validMrr ?? 0;
+    expect(report.preset !== null && report.winner === 0).toBe(false);
+    expect(result.validMrr).toBe(Math.max(result.final?.valid?.overall.mrr ?? 0, best, presetMrr));
+    expect(report.kept).toBe(result.kept);
     // The final run went on from the winner's last rung, epochs counted on from there.
     const winnerEpochs = result.trials.find((t) => t.id === report.winner)?.rungs.at(-1)?.epochs;
     expect(result.final?.epochsRun).toBeGreaterThan(winnerEpochs as number);
