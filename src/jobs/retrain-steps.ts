@@ -237,18 +237,19 @@ async function trainCandidate(
     progress.onEvent(event);
     options.onProgress?.(event);
   };
-  const intervalMs = options.progressIntervalMs ?? 3000;
+  const progressFor = (config: EngineConfig) =>
+    new RunProgressWriter(
+      ctx.db,
+      ctx.runId,
+      Number(config.epochs),
+      options.progressIntervalMs ?? 3000,
+      ctx.log,
+    );
   if (options.tuneSeconds !== undefined) {
     const overrides = options.overrides ?? {};
     const base = resolveTrainingConfig(preset, overrides, size);
     options.onTrainingConfig?.(base);
-    const progress = new RunProgressWriter(
-      ctx.db,
-      ctx.runId,
-      Number(base.epochs),
-      intervalMs,
-      ctx.log,
-    );
+    const progress = progressFor(base);
     const tuned = await tune(data, preset, overrides, size, options.tuneSeconds, {
       outDir,
       signal,
@@ -291,13 +292,7 @@ async function trainCandidate(
   if (plan) ctx.log(describePlan(plan, options.timeBudgetSeconds as number));
   const config = plan?.config ?? resolveTrainingConfig(preset, overrides, size);
   options.onTrainingConfig?.(config);
-  const progress = new RunProgressWriter(
-    ctx.db,
-    ctx.runId,
-    Number(config.epochs),
-    intervalMs,
-    ctx.log,
-  );
+  const progress = progressFor(config);
   const summary = await train(data, config, {
     outDir,
     signal,

@@ -80,6 +80,8 @@ interface ScoringGroup {
   model: ServingModel;
   /** Query indices. */
   members: number[];
+  /** Each member's query in the model's ids. */
+  scored: { entity: number; relation: number; direction: Direction }[];
   /** Candidates per member, best first (excluding only the entity itself). */
   candidates?: ScoredEntity[][];
   /** How many candidates each member asked for. */
@@ -96,28 +98,20 @@ function scoreAhead(queries: readonly MissingLinksQuery[], metrics?: ApiMetrics)
   for (const [i, { args, model }] of queries.entries()) {
     if (args.excludeConnected) continue;
     const entity = model.scorer.findEntity(args.entity);
-    if (entity === undefined || model.scorer.findRelation(args.relation) === undefined) continue;
-    const group = groups.get(model) ?? { model, members: [], depth: 0 };
+    const relation = model.scorer.findRelation(args.relation);
+    if (entity === undefined || relation === undefined) continue;
+    const group = groups.get(model) ?? { model, members: [], scored: [], depth: 0 };
     group.members.push(i);
+    group.scored.push({ entity, relation, direction: args.direction });
     group.depth = Math.max(group.depth, args.k + Math.max(SPECULATIVE_MARGIN, args.k));
     groups.set(model, group);
   }
   for (const group of groups.values()) {
-    const { scorer } = group.model;
     const started = process.hrtime.bigint();
-    group.candidates = scorer.topKBatch(
-      group.members.map((i) => {
-        const { args } = queries[i] as MissingLinksQuery;
-        return {
-          entity: scorer.findEntity(args.entity) as number,
-          relation: scorer.findRelation(args.relation) as number,
-          direction: args.direction,
-        };
-      }),
+    group.candidates = group.model.scorer.topKBatch(
+      group.scored,
       group.depth,
-      group.members.map((i) => [
-        scorer.findEntity((queries[i] as MissingLinksQuery).args.entity) as number,
-      ]),
+      group.scored.map((q) => [q.entity]),
     );
     metrics?.observeScoring(group.members.length, Number(process.hrtime.bigint() - started) / 1e9);
   }
