@@ -17,6 +17,7 @@ import {
   evaluate,
   graphSize,
   planTimeBudget,
+  budgetTrainOptions,
   resolveTrainingConfig,
   train,
   tune,
@@ -78,7 +79,7 @@ async function main(): Promise<void> {
       config = plan?.config ?? resolveTrainingConfig('default', overrides, size);
       const summary = await train(dataset, config, {
         outDir,
-        timeLimitSeconds: plan?.trainingSeconds,
+        ...budgetTrainOptions(plan),
         onProgress,
       });
       validMrr = summary.valid?.overall.mrr;

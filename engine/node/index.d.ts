@@ -170,9 +170,11 @@ export interface TopK {
  * `outDir/checkpoints`). `dataset` is a folder of train/valid/test.txt or id arrays; `config`
  * is complete (see `presetConfig`). With `timeLimitSeconds`, training stops once that much time
  * has passed (stop reason `time_limit`; the weights are validated first and the best validated
- * ones kept). Rejects with code `ENGINE_ABORTED` when `signal` aborts.
+ * ones kept); with `annealToTimeLimit` as well, the config's planned lr decay is spread over the
+ * epochs that fit in that time, projected before each epoch from the epochs so far. Rejects
+ * with code `ENGINE_ABORTED` when `signal` aborts.
  */
-export declare function train(dataset: string | DatasetArrays, config: TrainingConfig, outDir: string, resumeFrom?: string | undefined | null, timeLimitSeconds?: number | undefined | null, onProgress?: (((arg: ProgressEvent) => void)) | undefined | null, signal?: AbortSignal | undefined | null): Promise<TrainResult>
+export declare function train(dataset: string | DatasetArrays, config: TrainingConfig, outDir: string, resumeFrom?: string | undefined | null, timeLimitSeconds?: number | undefined | null, annealToTimeLimit?: boolean | undefined | null, onProgress?: (((arg: ProgressEvent) => void)) | undefined | null, signal?: AbortSignal | undefined | null): Promise<TrainResult>
 
 /** Every training setting (the core's `Config`). */
 export interface TrainingConfig {

@@ -24,6 +24,7 @@ import {
   graphSize,
   KEPT_DESCRIPTION,
   planTimeBudget,
+  budgetTrainOptions,
   readVersionEdges,
   resolveTrainingConfig,
   saveTunedSettings,
@@ -296,7 +297,7 @@ async function trainCandidate(
   const summary = await train(data, config, {
     outDir,
     signal,
-    timeLimitSeconds: plan?.trainingSeconds,
+    ...budgetTrainOptions(plan),
     onProgress: onProgress(progress),
   });
   await progress.flush();

@@ -1,5 +1,5 @@
 export { train } from './train';
-export { describePlan, epochsThatFit, planTimeBudget } from './time-budget';
+export { budgetTrainOptions, describePlan, epochsThatFit, planTimeBudget } from './time-budget';
 export { longerBudgetAdvice } from './longer-budget';
 export { KEPT_DESCRIPTION, tune } from './tuning/tune';
 export { chooseTunedSettings, saveTunedSettings } from './tuning/tuned-settings';

@@ -1,6 +1,7 @@
 import { ErrorCode, KgcError } from '../errors';
 import type { GraphSize } from './graph-size';
 import { mapEngineError, nativeEngine, Native } from './native-engine';
+import type { TrainOptions } from './train';
 import { toNativeData, TrainingData } from './training-data';
 import { EngineConfig, resolveTrainingConfig, TrainingOverrides } from './training-settings';
 
@@ -8,11 +9,17 @@ import { EngineConfig, resolveTrainingConfig, TrainingOverrides } from './traini
 const PROBE_BATCHES = 24;
 /** Share of the remaining budget planned for epochs; the rest absorbs estimate errors. */
 const PLANNED_SHARE = 0.95;
+/**
+ * The epoch cap over the planned count: where epochs run faster than estimated, the run goes on
+ * (the lr anneal follows the epochs that actually fit, see `budgetTrainOptions`).
+ */
+const EPOCH_HEADROOM = 1.25;
 
 /** A run planned to fit a wall-clock budget on this machine. */
 export interface BudgetPlan {
+  /** Its epoch count is a cap above `epochs`, its lr decay the planned one spread over the cap. */
   config: EngineConfig;
-  /** Epochs that fit (the config's epoch count, unless the user fixed one). */
+  /** Epochs estimated to fit (the settings were resolved for this many). */
   epochs: number;
   /** Measured on this machine for the config before planning. */
   estimate: Native.EpochEstimate;
@@ -41,9 +48,32 @@ export async function planTimeBudget(
   const first = resolveTrainingConfig(preset, overrides, graph);
   const estimate = await estimateEpoch(data, first);
   const trainingSeconds = Math.max(0, budgetSeconds - estimate.probeSeconds);
-  const epochs = epochsThatFit(trainingSeconds * PLANNED_SHARE, estimate, first.evalEvery);
-  const config = resolveTrainingConfig(preset, overrides, graph, epochs);
-  return { config, epochs: config.epochs, estimate, trainingSeconds };
+  const fit = epochsThatFit(trainingSeconds * PLANNED_SHARE, estimate, first.evalEvery);
+  const planned = resolveTrainingConfig(preset, overrides, graph, fit);
+  return {
+    config: withHeadroom(planned, overrides),
+    epochs: planned.epochs,
+    estimate,
+    trainingSeconds,
+  };
+}
+
+/**
+ * `planned` with room for more epochs than estimated, annealing to the same final lr: the
+ * estimate times a few steps, and epochs can run faster or slower than those (±20% seen).
+ * A user's epoch count stays.
+ */
+function withHeadroom(planned: EngineConfig, overrides: TrainingOverrides): EngineConfig {
+  if (overrides.epochs !== undefined) return planned;
+  const epochs = Math.ceil(planned.epochs * EPOCH_HEADROOM);
+  return { ...planned, epochs, decay: planned.decay ** (planned.epochs / epochs) };
+}
+
+/** What `train` needs to run a plan: its time limit, and the lr anneal fitted to that time. */
+export function budgetTrainOptions(
+  plan: BudgetPlan | undefined,
+): Pick<TrainOptions, 'timeLimitSeconds' | 'annealToTimeLimit'> {
+  return plan ? { timeLimitSeconds: plan.trainingSeconds, annealToTimeLimit: true } : {};
 }
 
 /** What one epoch (and one validation) of `config` costs on this machine, measured now. */
@@ -64,7 +94,8 @@ export function describePlan(plan: BudgetPlan, budgetSeconds: number): string {
   return (
     `Time budget ${budgetSeconds} s: an epoch takes about ${plan.estimate.epochSeconds.toFixed(1)} s ` +
     `here and a validation ${plan.estimate.validationSeconds.toFixed(1)} s; planned ` +
-    `${plan.epochs} epochs (lr ${c.lr} decaying x${c.decay.toFixed(4)} per epoch, ` +
+    `${plan.epochs} epochs, at most ${c.epochs} (lr ${c.lr} annealed to ` +
+    `${(c.lr * c.decay ** c.epochs).toPrecision(2)} over the epochs that fit, ` +
     `dropout ${c.dropoutIn}/${c.dropoutH1}/${c.dropoutH2}).`
   );
 }

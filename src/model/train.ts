@@ -15,6 +15,11 @@ export interface TrainOptions {
   signal?: AbortSignal;
   /** Stop once this many seconds have passed, keeping the best validated weights. */
   timeLimitSeconds?: number;
+  /**
+   * With `timeLimitSeconds`: spread the config's planned lr decay over the epochs that fit in
+   * that time, projected before each epoch (a time budget's plan, see `budgetTrainOptions`).
+   */
+  annealToTimeLimit?: boolean;
 }
 
 export interface TrainSummary {
@@ -52,6 +57,7 @@ export async function train(
       options.outDir,
       options.resumeFrom ?? null,
       options.timeLimitSeconds ?? null,
+      options.annealToTimeLimit ?? null,
       onProgress,
       options.signal ?? null,
     );

@@ -7,6 +7,7 @@ use crate::checkpoint::{self, TrainState};
 use crate::config::{Activation, Config};
 use crate::dataset::{Dataset, PairIndex};
 use crate::early_stopping;
+use crate::lr_schedule;
 use crate::error::{Error, Result};
 use crate::eval::{evaluate_triples, Metrics};
 use crate::evaluate::{evaluate_in_pool, Split};
@@ -97,6 +98,9 @@ pub struct Trainer {
     pub resume_from: Option<PathBuf>,
     /// Stop once this much wall time has passed (see [`Trainer::with_time_limit`]).
     pub time_limit: Option<Duration>,
+    /// Spread the planned lr decay over the epochs that fit in the time limit
+    /// ([`Trainer::with_time_annealing`]).
+    pub anneal_to_time_limit: bool,
     pool: ThreadPool,
 }
 
@@ -113,6 +117,7 @@ impl Trainer {
             checkpoint_dir: None,
             resume_from: None,
             time_limit: None,
+            anneal_to_time_limit: false,
             pool,
         })
     }
@@ -133,6 +138,16 @@ impl Trainer {
     /// one.
     pub fn with_time_limit(mut self, limit: Duration) -> Self {
         self.time_limit = Some(limit);
+        self
+    }
+
+    /// With a time limit: before each epoch, project from the epochs so far (validations
+    /// included) how many will fit, and spread the config's planned lr decay (`decay` per epoch
+    /// over `epochs`) over those instead ([`lr_schedule::stretched_lr`]), so the anneal ends
+    /// when the time does even where the plan's epoch estimate was off. Without a time limit,
+    /// or before the first epoch has been timed, the planned schedule.
+    pub fn with_time_annealing(mut self) -> Self {
+        self.anneal_to_time_limit = true;
         self
     }
 
@@ -258,6 +273,7 @@ impl Trainer {
         };
         let mut epoch_seconds_sum = 0.0;
         let mut epochs_this_call = 0usize;
+        let mut last_lr = f64::INFINITY;
 
         'epochs: while kept.state.epoch < cfg.epochs {
             let mean_epoch = epoch_seconds_sum / epochs_this_call.max(1) as f64;
@@ -266,7 +282,30 @@ impl Trainer {
                 break;
             }
             let epoch = kept.state.epoch + 1;
-            let lr = cfg.lr * cfg.decay.powi(kept.state.epoch as i32);
+            let lr = match self.time_limit {
+                Some(limit) if self.anneal_to_time_limit && epochs_this_call > 0 => {
+                    let elapsed = started.elapsed().as_secs_f64();
+                    let end = lr_schedule::projected_end(
+                        kept.state.epoch,
+                        cfg.epochs,
+                        limit.as_secs_f64() - elapsed,
+                        elapsed / epochs_this_call as f64,
+                    );
+                    let start = kept.state.epoch - epochs_this_call;
+                    let stretched = lr_schedule::stretched_lr(
+                        cfg.lr,
+                        cfg.decay,
+                        cfg.epochs,
+                        start,
+                        kept.state.epoch,
+                        end,
+                    );
+                    // The projection moves with each epoch's timing; the rate only goes down.
+                    stretched.min(last_lr)
+                }
+                _ => lr_schedule::planned_lr(cfg.lr, cfg.decay, kept.state.epoch),
+            };
+            last_lr = lr;
             // The order depends only on (seed, epoch): a resumed run sees the same batches.
             order.clear();
             order.extend(0..index.len() as u32);

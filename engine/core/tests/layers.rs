@@ -12,7 +12,7 @@ const LAYERS: [&[&str]; 7] = [
     &["kernels", "linalg"],
     &["scoring", "eval", "model", "evaluate"],
     &["checkpoint"],
-    &["adam", "early_stopping", "net", "train"],
+    &["adam", "early_stopping", "lr_schedule", "net", "train"],
     &["graph_sizing", "presets"],
 ];
 

@@ -185,6 +185,53 @@ fn a_time_limit_stops_training_with_the_best_validated_weights() {
 }
 
 #[test]
+fn time_annealing_ends_the_planned_decay_when_the_time_runs_out() {
+    // Planned: 100,000 epochs annealed from 0.01 to 0.001. Far fewer fit in the time limit, so
+    // the planned schedule would hardly have started to decay; stretched, the last epoch's lr
+    // is close to 0.001, and the rate never rises.
+    let data = common::cluster_graph(6, 8, 4);
+    let epochs = 100_000;
+    let config = Config {
+        epochs,
+        eval_every: 5,
+        decay: 0.1f64.powf(1.0 / epochs as f64),
+        ..small_config()
+    };
+    let run = |anneal: bool| {
+        let mut trainer = Trainer::new(config.clone())
+            .unwrap()
+            .with_time_limit(std::time::Duration::from_millis(1500));
+        if anneal {
+            trainer = trainer.with_time_annealing();
+        }
+        let mut rates = Vec::new();
+        let out = trainer
+            .train(
+                &data,
+                |p| {
+                    if let Progress::Epoch { lr, .. } = p {
+                        rates.push(*lr)
+                    }
+                },
+                &AtomicBool::new(false),
+            )
+            .unwrap();
+        assert_eq!(out.stop, StopReason::TimeLimit);
+        rates
+    };
+    let planned = run(false);
+    let stretched = run(true);
+    assert!(stretched.len() > 20, "{} epochs", stretched.len());
+    assert_eq!(stretched[0], 0.01);
+    let (last_planned, last) = (*planned.last().unwrap(), *stretched.last().unwrap());
+    assert!(last_planned > 0.009, "planned schedule at its end: {last_planned}");
+    assert!(last < 0.0015, "stretched schedule at its end: {last}");
+    for pair in stretched.windows(2) {
+        assert!(pair[1] <= pair[0], "{pair:?}");
+    }
+}
+
+#[test]
 fn estimates_an_epoch_from_a_few_steps() {
     let data = common::cluster_graph(6, 8, 4);
     let trainer = Trainer::new(Config {

@@ -75,6 +75,7 @@ pub struct TrainTask {
     out_dir: PathBuf,
     resume_from: Option<PathBuf>,
     time_limit: Option<Duration>,
+    anneal_to_time_limit: bool,
     progress: Option<Arc<ProgressFn>>,
     cancel: Arc<AtomicBool>,
 }
@@ -103,6 +104,9 @@ impl TrainTask {
         }
         if let Some(limit) = self.time_limit {
             trainer = trainer.with_time_limit(limit);
+        }
+        if self.anneal_to_time_limit {
+            trainer = trainer.with_time_annealing();
         }
         let names = dataset.relations.clone();
         let mut last_batch_event = Instant::now() - BATCH_EVENT_INTERVAL;
@@ -214,7 +218,8 @@ fn to_event(progress: &Progress, relation_names: &[String]) -> ProgressEvent {
 /// `outDir/checkpoints`). `dataset` is a folder of train/valid/test.txt or id arrays; `config`
 /// is complete (see `presetConfig`). With `timeLimitSeconds`, training stops once that much time
 /// has passed (stop reason `time_limit`; the weights are validated first and the best validated
-/// ones kept). Rejects with code `ENGINE_ABORTED` when `signal` aborts.
+/// ones kept); with `annealToTimeLimit` as well, the config's planned lr decay is spread over the
+/// epochs that fit in that time, projected before each epoch from the epochs so far. Rejects with code `ENGINE_ABORTED` when `signal` aborts.
 #[napi(catch_unwind, ts_return_type = "Promise<TrainResult>")]
 pub fn train(
     dataset: Either<String, DatasetArrays>,
@@ -222,6 +227,7 @@ pub fn train(
     out_dir: String,
     resume_from: Option<String>,
     time_limit_seconds: Option<f64>,
+    anneal_to_time_limit: Option<bool>,
     on_progress: Option<ThreadsafeFunction<ProgressEvent, (), ProgressEvent, Status, false>>,
     signal: Option<AbortSignal>,
 ) -> Result<AsyncTask<TrainTask>, EngineError> {
@@ -239,6 +245,7 @@ pub fn train(
         time_limit: time_limit_seconds
             .filter(|s| s.is_finite())
             .map(|s| Duration::from_secs_f64(s.max(0.0))),
+        anneal_to_time_limit: anneal_to_time_limit.unwrap_or(false),
         progress: on_progress.map(Arc::new),
         cancel,
     };

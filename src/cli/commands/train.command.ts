@@ -8,6 +8,7 @@ import {
   KEPT_DESCRIPTION,
   longerBudgetAdvice,
   planTimeBudget,
+  budgetTrainOptions,
   resolveTrainingConfig,
   train,
   TrainingOverrides,
@@ -161,7 +162,7 @@ export function trainCommand(out: CliOutput): Command {
         const summary = await train(dataset, engineConfig, {
           outDir,
           resumeFrom: options.resume ? path.resolve(options.resume, 'checkpoints') : undefined,
-          timeLimitSeconds: plan?.trainingSeconds,
+          ...budgetTrainOptions(plan),
           onProgress: (event) => {
             if (event.kind === 'validation' && event.metrics)
               validations.push({ epoch: event.epoch, mrr: event.metrics.overall.mrr });

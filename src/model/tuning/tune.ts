@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { GraphSize } from '../graph-size';
-import { estimateEpoch, planTimeBudget } from '../time-budget';
+import { budgetTrainOptions, estimateEpoch, planTimeBudget } from '../time-budget';
 import { train, TrainOptions, TrainSummary } from '../train';
 import type { TrainingData } from '../training-data';
 import { resolveTrainingConfig } from '../training-settings';
@@ -151,7 +151,7 @@ export async function tune(
     ? await train(data, finalConfig, {
         outDir: options.outDir,
         resumeFrom: path.join(winnerDir, 'checkpoints'),
-        timeLimitSeconds: finalPlan?.trainingSeconds,
+        ...budgetTrainOptions(finalPlan),
         signal: options.signal,
         onProgress: options.onProgress,
       })
@@ -168,7 +168,7 @@ export async function tune(
   const presetRun = presetPlan
     ? await train(data, presetPlan.config, {
         outDir: presetDir,
-        timeLimitSeconds: presetPlan.trainingSeconds,
+        ...budgetTrainOptions(presetPlan),
         signal: options.signal,
         onProgress: options.onProgress,
       })

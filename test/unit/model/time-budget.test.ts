@@ -2,10 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
+  budgetTrainOptions,
   epochsThatFit,
   graphSize,
   longerBudgetAdvice,
   planTimeBudget,
+  resolveTrainingConfig,
   train,
   TrainingProgress,
 } from '../../../src/model';
@@ -33,14 +35,30 @@ describe('a time budget', () => {
       budgetSeconds,
     );
     expect(plan.epochs).toBeGreaterThan(1);
-    expect(plan.config.epochs).toBe(plan.epochs);
+    // Room for epochs that run faster than estimated, annealing to the planned final lr.
+    expect(plan.config.epochs).toBe(Math.ceil(plan.epochs * 1.25));
+    const resolved = resolveTrainingConfig(
+      'default',
+      overrides,
+      await graphSize(data),
+      plan.epochs,
+    );
+    expect(plan.config.decay ** plan.config.epochs).toBeCloseTo(
+      resolved.decay ** resolved.epochs,
+      12,
+    );
+    expect(resolved.decay).toBeLessThan(1);
     expect(plan.estimate.epochSeconds).toBeGreaterThan(0);
     expect(plan.trainingSeconds).toBeLessThanOrEqual(budgetSeconds);
     const validations: TrainingProgress[] = [];
+    const rates: number[] = [];
     const summary = await train(data, plan.config, {
       outDir: fs.mkdtempSync(path.join(os.tmpdir(), 'kgc-budget-')),
-      timeLimitSeconds: plan.trainingSeconds,
-      onProgress: (e) => e.kind === 'validation' && validations.push(e),
+      ...budgetTrainOptions(plan),
+      onProgress: (e) => {
+        if (e.kind === 'validation') validations.push(e);
+        if (e.kind === 'epoch' && e.lr !== undefined) rates.push(e.lr);
+      },
     });
     const seconds = (Date.now() - started) / 1000;
     // The budget holds (data loading and saving the model take a little more).
@@ -48,6 +66,10 @@ describe('a time budget', () => {
     expect(['completed', 'time_limit']).toContain(summary.stop);
     expect(summary.valid).toBeDefined();
     expect(validations.at(-1)?.epoch).toBe(summary.epochsRun);
+    // The anneal follows the epochs that fit: the rate falls, never rises.
+    expect(rates.at(-1)).toBeLessThan(rates[0] as number);
+    for (let i = 1; i < rates.length; i++)
+      expect(rates[i]).toBeLessThanOrEqual(rates[i - 1] as number);
   });
 
   it('says whether a longer budget would likely help, from the end of the validation curve', () => {
