@@ -165,16 +165,24 @@ export interface TopK {
   offsets: Uint32Array
 }
 
+/** A wall-clock limit for `train`. */
+export interface TimeLimit {
+  seconds: number
+  /**
+   * Spread the config's planned lr decay over the epochs that fit in `seconds`, projected
+   * before each epoch from the epochs so far (a time budget's plan).
+   */
+  anneal?: boolean
+}
+
 /**
  * Trains a model and saves the kept weights to `outDir` (checkpoints for resuming go to
  * `outDir/checkpoints`). `dataset` is a folder of train/valid/test.txt or id arrays; `config`
- * is complete (see `presetConfig`). With `timeLimitSeconds`, training stops once that much time
- * has passed (stop reason `time_limit`; the weights are validated first and the best validated
- * ones kept); with `annealToTimeLimit` as well, the config's planned lr decay is spread over the
- * epochs that fit in that time, projected before each epoch from the epochs so far. Rejects
- * with code `ENGINE_ABORTED` when `signal` aborts.
+ * is complete (see `presetConfig`). With `timeLimit`, training stops once that much time has
+ * passed (stop reason `time_limit`; the weights are validated first and the best validated ones
+ * kept). Rejects with code `ENGINE_ABORTED` when `signal` aborts.
  */
-export declare function train(dataset: string | DatasetArrays, config: TrainingConfig, outDir: string, resumeFrom?: string | undefined | null, timeLimitSeconds?: number | undefined | null, annealToTimeLimit?: boolean | undefined | null, onProgress?: (((arg: ProgressEvent) => void)) | undefined | null, signal?: AbortSignal | undefined | null): Promise<TrainResult>
+export declare function train(dataset: string | DatasetArrays, config: TrainingConfig, outDir: string, resumeFrom?: string | undefined | null, timeLimit?: TimeLimit | undefined | null, onProgress?: (((arg: ProgressEvent) => void)) | undefined | null, signal?: AbortSignal | undefined | null): Promise<TrainResult>
 
 /** Every training setting (the core's `Config`). */
 export interface TrainingConfig {

@@ -14,6 +14,8 @@ const PLANNED_SHARE = 0.95;
  * (the lr anneal follows the epochs that actually fit, see `budgetTrainOptions`).
  */
 const EPOCH_HEADROOM = 1.25;
+/** Patience, in validations, as a share of those planned (see `fittedToTheBudget`). */
+const PATIENT_SHARE = 0.1;
 
 /** A run planned to fit a wall-clock budget on this machine. */
 export interface BudgetPlan {
@@ -51,7 +53,7 @@ export async function planTimeBudget(
   const fit = epochsThatFit(trainingSeconds * PLANNED_SHARE, estimate, first.evalEvery);
   const planned = resolveTrainingConfig(preset, overrides, graph, fit);
   return {
-    config: withHeadroom(planned, overrides),
+    config: fittedToTheBudget(planned, overrides),
     epochs: planned.epochs,
     estimate,
     trainingSeconds,
@@ -59,14 +61,22 @@ export async function planTimeBudget(
 }
 
 /**
- * `planned` with room for more epochs than estimated, annealing to the same final lr: the
- * estimate times a few steps, and epochs can run faster or slower than those (±20% seen).
- * A user's epoch count stays.
+ * `planned` fitted to running against the clock: room for more epochs than estimated, annealing
+ * to the same final lr (the estimate times a few steps, and epochs can run faster or slower
+ * than those: ±20% seen), and patience for a tenth of the planned validations (at least the
+ * preset's), so a slow rise under validation noise is not stopped with much of the budget
+ * left. The user's epoch count and patience stay.
  */
-function withHeadroom(planned: EngineConfig, overrides: TrainingOverrides): EngineConfig {
-  if (overrides.epochs !== undefined) return planned;
-  const epochs = Math.ceil(planned.epochs * EPOCH_HEADROOM);
-  return { ...planned, epochs, decay: planned.decay ** (planned.epochs / epochs) };
+function fittedToTheBudget(planned: EngineConfig, overrides: TrainingOverrides): EngineConfig {
+  const epochs =
+    overrides.epochs === undefined ? Math.ceil(planned.epochs * EPOCH_HEADROOM) : planned.epochs;
+  const validations = planned.evalEvery > 0 ? planned.epochs / planned.evalEvery : 0;
+  // Patience 0 turns early stopping off; that stays too.
+  const patience =
+    overrides.patience !== undefined || planned.patience === 0
+      ? planned.patience
+      : Math.max(planned.patience, Math.round(validations * PATIENT_SHARE));
+  return { ...planned, epochs, decay: planned.decay ** (planned.epochs / epochs), patience };
 }
 
 /** What `train` needs to run a plan: its time limit, and the lr anneal fitted to that time. */

@@ -56,8 +56,9 @@ export async function train(
       config,
       options.outDir,
       options.resumeFrom ?? null,
-      options.timeLimitSeconds ?? null,
-      options.annealToTimeLimit ?? null,
+      options.timeLimitSeconds === undefined
+        ? null
+        : { seconds: options.timeLimitSeconds, anneal: options.annealToTimeLimit ?? false },
       onProgress,
       options.signal ?? null,
     );

@@ -34,8 +34,14 @@ pub fn projected_end(
     seconds_per_epoch: f64,
 ) -> usize {
     let more = (seconds_left.max(0.0) / seconds_per_epoch.max(1e-9)).floor();
-    let more = if more.is_finite() { more as usize } else { epochs };
-    epoch.saturating_add(more).clamp(epoch + 1, epochs.max(epoch + 1))
+    let more = if more.is_finite() {
+        more as usize
+    } else {
+        epochs
+    };
+    epoch
+        .saturating_add(more)
+        .clamp(epoch + 1, epochs.max(epoch + 1))
 }
 
 #[cfg(test)]

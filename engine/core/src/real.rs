@@ -115,7 +115,11 @@ pub mod fast_f32 {
             * z
             + r
             + 1.0;
-        y * f32::from_bits(((fx as i32 + 127) << 23) as u32)
+        // 2^fx from its exponent bits. `fx` is a whole number in [-126, 0]: adding 1.5 * 2^23
+        // leaves fx + 127 in the low mantissa bits, which the shift moves into the exponent.
+        // (A float-to-int `as` cast would saturate, which does not vectorise.)
+        let biased = (fx + (127.0 + 12_582_912.0)).to_bits() << 23;
+        y * f32::from_bits(biased)
     }
 
     /// `ln(1 + e)` for `e` in [0, 1].

@@ -224,7 +224,10 @@ fn time_annealing_ends_the_planned_decay_when_the_time_runs_out() {
     assert!(stretched.len() > 20, "{} epochs", stretched.len());
     assert_eq!(stretched[0], 0.01);
     let (last_planned, last) = (*planned.last().unwrap(), *stretched.last().unwrap());
-    assert!(last_planned > 0.009, "planned schedule at its end: {last_planned}");
+    assert!(
+        last_planned > 0.009,
+        "planned schedule at its end: {last_planned}"
+    );
     assert!(last < 0.0015, "stretched schedule at its end: {last}");
     for pair in stretched.windows(2) {
         assert!(pair[1] <= pair[0], "{pair:?}");

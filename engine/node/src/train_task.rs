@@ -214,20 +214,27 @@ fn to_event(progress: &Progress, relation_names: &[String]) -> ProgressEvent {
     }
 }
 
+/// A wall-clock limit for `train`.
+#[napi(object)]
+pub struct TimeLimit {
+    pub seconds: f64,
+    /// Spread the config's planned lr decay over the epochs that fit in `seconds`, projected
+    /// before each epoch from the epochs so far (a time budget's plan).
+    pub anneal: Option<bool>,
+}
+
 /// Trains a model and saves the kept weights to `outDir` (checkpoints for resuming go to
 /// `outDir/checkpoints`). `dataset` is a folder of train/valid/test.txt or id arrays; `config`
-/// is complete (see `presetConfig`). With `timeLimitSeconds`, training stops once that much time
-/// has passed (stop reason `time_limit`; the weights are validated first and the best validated
-/// ones kept); with `annealToTimeLimit` as well, the config's planned lr decay is spread over the
-/// epochs that fit in that time, projected before each epoch from the epochs so far. Rejects with code `ENGINE_ABORTED` when `signal` aborts.
+/// is complete (see `presetConfig`). With `timeLimit`, training stops once that much time has
+/// passed (stop reason `time_limit`; the weights are validated first and the best validated ones
+/// kept). Rejects with code `ENGINE_ABORTED` when `signal` aborts.
 #[napi(catch_unwind, ts_return_type = "Promise<TrainResult>")]
 pub fn train(
     dataset: Either<String, DatasetArrays>,
     config: TrainingConfig,
     out_dir: String,
     resume_from: Option<String>,
-    time_limit_seconds: Option<f64>,
-    anneal_to_time_limit: Option<bool>,
+    time_limit: Option<TimeLimit>,
     on_progress: Option<ThreadsafeFunction<ProgressEvent, (), ProgressEvent, Status, false>>,
     signal: Option<AbortSignal>,
 ) -> Result<AsyncTask<TrainTask>, EngineError> {
@@ -242,10 +249,11 @@ pub fn train(
         config,
         out_dir: PathBuf::from(out_dir),
         resume_from: resume_from.map(PathBuf::from),
-        time_limit: time_limit_seconds
-            .filter(|s| s.is_finite())
-            .map(|s| Duration::from_secs_f64(s.max(0.0))),
-        anneal_to_time_limit: anneal_to_time_limit.unwrap_or(false),
+        time_limit: time_limit
+            .as_ref()
+            .filter(|t| t.seconds.is_finite())
+            .map(|t| Duration::from_secs_f64(t.seconds.max(0.0))),
+        anneal_to_time_limit: time_limit.and_then(|t| t.anneal).unwrap_or(false),
         progress: on_progress.map(Arc::new),
         cancel,
     };

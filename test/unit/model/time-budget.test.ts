@@ -48,6 +48,8 @@ describe('a time budget', () => {
       12,
     );
     expect(resolved.decay).toBeLessThan(1);
+    // The user's patience (0 here) stays; see below for the budget's own.
+    expect(plan.config.patience).toBe(0);
     expect(plan.estimate.epochSeconds).toBeGreaterThan(0);
     expect(plan.trainingSeconds).toBeLessThanOrEqual(budgetSeconds);
     const validations: TrainingProgress[] = [];
@@ -70,6 +72,18 @@ describe('a time budget', () => {
     expect(rates.at(-1)).toBeLessThan(rates[0] as number);
     for (let i = 1; i < rates.length; i++)
       expect(rates[i]).toBeLessThanOrEqual(rates[i - 1] as number);
+  });
+
+  it('is patient for a tenth of the planned validations unless told otherwise', async () => {
+    const data = { dir: writeDatasetDir(classGraph(300)) };
+    const size = await graphSize(data);
+    const overrides = { entityDim: 32, relationDim: 8, threads: 2, evalEvery: 1 };
+    const plan = await planTimeBudget(data, 'default', overrides, size, 60);
+    const preset = resolveTrainingConfig('default', overrides, size, plan.epochs);
+    expect(plan.epochs).toBeGreaterThan(10 * preset.patience);
+    expect(plan.config.patience).toBe(Math.round(plan.epochs / 10));
+    const pinned = await planTimeBudget(data, 'default', { ...overrides, patience: 3 }, size, 60);
+    expect(pinned.config.patience).toBe(3);
   });
 
   it('says whether a longer budget would likely help, from the end of the validation curve', () => {

@@ -8,25 +8,89 @@ use crate::real::Real;
 use crate::rng::Mask;
 use rayon::prelude::*;
 
-/// Forward. `x` (B x D), `a` (U x D x D), `group[b]` = index `u` of example `b`'s relation.
-/// Writes `y` (B x D). `scale = 1 / (1 - p_h1)`.
+/// Examples of one relation handled by one forward task: each task reads its `A_u` once, row by
+/// row, for all of them (a row stays in L1 while the examples use it).
+const FORWARD_CHUNK: usize = 8;
+
+/// Forward. `x` (B x D), `a` (U x D x D); `members[off[u]..off[u + 1]]` are the examples whose
+/// relation is `u`. Writes `y` (B x D). `scale = 1 / (1 - p_h1)`. Each `y_b[j]` sums over `i`
+/// in order, as [`row_times_matrix`] does, so the result does not depend on the grouping.
+#[allow(clippy::too_many_arguments)]
 pub fn forward<T: Real>(
     x: &[T],
     a: &[T],
-    group: &[u32],
+    members: &[u32],
+    off: &[usize],
     d: usize,
     mask: &Mask,
     scale: T,
     y: &mut [T],
 ) {
-    let b = group.len();
-    y[..b * d]
-        .par_chunks_mut(d)
-        .enumerate()
-        .for_each(|(bi, yr)| {
-            let au = &a[group[bi] as usize * d * d..][..d * d];
-            fwd_row(&x[bi * d..][..d], au, bi, mask, scale, yr);
-        });
+    let n_u = off.len() - 1;
+    let b = members.len();
+    assert!(y.len() >= b * d && x.len() >= b * d && a.len() >= n_u * d * d);
+    let tasks: Vec<(usize, usize, usize)> = (0..n_u)
+        .flat_map(|u| {
+            (off[u]..off[u + 1])
+                .step_by(FORWARD_CHUNK)
+                .map(move |s| (u, s, (s + FORWARD_CHUNK).min(off[u + 1])))
+        })
+        .collect();
+    let yp = SyncPtr(y.as_mut_ptr());
+    tasks.par_iter().for_each(|&(u, s, e)| {
+        // Moves the Send wrapper, not its raw-pointer field (see linalg::matmul).
+        #[allow(clippy::redundant_locals)]
+        let yp = yp;
+        let au = &a[u * d * d..][..d * d];
+        fwd_chunk(x, au, &members[s..e], d, mask, scale, yp.0);
+    });
+}
+
+multiversion!(fn fwd_chunk<T>(x: &[T], au: &[T], chunk: &[u32], d: usize, mask: &Mask, scale: T, y: *mut T) => fwd_chunk_body);
+
+#[inline(always)]
+fn fwd_chunk_body<T: Real>(
+    x: &[T],
+    au: &[T],
+    chunk: &[u32],
+    d: usize,
+    mask: &Mask,
+    scale: T,
+    y: *mut T,
+) {
+    // SAFETY: every example belongs to exactly one chunk, so its row of y (B x D, checked by
+    // the caller) has one writer.
+    let row = |bi: usize| unsafe { std::slice::from_raw_parts_mut(y.add(bi * d), d) };
+    for &bi in chunk {
+        row(bi as usize).iter_mut().for_each(|v| *v = T::ZERO);
+    }
+    for i in 0..d {
+        let arow = &au[i * d..][..d];
+        for &bi in chunk {
+            let bi = bi as usize;
+            let xi = x[bi * d + i] * scale;
+            if xi == T::ZERO {
+                continue;
+            }
+            accumulate_row(row(bi), arow, xi, mask, (bi * d + i) as u64);
+        }
+    }
+}
+
+/// `yr += xi · mask_row ⊙ arow` (mask row id `mask_row`).
+#[inline(always)]
+fn accumulate_row<T: Real>(yr: &mut [T], arow: &[T], xi: T, mask: &Mask, mask_row: u64) {
+    if mask.identity {
+        for (y, &a) in yr.iter_mut().zip(arow) {
+            *y += xi * a;
+        }
+    } else {
+        let rk = mask.row_key(mask_row);
+        for (j, (y, &a)) in yr.iter_mut().zip(arow).enumerate() {
+            let m = if mask.keep(rk, j as u32) { xi } else { T::ZERO };
+            *y += m * a;
+        }
+    }
 }
 
 /// `yr = xr · au` for one example without dropout (`au`: D x D), as the eval-mode forward
@@ -47,18 +111,7 @@ fn fwd_row_body<T: Real>(xr: &[T], au: &[T], bi: usize, mask: &Mask, scale: T, y
         if xi == T::ZERO {
             continue;
         }
-        let arow = &au[i * d..][..d];
-        if mask.identity {
-            for j in 0..d {
-                yr[j] += xi * arow[j];
-            }
-        } else {
-            let rk = mask.row_key((bi * d + i) as u64);
-            for j in 0..d {
-                let m = if mask.keep(rk, j as u32) { xi } else { T::ZERO };
-                yr[j] += m * arow[j];
-            }
-        }
+        accumulate_row(yr, &au[i * d..][..d], xi, mask, (bi * d + i) as u64);
     }
 }
 

@@ -93,7 +93,16 @@ pub fn forward<T: Real>(
 
     lap(&mut ws.timings, 1, &mut t);
     // 3. y_b = x1_b · dropout_h1(A_{r_b}); z2 = dropout_h2(BN1(y)); x2 = act(z2)   (B x D)
-    core_product::forward(&ws.x1, &ws.a, &ws.group, d, &masks.h1, s_h1, &mut ws.y);
+    core_product::forward(
+        &ws.x1,
+        &ws.a,
+        &ws.members,
+        &ws.member_off,
+        d,
+        &masks.h1,
+        s_h1,
+        &mut ws.y,
+    );
     lap(&mut ws.timings, 2, &mut t);
     if train {
         batchnorm::forward_train(
