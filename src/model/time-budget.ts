@@ -13,7 +13,7 @@ const PLANNED_SHARE = 0.95;
  * The epoch cap over the planned count: where epochs run faster than estimated, the run goes on
  * (the lr anneal follows the epochs that actually fit, see `budgetTrainOptions`).
  */
-const EPOCH_HEADROOM = 1.25;
+const EPOCH_HEADROOM = 2;
 /** Patience, in validations, as a share of those planned (see `fittedToTheBudget`). */
 const PATIENT_SHARE = 0.1;
 
@@ -63,7 +63,7 @@ export async function planTimeBudget(
 /**
  * `planned` fitted to running against the clock: room for more epochs than estimated, annealing
  * to the same final lr (the estimate times a few steps, and epochs can run faster or slower
- * than those: ±20% seen), and patience for a tenth of the planned validations (at least the
+ * than those: from 0.65x to 1.2x seen on one graph), and patience for a tenth of the planned validations (at least the
  * preset's), so a slow rise under validation noise is not stopped with much of the budget
  * left. The user's epoch count and patience stay.
  */
