@@ -154,6 +154,16 @@ export type Split = 'valid' | 'test'
 /** Why training ended (an aborted run rejects instead). */
 export type StopReason = 'completed' | 'early_stopped' | 'time_limit'
 
+/** A wall-clock limit for `train`. */
+export interface TimeLimit {
+  seconds: number
+  /**
+   * Spread the config's planned lr decay over the epochs that fit in `seconds`, projected
+   * before each epoch from the epochs so far (a time budget's plan).
+   */
+  anneal?: boolean
+}
+
 /**
  * Top-k results of one or more queries, flattened query-major: query `i` owns
  * `[offsets[i], offsets[i + 1])` of the three arrays.
@@ -163,16 +173,6 @@ export interface TopK {
   logits: Float32Array
   probabilities: Float32Array
   offsets: Uint32Array
-}
-
-/** A wall-clock limit for `train`. */
-export interface TimeLimit {
-  seconds: number
-  /**
-   * Spread the config's planned lr decay over the epochs that fit in `seconds`, projected
-   * before each epoch from the epochs so far (a time budget's plan).
-   */
-  anneal?: boolean
 }
 
 /**
