@@ -53,7 +53,12 @@ export async function planTimeBudget(
   const fit = epochsThatFit(trainingSeconds * PLANNED_SHARE, estimate, first.evalEvery);
   const planned = resolveTrainingConfig(preset, overrides, graph, fit);
   return {
-    config: fittedToTheBudget(planned, overrides),
+    config: fittedToTheBudget(
+      planned,
+      overrides,
+      fit,
+      resolveTrainingConfig(preset, overrides).epochs,
+    ),
     epochs: planned.epochs,
     estimate,
     trainingSeconds,
@@ -61,15 +66,24 @@ export async function planTimeBudget(
 }
 
 /**
- * `planned` fitted to running against the clock: room for more epochs than estimated, annealing
- * to the same final lr (the estimate times a few steps, and epochs can run faster or slower
- * than those: from 0.65x to 1.2x seen on one graph), and patience for a tenth of the planned validations (at least the
- * preset's), so a slow rise under validation noise is not stopped with much of the budget
- * left. The user's epoch count and patience stay.
+ * `planned` fitted to running against the clock. Where the time binds (`planned` has as many
+ * epochs as fit, `fit`): room for up to twice the epochs, never more than the preset's own
+ * count (`presetEpochs`), annealing to the same final lr (the estimate times a few steps, and
+ * epochs have run from 0.65x to 1.2x of it on one graph). Patience for a tenth of the planned
+ * validations (at least the preset's), so a slow rise under validation noise is not stopped
+ * with much of the budget left. The user's epoch count and patience stay.
  */
-function fittedToTheBudget(planned: EngineConfig, overrides: TrainingOverrides): EngineConfig {
-  const epochs =
-    overrides.epochs === undefined ? Math.ceil(planned.epochs * EPOCH_HEADROOM) : planned.epochs;
+function fittedToTheBudget(
+  planned: EngineConfig,
+  overrides: TrainingOverrides,
+  fit: number,
+  presetEpochs: number,
+): EngineConfig {
+  const bound = overrides.epochs === undefined && planned.epochs >= fit;
+  const most = Math.max(planned.epochs, presetEpochs);
+  const epochs = bound
+    ? Math.min(Math.ceil(planned.epochs * EPOCH_HEADROOM), most)
+    : planned.epochs;
   const validations = planned.evalEvery > 0 ? planned.epochs / planned.evalEvery : 0;
   // Patience 0 turns early stopping off; that stays too.
   const patience =

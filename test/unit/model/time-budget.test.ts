@@ -35,8 +35,12 @@ describe('a time budget', () => {
       budgetSeconds,
     );
     expect(plan.epochs).toBeGreaterThan(1);
-    // Room for epochs that run faster than estimated, annealing to the planned final lr.
-    expect(plan.config.epochs).toBe(Math.ceil(plan.epochs * 2));
+    // Where the time binds (fewer epochs than the preset's 500 fit), room for epochs that run
+    // faster than estimated, annealing to the planned final lr.
+    const preset = resolveTrainingConfig('default', overrides, await graphSize(data));
+    expect(plan.config.epochs).toBe(
+      plan.epochs < preset.epochs ? Math.ceil(plan.epochs * 2) : plan.epochs,
+    );
     const resolved = resolveTrainingConfig(
       'default',
       overrides,
@@ -84,6 +88,10 @@ describe('a time budget', () => {
     expect(plan.config.patience).toBe(Math.round(plan.epochs / 10));
     const pinned = await planTimeBudget(data, 'default', { ...overrides, patience: 3 }, size, 60);
     expect(pinned.config.patience).toBe(3);
+    // The preset's own epoch count (500) fits in a minute here: the time does not bind, so no
+    // headroom either.
+    expect(plan.epochs).toBe(500);
+    expect(plan.config.epochs).toBe(500);
   });
 
   it('says whether a longer budget would likely help, from the end of the validation curve', () => {
