@@ -33,12 +33,8 @@ pub fn projected_end(
     seconds_left: f64,
     seconds_per_epoch: f64,
 ) -> usize {
-    let more = (seconds_left.max(0.0) / seconds_per_epoch.max(1e-9)).floor();
-    let more = if more.is_finite() {
-        more as usize
-    } else {
-        epochs
-    };
+    // `as` saturates, so a huge quotient is simply "all of them".
+    let more = (seconds_left.max(0.0) / seconds_per_epoch.max(1e-9)) as usize;
     epoch
         .saturating_add(more)
         .clamp(epoch + 1, epochs.max(epoch + 1))

@@ -274,6 +274,8 @@ impl Trainer {
         let mut epoch_seconds_sum = 0.0;
         let mut epochs_this_call = 0usize;
         let mut last_lr = f64::INFINITY;
+        // Where this call started (after the resumed epochs): the stretched anneal starts here.
+        let first_epoch = kept.state.epoch;
 
         'epochs: while kept.state.epoch < cfg.epochs {
             let mean_epoch = epoch_seconds_sum / epochs_this_call.max(1) as f64;
@@ -291,12 +293,11 @@ impl Trainer {
                         limit.as_secs_f64() - elapsed,
                         elapsed / epochs_this_call as f64,
                     );
-                    let start = kept.state.epoch - epochs_this_call;
                     let stretched = lr_schedule::stretched_lr(
                         cfg.lr,
                         cfg.decay,
                         cfg.epochs,
-                        start,
+                        first_epoch,
                         kept.state.epoch,
                         end,
                     );

@@ -77,13 +77,19 @@ fn fwd_chunk_body<T: Real>(
     }
 }
 
+/// `yr += xi · arow`.
+#[inline(always)]
+fn add_scaled<T: Real>(yr: &mut [T], arow: &[T], xi: T) {
+    for (y, &a) in yr.iter_mut().zip(arow) {
+        *y += xi * a;
+    }
+}
+
 /// `yr += xi · mask_row ⊙ arow` (mask row id `mask_row`).
 #[inline(always)]
 fn accumulate_row<T: Real>(yr: &mut [T], arow: &[T], xi: T, mask: &Mask, mask_row: u64) {
     if mask.identity {
-        for (y, &a) in yr.iter_mut().zip(arow) {
-            *y += xi * a;
-        }
+        add_scaled(yr, arow, xi);
     } else {
         let rk = mask.row_key(mask_row);
         for (j, (y, &a)) in yr.iter_mut().zip(arow).enumerate() {
@@ -93,25 +99,20 @@ fn accumulate_row<T: Real>(yr: &mut [T], arow: &[T], xi: T, mask: &Mask, mask_ro
     }
 }
 
-/// `yr = xr · au` for one example without dropout (`au`: D x D), as the eval-mode forward
-/// computes it; used by the cached-core scoring path.
-pub fn row_times_matrix<T: Real>(xr: &[T], au: &[T], yr: &mut [T]) {
-    let identity = Mask::new(0, 0, crate::rng::Stream::Hidden1, 0.0);
-    fwd_row(xr, au, 0, &identity, T::ONE, yr);
-}
+// `yr = xr · au` without dropout (see `row_times_matrix_body`), AVX2 where available.
+multiversion!(pub fn row_times_matrix<T>(xr: &[T], au: &[T], yr: &mut [T]) => row_times_matrix_body);
 
-multiversion!(fn fwd_row<T>(xr: &[T], au: &[T], bi: usize, mask: &Mask, scale: T, yr: &mut [T]) => fwd_row_body);
-
+/// `yr = xr · au` for one example without dropout (`au`: D x D), summed as the eval-mode forward
+/// sums it (the same order and operations, so the same bits); used by the cached-core scoring
+/// path.
 #[inline(always)]
-fn fwd_row_body<T: Real>(xr: &[T], au: &[T], bi: usize, mask: &Mask, scale: T, yr: &mut [T]) {
+fn row_times_matrix_body<T: Real>(xr: &[T], au: &[T], yr: &mut [T]) {
     let d = xr.len();
     yr.iter_mut().for_each(|v| *v = T::ZERO);
-    for i in 0..d {
-        let xi = xr[i] * scale;
-        if xi == T::ZERO {
-            continue;
+    for (i, &xi) in xr.iter().enumerate() {
+        if xi != T::ZERO {
+            add_scaled(yr, &au[i * d..][..d], xi);
         }
-        accumulate_row(yr, &au[i * d..][..d], xi, mask, (bi * d + i) as u64);
     }
 }
 
