@@ -66,6 +66,11 @@ impl Mask {
             identity: threshold == 0,
         }
     }
+    /// The drop threshold: `keep` is `lowbias32(row_key + col * 0x9E3779B9) >= threshold`
+    /// (a GPU kernel regenerates the mask from it and the row keys).
+    pub fn threshold(&self) -> u32 {
+        self.threshold
+    }
     /// Per-row sub-key; compute once per row, then call [`Mask::keep`] per column.
     #[inline(always)]
     pub fn row_key(&self, row: u64) -> u32 {

@@ -1,0 +1,136 @@
+//! Compute kernels: WGSL entry points compiled once per device, and their dispatch.
+//!
+//! Convention for every shader: `@binding(0)` is a uniform struct of 4-byte scalars (passed
+//! here as `u32`s, floats by their bits), `@binding(1..)` are the storage buffers in the order
+//! the caller lists them. Linear thread ids over more than 65535 workgroups use
+//! [`grid`]'s 2-D split: `id = gid.x + gid.y * nwg.x * WG`.
+
+use crate::buffer::Tensor;
+use crate::device::Gpu;
+use std::collections::HashMap;
+use std::sync::Mutex;
+use wgpu::util::DeviceExt;
+
+#[derive(Default)]
+pub(crate) struct PipelineCache(Mutex<HashMap<(usize, &'static str), std::sync::Arc<wgpu::ComputePipeline>>>);
+
+/// Workgroups for `n` threads of a 1-D kernel with workgroup size `wg`, split over x and y
+/// when more than 65535 are needed.
+pub fn grid(n: usize, wg: u32) -> [u32; 3] {
+    let groups = n.div_ceil(wg as usize).max(1);
+    if groups <= 65535 {
+        [groups as u32, 1, 1]
+    } else {
+        let y = groups.div_ceil(65535);
+        [groups.div_ceil(y) as u32, y as u32, 1]
+    }
+}
+
+/// The uniform of one dispatch: 4-byte scalars, floats by their bits.
+pub enum Arg {
+    U(u32),
+    F(f32),
+}
+
+/// A command encoder that records dispatches, then submits them together.
+pub struct Recorder<'g> {
+    gpu: &'g Gpu,
+    enc: wgpu::CommandEncoder,
+}
+
+impl Gpu {
+    fn pipeline(&self, src: &'static str, entry: &'static str) -> std::sync::Arc<wgpu::ComputePipeline> {
+        let key = (src.as_ptr() as usize, entry);
+        let mut cache = self.pipelines.0.lock().unwrap_or_else(|e| e.into_inner());
+        cache
+            .entry(key)
+            .or_insert_with(|| {
+                let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: Some(entry),
+                    source: wgpu::ShaderSource::Wgsl(src.into()),
+                });
+                std::sync::Arc::new(self.device.create_compute_pipeline(
+                    &wgpu::ComputePipelineDescriptor {
+                        label: Some(entry),
+                        layout: None,
+                        module: &module,
+                        entry_point: Some(entry),
+                        compilation_options: Default::default(),
+                        cache: None,
+                    },
+                ))
+            })
+            .clone()
+    }
+
+    /// Starts recording a sequence of dispatches.
+    pub fn recorder(&self) -> Recorder<'_> {
+        Recorder {
+            gpu: self,
+            enc: self.device.create_command_encoder(&Default::default()),
+        }
+    }
+}
+
+impl Recorder<'_> {
+    /// Records `entry` of `src` over `groups` workgroups with the uniform `args` and the storage
+    /// buffers `bufs` (bindings 1, 2, ...). Dispatches run in recording order, each seeing the
+    /// writes of the ones before.
+    pub fn dispatch(
+        &mut self,
+        src: &'static str,
+        entry: &'static str,
+        args: &[Arg],
+        bufs: &[&Tensor],
+        groups: [u32; 3],
+    ) {
+        let gpu = self.gpu;
+        let pipe = gpu.pipeline(src, entry);
+        let mut words: Vec<u32> = args
+            .iter()
+            .map(|a| match *a {
+                Arg::U(u) => u,
+                Arg::F(f) => f.to_bits(),
+            })
+            .collect();
+        // Uniform buffers are read in 16-byte rows.
+        words.resize(words.len().div_ceil(4).max(1) * 4, 0);
+        let uniform = gpu
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: None,
+                contents: bytemuck::cast_slice(&words),
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
+        let mut entries = vec![wgpu::BindGroupEntry {
+            binding: 0,
+            resource: uniform.as_entire_binding(),
+        }];
+        entries.extend(bufs.iter().enumerate().map(|(i, t)| wgpu::BindGroupEntry {
+            binding: i as u32 + 1,
+            resource: t.buf.as_entire_binding(),
+        }));
+        let bind = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: &pipe.get_bind_group_layout(0),
+            entries: &entries,
+        });
+        let mut pass = self.enc.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&pipe);
+        pass.set_bind_group(0, &bind, &[]);
+        pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
+    }
+
+    /// Copies `len` elements from `src` to `dst` (both from element 0).
+    pub fn copy(&mut self, src: &Tensor, dst: &Tensor, len: usize) {
+        if len > 0 {
+            self.enc
+                .copy_buffer_to_buffer(&src.buf, 0, &dst.buf, 0, (len * 4) as u64);
+        }
+    }
+
+    /// Submits everything recorded (does not wait).
+    pub fn submit(self) {
+        self.gpu.queue.submit([self.enc.finish()]);
+    }
+}

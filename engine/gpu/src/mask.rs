@@ -1,0 +1,44 @@
+//! Dropout masks on the device, bit-identical to the CPU's: the host computes each row's
+//! 64-bit-mixed key (`neptune_core::rng::Mask::row_key`, cheap: one per row), the kernels hash
+//! `(row key, column)` with 32-bit `lowbias32` exactly as `Mask::keep` does.
+//!
+//! In WGSL: `keep(rk, col) = lowbias32(rk + col * 0x9E3779B9u) >= threshold`; a zero threshold
+//! keeps everything (p = 0), so kernels need no identity special case. Shaders that use masks
+//! are compiled with it in front: `concat!(include_str!("../shaders/mask.wgsl"), include_str!(..))`.
+
+use crate::buffer::Tensor;
+use crate::device::Gpu;
+use neptune_core::rng::Mask;
+
+/// One step's mask over `rows` rows: their keys on the device, the threshold and the kept
+/// values' scale `1 / (1 - p)`.
+pub struct DeviceMask {
+    pub row_keys: Tensor,
+    pub threshold: u32,
+    pub scale: f32,
+    keys: Vec<u32>,
+}
+
+impl DeviceMask {
+    /// A mask buffer for up to `rows` rows (filled by [`DeviceMask::set`]).
+    pub fn new(gpu: &Gpu, rows: usize) -> Self {
+        DeviceMask {
+            row_keys: gpu.zeros(rows),
+            threshold: 0,
+            scale: 1.0,
+            keys: Vec::with_capacity(rows),
+        }
+    }
+
+    /// Loads `mask`'s keys for rows `0..rows` with drop probability `p` (queued write).
+    pub fn set(&mut self, gpu: &Gpu, mask: &Mask, p: f64, rows: usize) {
+        assert!(rows <= self.row_keys.len, "mask of {rows} rows in {}", self.row_keys.len);
+        self.threshold = mask.threshold();
+        self.scale = (1.0 / (1.0 - p)) as f32;
+        self.keys.clear();
+        if !mask.identity {
+            self.keys.extend((0..rows as u64).map(|r| mask.row_key(r)));
+            gpu.write(&self.row_keys, &self.keys);
+        }
+    }
+}

@@ -1,0 +1,3 @@
+//! One file per kernel family; each records dispatches onto a [`crate::Recorder`].
+
+pub mod gemm;
