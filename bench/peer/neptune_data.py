@@ -95,15 +95,15 @@ def _group_tails(triples):
 
 
 def batch_targets(idx, offsets, tails, n_entities):
-    """Multi-hot targets [B, N] (float32) for the pairs idx [B] from the CSR of tails."""
+    """Multi-hot targets [B, N] (float32) for the pairs idx [B] from the CSR of tails, on idx's device."""
     starts, ends = offsets[idx], offsets[idx + 1]
     counts = ends - starts
-    rows = torch.repeat_interleave(torch.arange(len(idx)), counts)
+    rows = torch.repeat_interleave(torch.arange(len(idx), device=idx.device), counts)
     # positions into `tails`: starts[row] + (0..count-1) per row
-    within = torch.arange(int(counts.sum())) - torch.repeat_interleave(
+    within = torch.arange(int(counts.sum()), device=idx.device) - torch.repeat_interleave(
         torch.cumsum(counts, 0) - counts, counts)
     cols = tails[torch.repeat_interleave(starts, counts) + within]
-    y = torch.zeros(len(idx), n_entities)
+    y = torch.zeros(len(idx), n_entities, device=idx.device)
     y[rows, cols] = 1.0
     return y
 

@@ -7,7 +7,7 @@ import torch
 
 
 class Evaluator:
-    def __init__(self, data, batch_size=512):
+    def __init__(self, data, batch_size=512, device="cpu"):
         self.data = data
         self.batch_size = batch_size
         filt = data.filter_index()
@@ -18,8 +18,8 @@ class Evaluator:
             counts = torch.tensor([len(x) for x in lists], dtype=torch.long)
             offsets = torch.zeros(len(lists) + 1, dtype=torch.long)
             offsets[1:] = torch.cumsum(counts, 0)
-            self.queries[split] = q
-            self.filters[split] = (offsets, torch.cat(lists))  # CSR over queries
+            self.queries[split] = q.to(device)
+            self.filters[split] = (offsets.to(device), torch.cat(lists).to(device))  # CSR over queries
 
     @torch.no_grad()
     def ranks(self, model, split):
@@ -32,7 +32,7 @@ class Evaluator:
         for s in range(0, len(q), self.batch_size):
             b = q[s:s + self.batch_size]                      # [B, 3]
             logits = model(b[:, 0], b[:, 1])                  # [B, N]
-            rows = torch.arange(len(b))
+            rows = torch.arange(len(b), device=b.device)
             target = logits[rows, b[:, 2]].clone()            # [B]
             lo, hi = offsets[s], offsets[min(s + self.batch_size, len(q))]
             counts = offsets[s + 1:s + len(b) + 1] - offsets[s:s + len(b)]

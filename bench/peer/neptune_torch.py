@@ -69,6 +69,8 @@ def parse_args(argv=None):
     p.add_argument("--profile", type=int, default=0, help="profile k batches with torch.profiler after training")
     p.add_argument("--dedup-relations", action="store_true", help="R[r] @ W once per distinct r (exact saving)")
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
+                   help="where the model, batches, loss and evaluation run")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
     for k, v in PRESETS[args.preset].items():
@@ -90,21 +92,34 @@ def machine():
             "openblasEnv": {k: os.environ.get(k) for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}}
 
 
+def device_name(device):
+    return torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
+
+
+def now(device):
+    """time.perf_counter() once the device's queued work is done (cuda kernels run asynchronously)."""
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    return time.perf_counter()
+
+
 def train_batch(model, opt, idx, pairs, offsets, tails, n_ent, eps, clock):
     """One optimisation step; clock[phase] accumulates seconds. Returns the loss."""
-    t0 = time.perf_counter()
+    dev = pairs.device
+    t0 = now(dev)
+    idx = idx.to(dev)                                          # the permutation is drawn on the CPU
     y = batch_targets(idx, offsets, tails, n_ent)            # [B, N] multi-hot
     h, r = pairs[idx, 0], pairs[idx, 1]                        # [B], [B]
-    t1 = time.perf_counter()
+    t1 = now(dev)
     logits = model(h, r)                                       # [B, N]
-    t2 = time.perf_counter()
+    t2 = now(dev)
     loss = smoothed_bce(logits, y, eps)
-    t3 = time.perf_counter()
+    t3 = now(dev)
     opt.zero_grad(set_to_none=True)
     loss.backward()
-    t4 = time.perf_counter()
+    t4 = now(dev)
     opt.step()
-    t5 = time.perf_counter()
+    t5 = now(dev)
     for name, a, b in zip(PHASES, (t0, t1, t2, t3, t4), (t1, t2, t3, t4, t5)):
         clock[name] += b - a
     return float(loss)
@@ -112,22 +127,29 @@ def train_batch(model, opt, idx, pairs, offsets, tails, n_ent, eps, clock):
 
 def run_epoch(model, opt, data_tr, args, gen, n_ent):
     pairs, offsets, tails = data_tr
+    dev = pairs.device
     batches = make_batches(len(pairs), args.batch_size, gen)
     if args.max_batches:
         batches = batches[:args.max_batches]
     clock = dict.fromkeys(PHASES, 0.0)
     losses, times, cpu = [], [], []
     for idx in batches:
-        t, c = time.perf_counter(), time.process_time()
+        t, c = now(dev), time.process_time()
         losses.append(train_batch(model, opt, idx, pairs, offsets, tails, n_ent,
                                   args.label_smoothing, clock))
-        times.append(time.perf_counter() - t)
+        times.append(now(dev) - t)
         cpu.append(time.process_time() - c)               # all threads of this process
     return losses, (times, cpu), clock, len(batches)
 
 
 def main(argv=None):
     args = parse_args(argv)
+    if args.device == "cuda" and not torch.cuda.is_available():
+        why = "a CPU-only build" if torch.version.cuda is None else f"CUDA {torch.version.cuda}, no usable GPU"
+        print(f"neptune_torch.py: --device cuda but torch.cuda.is_available() is false "
+              f"(torch {torch.__version__}: {why})", file=sys.stderr)
+        sys.exit(2)
+    dev = torch.device(args.device)
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     gen = torch.Generator().manual_seed(args.seed)
@@ -140,20 +162,20 @@ def main(argv=None):
         sys.exit(f"{folder} holds no train.txt. {WHERE_TO_GET_THEM}")
     t_load = time.perf_counter()
     data = Dataset(folder, args.reverse)
-    data_tr = data.training_pairs()
-    evaluator = Evaluator(data)
+    data_tr = tuple(x.to(dev) for x in data.training_pairs())
+    evaluator = Evaluator(data, device=dev)
     n_ent = data.n_entities
     full_batches = len(make_batches(len(data_tr[0]), args.batch_size, torch.Generator()))
     settings = {k: getattr(args, k) for k in PRESETS["wn18rr"]} | {
         "batchSize": args.batch_size, "seed": args.seed, "dedupRelations": args.dedup_relations}
     print(json.dumps({"dataset": folder.name, "preset": args.preset, "settings": settings,
-                      "entities": n_ent, "relations": data.n_relations,
+                      "device": device_name(dev), "entities": n_ent, "relations": data.n_relations,
                       "trainPairs": len(data_tr[0]), "batchesPerEpoch": full_batches,
                       "loadSeconds": round(time.perf_counter() - t_load, 3),
                       "machine": machine()}), flush=True)
 
     model = NePTuNe(n_ent, data.n_relations, args.dim_e, args.dim_r, args.dropout_in,
-                    args.dropout_h1, args.dropout_h2, args.act, args.init, args.dedup_relations)
+                    args.dropout_h1, args.dropout_h2, args.act, args.init, args.dedup_relations).to(dev)
     opt = torch.optim.Adam(model.parameters(), lr=args.lr, betas=(0.9, 0.999), eps=1e-8,
                            weight_decay=0.0)
     sched = torch.optim.lr_scheduler.ExponentialLR(opt, gamma=args.lr_decay)
@@ -161,10 +183,10 @@ def main(argv=None):
     last_eval = None
     for epoch in range(1, args.epochs + 1):
         model.train()
-        t = time.perf_counter()
+        t = now(dev)
         losses, times, clock, nb = run_epoch(model, opt, data_tr, args, gen, n_ent)
         line = {"epoch": epoch, "loss": sum(losses) / len(losses),
-                "epochSeconds": round(time.perf_counter() - t, 4)}
+                "epochSeconds": round(now(dev) - t, 4)}
         if args.max_batches:
             wall, cpu = (x[1:] if len(x) > 1 else x for x in times)  # first batch warms caches
             per, per_cpu = sum(wall) / len(wall), sum(cpu) / len(cpu)
@@ -177,11 +199,11 @@ def main(argv=None):
         sched.step()
         due = (args.eval_every and epoch % args.eval_every == 0) or epoch == args.epochs
         if due and not args.no_eval:
-            te = time.perf_counter()
+            te = now(dev)
             line["valid"] = evaluator.evaluate(model, "valid")
             if not args.no_test:
                 line["test"] = evaluator.evaluate(model, "test")
-            line["evalSeconds"] = round(time.perf_counter() - te, 3)
+            line["evalSeconds"] = round(now(dev) - te, 3)
             last_eval = epoch
             if line["valid"]["mrr"] > best["mrr"]:
                 best = {"mrr": line["valid"]["mrr"], "epoch": epoch,
@@ -189,7 +211,7 @@ def main(argv=None):
         print(json.dumps(line), flush=True)
 
     final = {"final": True, "dataset": folder.name, "preset": args.preset, "epochs": args.epochs,
-             "lastEvalEpoch": last_eval, "machine": machine()}
+             "lastEvalEpoch": last_eval, "device": device_name(dev), "machine": machine()}
     if "state" in best:
         model.load_state_dict(best["state"])
         final["bestEpoch"] = best["epoch"]
@@ -197,9 +219,9 @@ def main(argv=None):
         if not args.no_test:
             final["test"] = evaluator.evaluate(model, "test", args.per_relation)
     if args.eval_seconds:
-        te = time.perf_counter()
+        te = now(dev)
         evaluator.ranks(model, "valid")
-        final["evalSeconds"] = round(time.perf_counter() - te, 3)
+        final["evalSeconds"] = round(now(dev) - te, 3)
         final["evalQueries"] = int(len(evaluator.queries["valid"]))
     if args.profile:
         final["profile"] = profile(model, opt, data_tr, args, gen, n_ent)
@@ -215,7 +237,8 @@ def profile(model, opt, data_tr, args, gen, n_ent):
     model.train()
     train_batch(model, opt, batches[0], pairs, offsets, tails, n_ent, args.label_smoothing, clock)
     clock = dict.fromkeys(PHASES, 0.0)                        # the warm-up batch not counted
-    with tprofile(activities=[ProfilerActivity.CPU]) as prof:
+    cuda = [ProfilerActivity.CUDA] if pairs.device.type == "cuda" else []
+    with tprofile(activities=[ProfilerActivity.CPU] + cuda) as prof:
         for idx in batches[1:]:
             train_batch(model, opt, idx, pairs, offsets, tails, n_ent, args.label_smoothing, clock)
     avg = prof.key_averages()

@@ -52,7 +52,7 @@ export interface DatasetArrays {
 export type Direction = 'tail' | 'head'
 
 /** The `code` of every error the engine throws or rejects with. */
-export type EngineErrorCode = 'ENGINE_IO' | 'ENGINE_DATASET' | 'ENGINE_CONFIG' | 'ENGINE_CHECKPOINT' | 'ENGINE_ARGUMENT' | 'ENGINE_ABORTED' | 'ENGINE_INTERNAL'
+export type EngineErrorCode = 'ENGINE_IO' | 'ENGINE_DATASET' | 'ENGINE_CONFIG' | 'ENGINE_CHECKPOINT' | 'ENGINE_ARGUMENT' | 'ENGINE_ABORTED' | 'ENGINE_DEVICE' | 'ENGINE_INTERNAL'
 
 export interface EpochEstimate {
   /** Training steps of one epoch. */
@@ -66,9 +66,10 @@ export interface EpochEstimate {
 
 /**
  * Times `probeBatches` training steps of `config` on `dataset` from a fresh start and a
- * validation over part of the validation split, extrapolated to a full epoch and split.
+ * validation over part of the validation split, extrapolated to a full epoch and split; the
+ * steps run on `device` (default `cpu`), as the training run being planned will.
  */
-export declare function estimateEpoch(dataset: string | DatasetArrays, config: TrainingConfig, probeBatches: number): Promise<EpochEstimate>
+export declare function estimateEpoch(dataset: string | DatasetArrays, config: TrainingConfig, probeBatches: number, device?: TrainingDevice | undefined | null): Promise<EpochEstimate>
 
 /**
  * Evaluates the model saved in `modelDir` on `split` of `dataset`, filtered against
@@ -154,16 +155,6 @@ export type Split = 'valid' | 'test'
 /** Why training ended (an aborted run rejects instead). */
 export type StopReason = 'completed' | 'early_stopped' | 'time_limit'
 
-/** A wall-clock limit for `train`. */
-export interface TimeLimit {
-  seconds: number
-  /**
-   * Spread the config's planned lr decay over the epochs that fit in `seconds`, projected
-   * before each epoch from the epochs so far (a time budget's plan).
-   */
-  anneal?: boolean
-}
-
 /**
  * Top-k results of one or more queries, flattened query-major: query `i` owns
  * `[offsets[i], offsets[i + 1])` of the three arrays.
@@ -178,11 +169,12 @@ export interface TopK {
 /**
  * Trains a model and saves the kept weights to `outDir` (checkpoints for resuming go to
  * `outDir/checkpoints`). `dataset` is a folder of train/valid/test.txt or id arrays; `config`
- * is complete (see `presetConfig`). With `timeLimit`, training stops once that much time has
- * passed (stop reason `time_limit`; the weights are validated first and the best validated ones
- * kept). Rejects with code `ENGINE_ABORTED` when `signal` aborts.
+ * is complete (see `presetConfig`). With `options.timeLimitSeconds`, training stops once that
+ * much time has passed (stop reason `time_limit`; the weights are validated first and the best
+ * validated ones kept). Rejects with code `ENGINE_ABORTED` when `signal` aborts and
+ * `ENGINE_DEVICE` when the device asked for is missing or fails.
  */
-export declare function train(dataset: string | DatasetArrays, config: TrainingConfig, outDir: string, resumeFrom?: string | undefined | null, timeLimit?: TimeLimit | undefined | null, onProgress?: (((arg: ProgressEvent) => void)) | undefined | null, signal?: AbortSignal | undefined | null): Promise<TrainResult>
+export declare function train(dataset: string | DatasetArrays, config: TrainingConfig, outDir: string, resumeFrom?: string | undefined | null, options?: TrainRunOptions | undefined | null, onProgress?: (((arg: ProgressEvent) => void)) | undefined | null, signal?: AbortSignal | undefined | null): Promise<TrainResult>
 
 /** Every training setting (the core's `Config`). */
 export interface TrainingConfig {
@@ -210,6 +202,8 @@ export interface TrainingConfig {
   /** Worker threads (0 = all cores). */
   threads: number
 }
+
+export type TrainingDevice = 'auto' | 'cpu' | 'gpu'
 
 /** Settings that replace a preset's; every field is optional. */
 export interface TrainingOverrides {
@@ -242,4 +236,19 @@ export interface TrainResult {
   valid?: MetricsJs
   /** Where the kept model was saved (manifest.json + model.safetensors). */
   modelDir: string
+  /** Where the steps ran, e.g. `cpu (2 threads)` or the GPU adapter's name and driver. */
+  device: string
+}
+
+/** How a `train` call runs: its wall-clock limit and device. */
+export interface TrainRunOptions {
+  /** Stop once this much time has passed (the best validated weights are kept). */
+  timeLimitSeconds?: number
+  /**
+   * Spread the config's planned lr decay over the epochs that fit in `timeLimitSeconds`,
+   * projected before each epoch from the epochs so far (a time budget's plan).
+   */
+  anneal?: boolean
+  /** Where the steps run (default `cpu`). */
+  device?: TrainingDevice
 }

@@ -32,6 +32,9 @@ pub enum Error {
     /// A bad argument to a query function (entity or relation id out of range, ...).
     #[error("invalid argument `{arg}`: {message}")]
     Argument { arg: &'static str, message: String },
+    /// The training device failed (no adapter, device lost, a failed readback).
+    #[error("device: {0}")]
+    Device(String),
     /// The thread pool could not be built.
     #[error("thread pool: {0}")]
     ThreadPool(String),

@@ -34,7 +34,7 @@
 //   2 kernels:     kernels, linalg
 //   3 model:       scoring, eval, model, evaluate      (eval-mode forward, ranking, serving)
 //   4 persistence: checkpoint
-//   5 training:    adam, net, early_stopping, lr_schedule, train     (only with the `training` feature)
+//   5 training:    adam, net, early_stopping, lr_schedule, step_engine, train     (only with the `training` feature)
 //   6 settings:    graph_sizing, presets
 pub mod error;
 pub mod real;
@@ -62,6 +62,8 @@ pub mod early_stopping;
 pub mod lr_schedule;
 #[cfg(feature = "training")]
 pub mod net;
+#[cfg(feature = "training")]
+pub mod step_engine;
 #[cfg(feature = "training")]
 pub mod train;
 

@@ -4,7 +4,7 @@
 
 use crate::adam::Adam;
 use crate::checkpoint::{self, TrainState};
-use crate::config::{Activation, Config};
+use crate::config::Config;
 use crate::dataset::{Dataset, PairIndex};
 use crate::early_stopping;
 use crate::error::{Error, Result};
@@ -12,10 +12,11 @@ use crate::eval::{evaluate_triples, Metrics};
 use crate::evaluate::{evaluate_in_pool, Split};
 use crate::lr_schedule;
 use crate::model::Model;
-use crate::net::{loss_and_grads, Batch, Dropouts, Workspace, PHASES};
-use crate::params::{Grads, Params, N_TRAINABLE};
+use crate::net::Batch;
+use crate::params::Params;
 use crate::rng::{CounterRng, Stream};
 use crate::scoring::queries_per_chunk;
+use crate::step_engine::{CpuSteps, StepEngine, StepEngineFactory};
 use rayon::ThreadPool;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -101,6 +102,8 @@ pub struct Trainer {
     /// Spread the planned lr decay over the epochs that fit in the time limit
     /// ([`Trainer::with_time_annealing`]).
     pub anneal_to_time_limit: bool,
+    /// Runs the steps elsewhere than on the CPU ([`Trainer::with_step_engine`]).
+    step_engine: Option<StepEngineFactory>,
     pool: ThreadPool,
 }
 
@@ -118,6 +121,7 @@ impl Trainer {
             resume_from: None,
             time_limit: None,
             anneal_to_time_limit: false,
+            step_engine: None,
             pool,
         })
     }
@@ -151,16 +155,24 @@ impl Trainer {
         self
     }
 
+    /// Runs the training steps on the engine `factory` builds (a GPU backend) instead of the
+    /// CPU; validation, checkpoints and the schedule stay here.
+    pub fn with_step_engine(mut self, factory: StepEngineFactory) -> Self {
+        self.step_engine = Some(factory);
+        self
+    }
+
     /// Times `probe_batches` training steps of this config from a fresh start (the median of
     /// the later half) and a validation over part of the validation split, and extrapolates
     /// both to the full epoch and split.
     pub fn estimate_epoch(&self, dataset: &Dataset, probe_batches: usize) -> Result<EpochEstimate> {
         let started = Instant::now();
-        let probe = Trainer::new(Config {
+        let mut probe = Trainer::new(Config {
             epochs: 1,
             eval_every: 0,
             ..self.config.clone()
         })?;
+        probe.step_engine = self.step_engine.clone();
         let cancel = AtomicBool::new(false);
         let (mut step_seconds, mut batches_per_epoch) = (Vec::new(), 1);
         let wanted = probe_batches.max(2);
@@ -246,20 +258,14 @@ impl Trainer {
                 (p, a, TrainState::default(), None)
             }
         };
-        let drop = Dropouts {
-            input: cfg.dropout_in,
-            h1: cfg.dropout_h1,
-            h2: cfg.dropout_h2,
+        let mut engine: Box<dyn StepEngine + '_> = match &self.step_engine {
+            Some(factory) => factory(cfg, &params, &adam)?,
+            None => Box::new(CpuSteps::new(&self.pool, cfg, &params)),
         };
-        let mut frozen = [false; N_TRAINABLE];
-        frozen[N_TRAINABLE - 1] = cfg.activation != Activation::Prelu;
-        let mut ws = Workspace::<f32>::new();
-        let mut grads = Grads::zeros_like(&params);
         let mut batch = Batch::default();
         let mut order: Vec<u32> = Vec::with_capacity(index.len());
         let bounds = batch_bounds(index.len(), cfg.batch_size);
         let mut stop = StopReason::Completed;
-        let mut adam_secs = 0.0;
         let started = Instant::now();
         let mut kept = Kept {
             state,
@@ -324,23 +330,7 @@ impl Trainer {
                 }
                 let t_batch = Instant::now();
                 fill_batch(&mut batch, &index, &order[s..e]);
-                let step = adam.step;
-                let loss = self.pool.install(|| {
-                    let l = loss_and_grads(
-                        &mut params,
-                        &drop,
-                        cfg.label_smoothing,
-                        &batch,
-                        &mut ws,
-                        &mut grads,
-                        cfg.seed,
-                        step,
-                    );
-                    let t = Instant::now();
-                    adam.step(&mut params, &grads, lr, &frozen);
-                    adam_secs += t.elapsed().as_secs_f64();
-                    l
-                });
+                let loss = engine.step(&mut params, &mut adam, &batch, lr)?;
                 loss_sum += loss;
                 let secs = t_batch.elapsed().as_secs_f64().max(1e-9);
                 on_progress(&Progress::Batch {
@@ -367,6 +357,7 @@ impl Trainer {
             let due =
                 cfg.eval_every > 0 && (epoch.is_multiple_of(cfg.eval_every) || epoch == cfg.epochs);
             if due && !dataset.valid.is_empty() {
+                engine.sync(&mut params, &mut adam)?;
                 self.validate(dataset, &params, &adam, &mut kept, &mut on_progress)?;
                 let state = &kept.state;
                 if early_stopping::should_stop(
@@ -386,8 +377,12 @@ impl Trainer {
             && cfg.eval_every > 0
             && !dataset.valid.is_empty()
         {
+            engine.sync(&mut params, &mut adam)?;
             self.validate(dataset, &params, &adam, &mut kept, &mut on_progress)?;
         }
+        engine.sync(&mut params, &mut adam)?;
+        let phase_seconds = engine.phase_seconds();
+        drop(engine);
         let Kept { state, best, .. } = kept;
         if stop != StopReason::Cancelled {
             self.save_last(dataset, &params, &adam, &state)?;
@@ -396,12 +391,6 @@ impl Trainer {
             Some(m) => m,
             None => self.model(dataset, params, state.epoch, None),
         };
-        let mut phase_seconds: Vec<(String, f64)> = PHASES
-            .iter()
-            .map(|s| s.to_string())
-            .zip(ws.timings)
-            .collect();
-        phase_seconds.push(("adam".into(), adam_secs));
         Ok(TrainOutcome {
             model,
             stop,

@@ -24,6 +24,9 @@ pub enum EngineErrorCode {
     EngineArgument,
     /// Training was aborted through its signal.
     EngineAborted,
+    /// The training device is missing or failed (no GPU adapter, a build without the GPU
+    /// backend, a lost device).
+    EngineDevice,
     /// A bug in the engine (a panic, a thread pool that failed to start).
     EngineInternal,
 }
@@ -37,6 +40,7 @@ impl AsRef<str> for EngineErrorCode {
             EngineErrorCode::EngineCheckpoint => "ENGINE_CHECKPOINT",
             EngineErrorCode::EngineArgument => "ENGINE_ARGUMENT",
             EngineErrorCode::EngineAborted => "ENGINE_ABORTED",
+            EngineErrorCode::EngineDevice => "ENGINE_DEVICE",
             EngineErrorCode::EngineInternal => "ENGINE_INTERNAL",
         }
     }
@@ -60,6 +64,7 @@ pub fn engine_error(error: neptune_core::Error) -> EngineError {
         Error::Checkpoint { .. } => EngineErrorCode::EngineCheckpoint,
         Error::Argument { .. } => EngineErrorCode::EngineArgument,
         Error::ThreadPool(_) => EngineErrorCode::EngineInternal,
+        Error::Device(_) => EngineErrorCode::EngineDevice,
     };
     napi::Error::new(code, error.to_string())
 }

@@ -2,6 +2,7 @@
 //! thread (a time budget turns it into an epoch count).
 
 use crate::convert::{DatasetArrays, DatasetSource};
+use crate::device::{on_device, TrainingDevice};
 use crate::errors::{engine_error, guarded, reject, EngineError, EngineResult};
 use crate::training_config::TrainingConfig;
 use napi::bindgen_prelude::{AsyncTask, Either};
@@ -24,6 +25,7 @@ pub struct EstimateTask {
     source: DatasetSource,
     config: Config,
     probe_batches: usize,
+    device: Option<TrainingDevice>,
 }
 
 impl Task for EstimateTask {
@@ -33,8 +35,10 @@ impl Task for EstimateTask {
     fn compute(&mut self) -> napi::Result<Self::Output> {
         Ok(guarded(|| {
             let dataset = self.source.load().map_err(engine_error)?;
-            let e = Trainer::new(self.config.clone())
-                .and_then(|t| t.estimate_epoch(&dataset, self.probe_batches))
+            let trainer = Trainer::new(self.config.clone()).map_err(engine_error)?;
+            let (trainer, _) = on_device(trainer, self.device)?;
+            let e = trainer
+                .estimate_epoch(&dataset, self.probe_batches)
                 .map_err(engine_error)?;
             Ok(EpochEstimate {
                 epoch_seconds: e.epoch_seconds,
@@ -51,17 +55,20 @@ impl Task for EstimateTask {
 }
 
 /// Times `probeBatches` training steps of `config` on `dataset` from a fresh start and a
-/// validation over part of the validation split, extrapolated to a full epoch and split.
+/// validation over part of the validation split, extrapolated to a full epoch and split; the
+/// steps run on `device` (default `cpu`), as the training run being planned will.
 #[napi(catch_unwind, ts_return_type = "Promise<EpochEstimate>")]
 pub fn estimate_epoch(
     dataset: Either<String, DatasetArrays>,
     config: TrainingConfig,
     probe_batches: u32,
+    device: Option<TrainingDevice>,
 ) -> Result<AsyncTask<EstimateTask>, EngineError> {
     let config = config.to_core().map_err(engine_error)?;
     Ok(AsyncTask::new(EstimateTask {
         source: DatasetSource::new(dataset),
         config,
         probe_batches: probe_batches as usize,
+        device,
     }))
 }

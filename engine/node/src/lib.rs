@@ -4,6 +4,7 @@
 //! exports, `errors::guarded` in async tasks): a panic becomes a JS error.
 
 mod convert;
+mod device;
 mod errors;
 mod estimate_task;
 mod evaluate_task;
@@ -13,6 +14,7 @@ mod panic_check;
 mod train_task;
 mod training_config;
 
+pub use device::TrainingDevice;
 pub use errors::EngineErrorCode;
 pub use estimate_task::estimate_epoch;
 pub use evaluate_task::evaluate;

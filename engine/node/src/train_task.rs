@@ -2,6 +2,7 @@
 //! through a threadsafe callback, an AbortSignal sets the core's cancel flag.
 
 use crate::convert::{metrics, DatasetArrays, DatasetSource, MetricsJs};
+use crate::device::{on_device, TrainingDevice};
 use crate::errors::{aborted, engine_error, guarded, reject, EngineError, EngineResult};
 use crate::training_config::TrainingConfig;
 use napi::bindgen_prelude::{AbortSignal, AsyncTask, Either};
@@ -62,6 +63,8 @@ pub struct TrainResult {
     pub valid: Option<MetricsJs>,
     /// Where the kept model was saved (manifest.json + model.safetensors).
     pub model_dir: String,
+    /// Where the steps ran, e.g. `cpu (2 threads)` or the GPU adapter's name and driver.
+    pub device: String,
 }
 
 type ProgressFn = ThreadsafeFunction<ProgressEvent, (), ProgressEvent, Status, false>;
@@ -76,6 +79,7 @@ pub struct TrainTask {
     resume_from: Option<PathBuf>,
     time_limit: Option<Duration>,
     anneal_to_time_limit: bool,
+    device: Option<TrainingDevice>,
     progress: Option<Arc<ProgressFn>>,
     cancel: Arc<AtomicBool>,
 }
@@ -96,9 +100,10 @@ impl Task for TrainTask {
 impl TrainTask {
     fn run(&mut self) -> EngineResult<TrainResult> {
         let dataset = self.source.load().map_err(engine_error)?;
-        let mut trainer = Trainer::new(self.config.clone())
+        let trainer = Trainer::new(self.config.clone())
             .map_err(engine_error)?
             .with_checkpoint_dir(self.out_dir.join("checkpoints"));
+        let (mut trainer, device) = on_device(trainer, self.device)?;
         if let Some(dir) = &self.resume_from {
             trainer = trainer.with_resume_from(dir);
         }
@@ -148,6 +153,7 @@ impl TrainTask {
                 .as_ref()
                 .map(|m| metrics(m, &names)),
             model_dir: self.out_dir.to_string_lossy().into_owned(),
+            device,
         })
     }
 }
@@ -214,27 +220,31 @@ fn to_event(progress: &Progress, relation_names: &[String]) -> ProgressEvent {
     }
 }
 
-/// A wall-clock limit for `train`.
+/// How a `train` call runs: its wall-clock limit and device.
 #[napi(object)]
-pub struct TimeLimit {
-    pub seconds: f64,
-    /// Spread the config's planned lr decay over the epochs that fit in `seconds`, projected
-    /// before each epoch from the epochs so far (a time budget's plan).
+pub struct TrainRunOptions {
+    /// Stop once this much time has passed (the best validated weights are kept).
+    pub time_limit_seconds: Option<f64>,
+    /// Spread the config's planned lr decay over the epochs that fit in `timeLimitSeconds`,
+    /// projected before each epoch from the epochs so far (a time budget's plan).
     pub anneal: Option<bool>,
+    /// Where the steps run (default `cpu`).
+    pub device: Option<TrainingDevice>,
 }
 
 /// Trains a model and saves the kept weights to `outDir` (checkpoints for resuming go to
 /// `outDir/checkpoints`). `dataset` is a folder of train/valid/test.txt or id arrays; `config`
-/// is complete (see `presetConfig`). With `timeLimit`, training stops once that much time has
-/// passed (stop reason `time_limit`; the weights are validated first and the best validated ones
-/// kept). Rejects with code `ENGINE_ABORTED` when `signal` aborts.
+/// is complete (see `presetConfig`). With `options.timeLimitSeconds`, training stops once that
+/// much time has passed (stop reason `time_limit`; the weights are validated first and the best
+/// validated ones kept). Rejects with code `ENGINE_ABORTED` when `signal` aborts and
+/// `ENGINE_DEVICE` when the device asked for is missing or fails.
 #[napi(catch_unwind, ts_return_type = "Promise<TrainResult>")]
 pub fn train(
     dataset: Either<String, DatasetArrays>,
     config: TrainingConfig,
     out_dir: String,
     resume_from: Option<String>,
-    time_limit: Option<TimeLimit>,
+    options: Option<TrainRunOptions>,
     on_progress: Option<ThreadsafeFunction<ProgressEvent, (), ProgressEvent, Status, false>>,
     signal: Option<AbortSignal>,
 ) -> Result<AsyncTask<TrainTask>, EngineError> {
@@ -249,11 +259,13 @@ pub fn train(
         config,
         out_dir: PathBuf::from(out_dir),
         resume_from: resume_from.map(PathBuf::from),
-        time_limit: time_limit
+        time_limit: options
             .as_ref()
-            .filter(|t| t.seconds.is_finite())
-            .map(|t| Duration::from_secs_f64(t.seconds.max(0.0))),
-        anneal_to_time_limit: time_limit.and_then(|t| t.anneal).unwrap_or(false),
+            .and_then(|o| o.time_limit_seconds)
+            .filter(|s| s.is_finite())
+            .map(|s| Duration::from_secs_f64(s.max(0.0))),
+        anneal_to_time_limit: options.as_ref().and_then(|o| o.anneal).unwrap_or(false),
+        device: options.and_then(|o| o.device),
         progress: on_progress.map(Arc::new),
         cancel,
     };

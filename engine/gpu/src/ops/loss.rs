@@ -1,0 +1,66 @@
+//! Binary cross-entropy with logits against label-smoothed multi-hot targets, fused with its
+//! gradient: `neptune_core::kernels::loss::bce_fused` on the device. Target
+//! `y' = (1 - eps) * y + 1 / N`; the loss is the mean over `B x N` of `softplus(l) - y' * l`.
+//! Targets stay sparse: each row's positives are listed in `tails`.
+
+use crate::buffer::Tensor;
+use crate::kernel::{grid, Arg, Recorder};
+
+const SRC: &str = include_str!("../shaders/loss.wgsl");
+
+/// Threads per workgroup (`WG` in the shader); one workgroup per row.
+const WG: u32 = 256;
+
+/// Replaces `logits` (B x N, row-major) by `d loss / d logits` and writes each row's summed
+/// loss to `row_loss` (B f32); the mean loss is [`mean_loss`] of `row_loss` read back.
+/// `tail_off` (B + 1 u32) delimits row `i`'s positives `tails[tail_off[i]..tail_off[i + 1]]`
+/// (u32 columns, distinct within a row). Per row: `row_loss = sum_j (softplus(l_j) - l_j / N)
+/// - (1 - eps) * sum_t l_t`, `l_j <- (sigmoid(l_j) - 1/N) / (B N)`, then
+/// `l_t -= (1 - eps) / (B N)`. Each row is reduced in a fixed order (deterministic).
+#[allow(clippy::too_many_arguments)]
+pub fn bce_fused(
+    rec: &mut Recorder,
+    logits: &Tensor,
+    b: usize,
+    n: usize,
+    eps: f64,
+    tail_off: &Tensor,
+    tails: &Tensor,
+    row_loss: &Tensor,
+) {
+    assert!(logits.len >= b * n && tail_off.len > b && row_loss.len >= b);
+    // Element indices are u32 on the device.
+    assert!(u32::try_from(b * n).is_ok(), "{b} x {n} logits");
+    if b == 0 || n == 0 {
+        return;
+    }
+    // As the CPU: base and scale computed in f64 then rounded; the tail step is the f32
+    // product of the rounded (1 - eps) and scale, as `row[t] -= pos * scale` computes it.
+    let base = (1.0 / n as f64) as f32;
+    let scale = (1.0 / (b as f64 * n as f64)) as f32;
+    let pos = (1.0 - eps) as f32;
+    let args = [
+        Arg::U(b as u32),
+        Arg::U(n as u32),
+        Arg::F(base),
+        Arg::F(scale),
+        Arg::F(pos),
+        Arg::F(pos * scale),
+    ];
+    // `grid` counts threads: one workgroup of WG per row, split over x and y past 65535 rows.
+    let groups = grid(b * WG as usize, WG);
+    rec.dispatch(
+        SRC,
+        "bce_fused",
+        &args,
+        &[logits, tail_off, tails, row_loss],
+        groups,
+    );
+}
+
+/// The batch's mean loss from the rows' sums read back from [`bce_fused`]'s `row_loss`:
+/// their f64 sum over `B x N`, as the CPU's `bce_fused` returns it.
+pub fn mean_loss(row_loss_host: &[f32], b: usize, n: usize) -> f64 {
+    assert!(row_loss_host.len() >= b);
+    row_loss_host[..b].iter().map(|&v| v as f64).sum::<f64>() / (b as f64 * n as f64)
+}

@@ -1,0 +1,112 @@
+//! Training through `neptune_core::Trainer` with the GPU engine gives the CPU engine's learning
+//! curve: the same batches, masks and schedule, so per-epoch loss and validation MRR agree to
+//! float32 noise. On UMLS when the datasets folder is found (`KGC_DATASETS`, else
+//! `../shared/datasets` beside the project, as CI has it), otherwise on a generated graph of
+//! UMLS's shape.
+mod common;
+use common::gpu;
+use neptune_core::{Config, Dataset, GraphSize, Overrides, Progress, Trainer};
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+fn datasets_dir() -> PathBuf {
+    match std::env::var_os("KGC_DATASETS") {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/datasets"),
+    }
+}
+
+/// UMLS, or 135 entities in 9 clusters with 46 relations between clusters (UMLS's shape).
+fn graph() -> (String, Dataset) {
+    let umls = datasets_dir().join("UMLS");
+    if umls.join("train.txt").is_file() {
+        return ("UMLS".into(), Dataset::from_dir(&umls).unwrap());
+    }
+    let (clusters, size, relations) = (9u32, 15u32, 46u32);
+    let (mut train, mut valid, mut test) = (vec![], vec![], vec![]);
+    let mut k = 0usize;
+    for r in 0..relations {
+        for c in 0..clusters {
+            let c2 = (c * (r + 1) + r + 1) % clusters;
+            // A sparse subset of the cluster product: UMLS has ~5k training triples.
+            for i in 0..size {
+                for j in (0..size).filter(|j| (i + j + r) % 7 == 0) {
+                    let t = [c * size + i, r, c2 * size + j];
+                    match k % 20 {
+                        0 => valid.extend(t),
+                        10 => test.extend(t),
+                        _ => train.extend(t),
+                    }
+                    k += 1;
+                }
+            }
+        }
+    }
+    let n = (clusters * size) as usize;
+    let d = Dataset::from_arrays(n, relations as usize, &train, &valid, &test).unwrap();
+    ("a generated UMLS-shaped graph".into(), d)
+}
+
+/// Per epoch: (mean training loss, validation MRR).
+fn curve(trainer: Trainer, data: &Dataset) -> Vec<(f64, f64)> {
+    let mut losses = vec![];
+    let mut mrrs = vec![];
+    trainer
+        .train(
+            data,
+            |p| match p {
+                Progress::Epoch { loss, .. } => losses.push(*loss),
+                Progress::Validation { metrics, .. } => mrrs.push(metrics.overall.mrr),
+                _ => {}
+            },
+            &AtomicBool::new(false),
+        )
+        .unwrap();
+    losses.into_iter().zip(mrrs).collect()
+}
+
+#[test]
+fn gpu_training_follows_the_cpu_learning_curve() {
+    let (name, data) = graph();
+    let size = GraphSize {
+        entities: data.n_entities(),
+        relations: data.n_relations(),
+        train_triples: data.train.len(),
+    };
+    // The default preset as sized for this graph, for the first epochs.
+    let config = Config {
+        epochs: 4,
+        eval_every: 1,
+        patience: 0,
+        threads: 2,
+        ..Config::resolve(
+            "default",
+            Some(size),
+            &Overrides::new(),
+        )
+        .unwrap()
+    };
+    let cpu = curve(Trainer::new(config.clone()).unwrap(), &data);
+    let engine = neptune_gpu::factory(Arc::new(gpu()));
+    let on_gpu = curve(Trainer::new(config.clone()).unwrap().with_step_engine(engine), &data);
+    eprintln!("{name}, d_e {} d_r {} batch {}:", config.d_e, config.d_r, config.batch_size);
+    for (e, (c, g)) in cpu.iter().zip(&on_gpu).enumerate() {
+        eprintln!(
+            "  epoch {}: loss cpu {:.6} gpu {:.6}; valid MRR cpu {:.4} gpu {:.4}",
+            e + 1,
+            c.0,
+            g.0,
+            c.1,
+            g.1
+        );
+    }
+    assert_eq!(cpu.len(), 4);
+    assert_eq!(on_gpu.len(), 4);
+    // Learning happened (the comparison is not between two untrained models).
+    assert!(cpu[3].1 > cpu[0].1 && cpu[3].0 < cpu[0].0, "cpu curve {cpu:?}");
+    for (e, (c, g)) in cpu.iter().zip(&on_gpu).enumerate() {
+        assert!((c.0 - g.0).abs() <= 1e-3 * c.0, "epoch {}: loss cpu {} gpu {}", e + 1, c.0, g.0);
+        assert!((c.1 - g.1).abs() <= 0.01, "epoch {}: valid MRR cpu {} gpu {}", e + 1, c.1, g.1);
+    }
+}
