@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Everything a fresh machine needs before `kgc` runs: Java 17 + Maven (apt-get when root),
 # npm packages, the native engine, the TypeScript build, and the Neo4j jars from Maven Central.
-# Idempotent and quiet when there is nothing to do.
+# Idempotent and quiet when there is nothing to do. With KGC_GPU=1 the engine is built with its
+# GPU backend (wgpu) and a Vulkan driver is installed when none is (Mesa's, whose software
+# device lavapipe runs the GPU kernels on the CPU: what the tests use without a GPU).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -30,6 +32,11 @@ has_java_17_or_21 || apt_install "Java 17" openjdk-17-jre-headless
 command -v mvn >/dev/null || apt_install "Maven" maven
 command -v cargo >/dev/null || die "Rust (cargo) is missing: install it with rustup (https://rustup.rs) and rerun."
 command -v node >/dev/null || die "Node.js 20 is missing: install it and rerun."
+if [[ ${KGC_GPU:-} == 1 && $(uname -s) == Linux ]]; then
+  ldconfig -p 2>/dev/null | grep -q 'libvulkan\.so\.1' || apt_install "The Vulkan loader" libvulkan1
+  compgen -G '/usr/share/vulkan/icd.d/*.json' >/dev/null \
+    || apt_install "A Vulkan driver" mesa-vulkan-drivers
+fi
 
 if [[ ! -d node_modules || package-lock.json -nt node_modules/.package-lock.json ]]; then
   step "Installing npm packages (npm ci)"
@@ -37,7 +44,7 @@ if [[ ! -d node_modules || package-lock.json -nt node_modules/.package-lock.json
 fi
 
 if [[ -f engine/node/package.json ]]; then
-  step "Building the native engine (release)"
+  step "Building the native engine (release$([[ ${KGC_GPU:-} == 1 ]] && echo ', GPU backend'))"
   bash scripts/build-engine.sh
 fi
 

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs every test after setup: lint and type checks, the Rust engine's tests, then Jest
 # (unit + integration against one real Neo4j). Prints one summary line per runner and a total.
+# The engine is built with its GPU backend, whose tests run on Mesa's software Vulkan device.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+export KGC_GPU=1
 bash scripts/setup.sh || exit 1
 
 status=0
@@ -23,7 +25,8 @@ if [[ -f engine/Cargo.toml ]]; then
   (cd engine && cargo fmt --check) || lint=failed
   (cd engine && cargo clippy --release -p neptune_core --all-targets --quiet -- -D warnings) || lint=failed
   # The binding's own test target cannot link (napi symbols come from node at load time).
-  (cd engine && cargo clippy --release -p neptune_node --quiet -- -D warnings) || lint=failed
+  (cd engine && cargo clippy --release -p neptune_node --features gpu --quiet -- -D warnings) || lint=failed
+  (cd engine && cargo clippy --release -p neptune_gpu --all-targets --quiet -- -D warnings) || lint=failed
   # A serving build loads, scores and evaluates without the training code.
   (cd engine && cargo clippy --release -p neptune_core --lib --no-default-features --quiet -- -D warnings) || lint=failed
   # The committed index.d.ts / index.js are what napi-rs generates from the binding's source.
@@ -35,7 +38,10 @@ rust_passed=0; rust_failed=0
 if [[ -f engine/Cargo.toml ]]; then
   printf '\n==> Rust engine tests (cargo test)\n'
   cargo_log="$(mktemp)"
-  (cd engine && cargo test -p neptune_core --release 2>&1) | tee "$cargo_log"
+  # The GPU tests run on the first Vulkan adapter (lavapipe here); XDG_RUNTIME_DIR keeps Mesa
+  # from warning about it.
+  (cd engine && XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}" \
+    cargo test -p neptune_core -p neptune_gpu --release 2>&1) | tee "$cargo_log"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
   rust_passed=$(grep -Eo '[0-9]+ passed' "$cargo_log" | awk '{s+=$1} END {print s+0}')
   rust_failed=$(grep -Eo '[0-9]+ failed' "$cargo_log" | awk '{s+=$1} END {print s+0}')

@@ -77,6 +77,9 @@ export declare function estimateEpoch(dataset: string | DatasetArrays, config: T
  */
 export declare function evaluate(modelDir: string, dataset: string | DatasetArrays, split: Split, threads: number): Promise<MetricsJs>
 
+/** Whether this build has the GPU training backend (`KGC_GPU=1 npm run setup`). */
+export declare function gpuBackend(): boolean
+
 /** The size of a graph, which the `default` preset scales with. */
 export interface GraphSize {
   entities: number

@@ -843,6 +843,7 @@ module.exports.Direction = nativeBinding.Direction
 module.exports.EngineErrorCode = nativeBinding.EngineErrorCode
 module.exports.estimateEpoch = nativeBinding.estimateEpoch
 module.exports.evaluate = nativeBinding.evaluate
+module.exports.gpuBackend = nativeBinding.gpuBackend
 module.exports.Init = nativeBinding.Init
 module.exports.loadModel = nativeBinding.loadModel
 module.exports.presetConfig = nativeBinding.presetConfig

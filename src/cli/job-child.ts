@@ -34,6 +34,7 @@ async function main(): Promise<void> {
       preset: request.preset,
       overrides: request.overrides,
       timeBudgetSeconds: request.timeBudgetSeconds,
+      device: request.device,
       force: request.force,
       minChangedEdges: request.minChangedEdges,
       filter: relations ? { relations } : undefined,

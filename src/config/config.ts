@@ -91,6 +91,8 @@ export interface LifecycleConfig {
   retrainMinNewEdges: number;
   /** Wall-clock budget of each scheduled or requested job's training (`--time-budget`). */
   retrainTimeBudgetSeconds: number | undefined;
+  /** Where training steps run (`--device`): a hardware GPU when present (`auto`), `cpu` or `gpu`. */
+  trainDevice: TrainDevice;
   /** Train on these relation types only; undefined = all. */
   retrainRelations: string[] | undefined;
   /** How often the worker looks for retraining requests. */
@@ -100,6 +102,10 @@ export interface LifecycleConfig {
   /** How often `kgc serve` checks the registry for a newly promoted (or rolled back) version. */
   modelPollSeconds: number;
 }
+
+/** `auto` picks a hardware GPU when the engine was built with its GPU backend and one is present. */
+export const TRAIN_DEVICES = ['auto', 'cpu', 'gpu'] as const;
+export type TrainDevice = (typeof TRAIN_DEVICES)[number];
 
 const NEO4J_SCHEMES = ['bolt', 'bolt+s', 'bolt+ssc', 'neo4j', 'neo4j+s', 'neo4j+ssc'] as const;
 
@@ -174,6 +180,7 @@ function readLifecycle(env: Env, stateDir: string, cwd: string): LifecycleConfig
     registryScope: readString(env, 'KGC_REGISTRY_SCOPE', 'default'),
     retrainCron: readCron(env, 'KGC_RETRAIN_CRON'),
     retrainTimeBudgetSeconds: readDuration(env, 'KGC_RETRAIN_TIME_BUDGET'),
+    trainDevice: readEnum(env, 'KGC_TRAIN_DEVICE', 'auto', TRAIN_DEVICES),
     retrainMinNewEdges: readInt(env, 'KGC_RETRAIN_MIN_NEW_EDGES', 0, {
       min: 0,
       max: Number.MAX_SAFE_INTEGER,

@@ -37,6 +37,8 @@ export const ErrorCode = {
   MODEL_INVALID: 'MODEL_INVALID',
   MODEL_NOT_READY: 'MODEL_NOT_READY',
   TRAINING_ABORTED: 'TRAINING_ABORTED',
+  /** The training device asked for is missing or failed (no GPU, an engine built without it). */
+  DEVICE_UNAVAILABLE: 'DEVICE_UNAVAILABLE',
   /** Another training job holds the lease (one job at a time across workers and `kgc train`). */
   JOB_LOCKED: 'JOB_LOCKED',
   INTERNAL: 'INTERNAL',

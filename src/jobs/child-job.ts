@@ -1,4 +1,4 @@
-import type { TrainingOverrides } from '../model';
+import type { TrainingDevice, TrainingOverrides } from '../model';
 
 /** What the worker asks of one child: a retraining job with these settings. */
 export interface ChildJobRequest {
@@ -10,6 +10,8 @@ export interface ChildJobRequest {
   relations?: string[];
   /** Train within this many seconds (see `planTimeBudget`). */
   timeBudgetSeconds?: number;
+  /** Where training steps run (default the config's `KGC_TRAIN_DEVICE`). */
+  device?: TrainingDevice;
 }
 
 /** Messages from the child to the worker, over the fork's IPC channel. */

@@ -82,7 +82,7 @@ export async function runRetrainJob(
         tempDirs,
         signal: controller.signal,
         split: { ...DEFAULT_STABLE_SPLIT, ...options.split },
-        options,
+        options: { ...options, device: options.device ?? config.lifecycle.trainDevice },
         log,
       });
       timer.end();

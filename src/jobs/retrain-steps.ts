@@ -256,6 +256,7 @@ async function trainCandidate(
       signal,
       onTrial: ctx.log,
       onProgress: onProgress(progress),
+      device: options.device,
     });
     await progress.flush();
     ctx.log(
@@ -288,7 +289,14 @@ async function trainCandidate(
   }
   const plan =
     options.timeBudgetSeconds !== undefined
-      ? await planTimeBudget(data, preset, overrides, size, options.timeBudgetSeconds)
+      ? await planTimeBudget(
+          data,
+          preset,
+          overrides,
+          size,
+          options.timeBudgetSeconds,
+          options.device,
+        )
       : undefined;
   if (plan) ctx.log(describePlan(plan, options.timeBudgetSeconds as number));
   const config = plan?.config ?? resolveTrainingConfig(preset, overrides, size);
@@ -299,6 +307,7 @@ async function trainCandidate(
     signal,
     ...budgetTrainOptions(plan),
     onProgress: onProgress(progress),
+    device: options.device,
   });
   await progress.flush();
   return {

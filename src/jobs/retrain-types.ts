@@ -4,6 +4,7 @@ import type {
   EngineConfig,
   Metrics,
   ModelStore,
+  TrainingDevice,
   TrainingOverrides,
   TrainingProgress,
 } from '../model';
@@ -21,6 +22,8 @@ export interface RetrainOptions {
    * winning settings for the scope's later retraining (`tune`).
    */
   tuneSeconds?: number;
+  /** Where training steps run (`kgc train --device`; default the config's `KGC_TRAIN_DEVICE`). */
+  device?: TrainingDevice;
   /** Reuse the scope's stored tuned settings when they fit the graph (default true). */
   useTunedSettings?: boolean;
   filter?: EdgeFilter;

@@ -3,7 +3,7 @@ export { budgetTrainOptions, describePlan, epochsThatFit, planTimeBudget } from 
 export { longerBudgetAdvice } from './longer-budget';
 export { KEPT_DESCRIPTION, tune } from './tuning/tune';
 export { chooseTunedSettings, saveTunedSettings } from './tuning/tuned-settings';
-export type { TrainingProgress, TrainSummary } from './train';
+export type { TrainingDevice, TrainingProgress, TrainSummary } from './train';
 export type { ScoredEntity } from './scorer';
 export type { GraphSize } from './graph-size';
 export { evaluate } from './evaluate';

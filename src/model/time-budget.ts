@@ -1,7 +1,7 @@
 import { ErrorCode, KgcError } from '../errors';
 import type { GraphSize } from './graph-size';
 import { mapEngineError, nativeEngine, Native } from './native-engine';
-import type { TrainOptions } from './train';
+import type { TrainingDevice, TrainOptions } from './train';
 import { toNativeData, TrainingData } from './training-data';
 import { EngineConfig, resolveTrainingConfig, TrainingOverrides } from './training-settings';
 
@@ -35,7 +35,7 @@ export interface BudgetPlan {
  * what is left, and resolves the preset again for that many epochs (the `default` preset then
  * anneals its learning rate over them and drops dropout when they are few). Train the plan's
  * config with `timeLimitSeconds: plan.trainingSeconds`, which stops it on time whatever the
- * estimate's error.
+ * estimate's error. The probe runs on `device`, where the plan's run will.
  */
 export async function planTimeBudget(
   data: TrainingData,
@@ -43,12 +43,13 @@ export async function planTimeBudget(
   overrides: TrainingOverrides,
   graph: GraphSize,
   budgetSeconds: number,
+  device?: TrainingDevice,
 ): Promise<BudgetPlan> {
   if (!(budgetSeconds > 0) || !Number.isFinite(budgetSeconds)) {
     throw new KgcError(ErrorCode.BAD_USER_INPUT, 'The time budget must be a positive duration.');
   }
   const first = resolveTrainingConfig(preset, overrides, graph);
-  const estimate = await estimateEpoch(data, first);
+  const estimate = await estimateEpoch(data, first, device);
   const trainingSeconds = Math.max(0, budgetSeconds - estimate.probeSeconds);
   const fit = epochsThatFit(trainingSeconds * PLANNED_SHARE, estimate, first.evalEvery);
   const planned = resolveTrainingConfig(preset, overrides, graph, fit);
@@ -104,9 +105,10 @@ export function budgetTrainOptions(
 export async function estimateEpoch(
   data: TrainingData,
   config: EngineConfig,
+  device?: TrainingDevice,
 ): Promise<Native.EpochEstimate> {
   try {
-    return await nativeEngine().estimateEpoch(toNativeData(data), config, PROBE_BATCHES);
+    return await nativeEngine().estimateEpoch(toNativeData(data), config, PROBE_BATCHES, device);
   } catch (error) {
     throw mapEngineError(error);
   }

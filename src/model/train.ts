@@ -4,6 +4,8 @@ import { toNativeData, TrainingData } from './training-data';
 import type { EngineConfig } from './training-settings';
 
 export type TrainingProgress = Native.ProgressEvent;
+/** Where training steps run: `auto` (a hardware GPU when present, else CPU), `cpu` or `gpu`. */
+export type TrainingDevice = Native.TrainingDevice;
 
 export interface TrainOptions {
   /** Where the kept model goes (manifest.json + model.safetensors); checkpoints below it. */
@@ -20,6 +22,8 @@ export interface TrainOptions {
    * that time, projected before each epoch (a time budget's plan, see `budgetTrainOptions`).
    */
   annealToTimeLimit?: boolean;
+  /** Where the steps run (default `cpu`); the saved model is the same whichever device. */
+  device?: TrainingDevice;
 }
 
 export interface TrainSummary {
@@ -34,6 +38,8 @@ export interface TrainSummary {
   seconds: number;
   /** Mean training time per epoch, evaluation excluded. */
   epochSeconds: number;
+  /** Where the steps ran, e.g. `cpu (2 threads)` or the GPU adapter. */
+  device: string;
 }
 
 /** Trains NePTuNe off the main thread (the engine's async task) and saves the kept model. */
@@ -56,9 +62,11 @@ export async function train(
       config,
       options.outDir,
       options.resumeFrom ?? null,
-      options.timeLimitSeconds === undefined
-        ? null
-        : { seconds: options.timeLimitSeconds, anneal: options.annealToTimeLimit ?? false },
+      {
+        timeLimitSeconds: options.timeLimitSeconds,
+        anneal: options.annealToTimeLimit ?? false,
+        device: options.device,
+      },
       onProgress,
       options.signal ?? null,
     );
@@ -74,5 +82,6 @@ export async function train(
     valid: result.valid ? fromNativeMetrics(result.valid) : undefined,
     seconds,
     epochSeconds: epochTimes.length ? epochTimes.reduce((a, b) => a + b, 0) / epochTimes.length : 0,
+    device: result.device,
   };
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { nativeEngine } from '../../src/model/native-engine';
 import { runCli } from '../support/cli';
 import { classGraph, writeDatasetDir } from '../support/generated-graph';
 
@@ -104,6 +105,35 @@ describe('kgc train and kgc evaluate', () => {
     expect(hits1).toBeLessThanOrEqual(hits3 as number);
     expect(hits3).toBeLessThanOrEqual(hits10 as number);
     expect(hits10).toBeLessThanOrEqual(1);
+  });
+
+  it("trains with --device gpu on a GPU adapter to the CPU engine's model, or says how to build it", () => {
+    const args = ['train', '--dataset', dataset, '--epochs', '2', '--eval-every', '1', '--json'];
+    const summaryOf = (stdout: string) =>
+      JSON.parse(stdout.trim().split('\n').pop() as string) as { mrr: number; device: string };
+    const cpu = runCli([...args, '--device', 'cpu', '--out', `${out}-cpu`], {});
+    expect(cpu.status).toBe(0);
+    expect(summaryOf(cpu.stdout).device).toMatch(/^cpu/);
+    const gpu = runCli([...args, '--device', 'gpu', '--out', `${out}-gpu`], {});
+    // scripts/test.sh builds the engine with its GPU backend (KGC_GPU=1) and a Vulkan driver
+    // (Mesa's software lavapipe where there is no GPU); a build without it must say so.
+    const built = nativeEngine().gpuBackend();
+    if (process.env.KGC_GPU === '1') expect(built).toBe(true);
+    if (built) {
+      expect(gpu.status).toBe(0);
+      const summary = summaryOf(gpu.stdout);
+      expect(summary.device).not.toMatch(/^cpu/);
+      expect(gpu.stdout).toMatch(/s\/epoch on .*(Vulkan|Metal|Dx12)/);
+      // Same batches, masks and schedule: the same model up to float32 rounding.
+      expect(Math.abs(summary.mrr - summaryOf(cpu.stdout).mrr)).toBeLessThan(1e-3);
+      expect(fs.existsSync(path.join(`${out}-gpu`, 'model.safetensors'))).toBe(true);
+    } else {
+      expect(gpu.status).toBe(1);
+      expect(gpu.stderr).toMatch(/^error \[DEVICE_UNAVAILABLE\]: .*KGC_GPU=1 npm run setup/);
+    }
+    const bad = runCli([...args, '--device', 'tpu'], {});
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/--device must be one of auto, cpu, gpu, got "tpu"/);
   });
 
   it('names the bad option or file in one line', () => {

@@ -12,7 +12,14 @@ const LAYERS: [&[&str]; 7] = [
     &["kernels", "linalg"],
     &["scoring", "eval", "model", "evaluate"],
     &["checkpoint"],
-    &["adam", "early_stopping", "lr_schedule", "net", "step_engine", "train"],
+    &[
+        "adam",
+        "early_stopping",
+        "lr_schedule",
+        "net",
+        "step_engine",
+        "train",
+    ],
     &["graph_sizing", "presets"],
 ];
 

@@ -46,7 +46,12 @@ impl Gpu {
 
     /// Overwrites the first `data.len()` elements of `t` (queued before the next submit).
     pub fn write<T: bytemuck::Pod>(&self, t: &Tensor, data: &[T]) {
-        assert!(data.len() <= t.len, "write of {} into {}", data.len(), t.len);
+        assert!(
+            data.len() <= t.len,
+            "write of {} into {}",
+            data.len(),
+            t.len
+        );
         if !data.is_empty() {
             self.queue
                 .write_buffer(&t.buf, 0, bytemuck::cast_slice(data));

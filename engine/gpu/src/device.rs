@@ -52,6 +52,7 @@ pub struct Gpu {
     pub(crate) queue: wgpu::Queue,
     info: wgpu::AdapterInfo,
     pub(crate) pipelines: crate::kernel::PipelineCache,
+    pub(crate) kernel_times: crate::kernel::KernelTimes,
 }
 
 /// Preference among adapters: hardware first; a CPU (software) adapter last.
@@ -76,7 +77,9 @@ impl Gpu {
         let adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::PRIMARY));
         let best = adapters
             .into_iter()
-            .filter(|a| choice == DeviceChoice::Gpu || a.get_info().device_type != wgpu::DeviceType::Cpu)
+            .filter(|a| {
+                choice == DeviceChoice::Gpu || a.get_info().device_type != wgpu::DeviceType::Cpu
+            })
             .min_by_key(|a| rank(a.get_info().device_type));
         let Some(adapter) = best else {
             return match choice {
@@ -102,6 +105,7 @@ impl Gpu {
             queue,
             info,
             pipelines: Default::default(),
+            kernel_times: Default::default(),
         }))
     }
 
@@ -114,6 +118,15 @@ impl Gpu {
     /// Whether this is a software device (results are real, speed is not).
     pub fn is_software(&self) -> bool {
         self.info.device_type == wgpu::DeviceType::Cpu
+    }
+
+    /// Seconds per kernel entry point so far, when profiling (`NEPTUNE_GPU_PROFILE=1`).
+    pub fn kernel_seconds(&self) -> Vec<(&'static str, f64)> {
+        self.kernel_times
+            .0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// The largest storage buffer the device binds, in bytes.

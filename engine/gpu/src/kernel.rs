@@ -11,8 +11,30 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use wgpu::util::DeviceExt;
 
+/// Seconds per kernel entry point, when profiling (`NEPTUNE_GPU_PROFILE=1`): each dispatch is
+/// then submitted and waited for alone, which is slower but attributes the time.
 #[derive(Default)]
-pub(crate) struct PipelineCache(Mutex<HashMap<(usize, &'static str), std::sync::Arc<wgpu::ComputePipeline>>>);
+pub(crate) struct KernelTimes(pub Mutex<Vec<(&'static str, f64)>>);
+
+impl KernelTimes {
+    fn add(&self, entry: &'static str, secs: f64) {
+        let mut v = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        match v.iter_mut().find(|(e, _)| *e == entry) {
+            Some((_, t)) => *t += secs,
+            None => v.push((entry, secs)),
+        }
+    }
+}
+
+pub(crate) fn profiling() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("NEPTUNE_GPU_PROFILE").is_some_and(|v| v == "1"))
+}
+
+#[derive(Default)]
+pub(crate) struct PipelineCache(
+    Mutex<HashMap<(usize, &'static str), std::sync::Arc<wgpu::ComputePipeline>>>,
+);
 
 /// Workgroups for `n` threads of a 1-D kernel with workgroup size `wg`, split over x and y
 /// when more than 65535 are needed.
@@ -39,16 +61,22 @@ pub struct Recorder<'g> {
 }
 
 impl Gpu {
-    fn pipeline(&self, src: &'static str, entry: &'static str) -> std::sync::Arc<wgpu::ComputePipeline> {
+    fn pipeline(
+        &self,
+        src: &'static str,
+        entry: &'static str,
+    ) -> std::sync::Arc<wgpu::ComputePipeline> {
         let key = (src.as_ptr() as usize, entry);
         let mut cache = self.pipelines.0.lock().unwrap_or_else(|e| e.into_inner());
         cache
             .entry(key)
             .or_insert_with(|| {
-                let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                    label: Some(entry),
-                    source: wgpu::ShaderSource::Wgsl(src.into()),
-                });
+                let module = self
+                    .device
+                    .create_shader_module(wgpu::ShaderModuleDescriptor {
+                        label: Some(entry),
+                        source: wgpu::ShaderSource::Wgsl(src.into()),
+                    });
                 std::sync::Arc::new(self.device.create_compute_pipeline(
                     &wgpu::ComputePipelineDescriptor {
                         label: Some(entry),
@@ -115,10 +143,27 @@ impl Recorder<'_> {
             layout: &pipe.get_bind_group_layout(0),
             entries: &entries,
         });
-        let mut pass = self.enc.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&pipe);
-        pass.set_bind_group(0, &bind, &[]);
-        pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
+        let t = std::time::Instant::now();
+        {
+            let mut pass = self.enc.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&pipe);
+            pass.set_bind_group(0, &bind, &[]);
+            pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
+        }
+        if profiling() {
+            let enc = std::mem::replace(
+                &mut self.enc,
+                gpu.device.create_command_encoder(&Default::default()),
+            );
+            gpu.queue.submit([enc.finish()]);
+            let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
+            gpu.kernel_times.add(entry, t.elapsed().as_secs_f64());
+        }
+    }
+
+    /// A temporary tensor of `len` elements for this recording (freed once its work is done).
+    pub fn scratch(&mut self, len: usize) -> Tensor {
+        self.gpu.zeros(len)
     }
 
     /// Copies `len` elements from `src` to `dst` (both from element 0).

@@ -32,7 +32,11 @@ impl DeviceMask {
 
     /// Loads `mask`'s keys for rows `0..rows` with drop probability `p` (queued write).
     pub fn set(&mut self, gpu: &Gpu, mask: &Mask, p: f64, rows: usize) {
-        assert!(rows <= self.row_keys.len, "mask of {rows} rows in {}", self.row_keys.len);
+        assert!(
+            rows <= self.row_keys.len,
+            "mask of {rows} rows in {}",
+            self.row_keys.len
+        );
         self.threshold = mask.threshold();
         self.scale = (1.0 / (1.0 - p)) as f32;
         self.keys.clear();

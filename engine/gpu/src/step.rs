@@ -106,7 +106,12 @@ pub struct GpuSteps {
 
 impl GpuSteps {
     /// Uploads the starting parameters and optimizer state.
-    pub fn new(gpu: Arc<Gpu>, cfg: &Config, params: &Params<f32>, adam: &Adam<f32>) -> Result<Self> {
+    pub fn new(
+        gpu: Arc<Gpu>,
+        cfg: &Config,
+        params: &Params<f32>,
+        adam: &Adam<f32>,
+    ) -> Result<Self> {
         let (n_ent, d) = (params.n_ent, params.d_e);
         let biggest = (n_ent * d).max(params.d_r * d * d) as u64 * 4;
         if biggest > gpu.max_buffer_bytes() {
@@ -120,7 +125,11 @@ impl GpuSteps {
         let p: Vec<Tensor> = params.trainable().iter().map(|t| gpu.upload(t)).collect();
         let m = adam.m.iter().map(|t| gpu.upload(t)).collect();
         let v = adam.v.iter().map(|t| gpu.upload(t)).collect();
-        let g = params.trainable_lens().iter().map(|&l| gpu.zeros(l)).collect();
+        let g = params
+            .trainable_lens()
+            .iter()
+            .map(|&l| gpu.zeros(l))
+            .collect();
         let running = [
             gpu.upload(&params.bn0.running_mean),
             gpu.upload(&params.bn0.running_var),
@@ -276,14 +285,27 @@ impl StepEngine for GpuSteps {
         let mut rec = gpu.recorder();
         // Forward (net/forward.rs): x1 = dropout_in(BN0(E[h])).
         elementwise::gather_rows(&mut rec, e, &w.heads, b, d, &w.x0);
-        batchnorm::forward_train(&mut rec, g0, b0, &w.x0, b, d, &w.xhat0, &w.inv0, &w.x1, &w.mean0, &w.var0);
+        batchnorm::forward_train(
+            &mut rec, g0, b0, &w.x0, b, d, &w.xhat0, &w.inv0, &w.x1, &w.mean0, &w.var0,
+        );
         elementwise::dropout_inplace(&mut rec, &w.x1, b, d, &self.in_head);
         // A_u = R[u] · W (U x D*D).
         elementwise::gather_rows(&mut rec, r, &w.uniq, n_u, dr, &w.ru);
-        gemm(&mut rec, &w.a, n(&w.ru, false), n(wt, false), n_u, d * d, dr, false);
+        gemm(
+            &mut rec,
+            &w.a,
+            n(&w.ru, false),
+            n(wt, false),
+            n_u,
+            d * d,
+            dr,
+            false,
+        );
         // y_b = x1_b · dropout_h1(A_{r_b}); x2 = act(dropout_h2(BN1(y))).
         core_product::forward(&mut rec, &w.x1, &w.a, &w.group, b, d, &self.h1, &w.y);
-        batchnorm::forward_train(&mut rec, g1, b1, &w.y, b, d, &w.xhat1, &w.inv1, &w.z2, &w.mean1, &w.var1);
+        batchnorm::forward_train(
+            &mut rec, g1, b1, &w.y, b, d, &w.xhat1, &w.inv1, &w.z2, &w.mean1, &w.var1,
+        );
         elementwise::dropout_inplace(&mut rec, &w.z2, b, d, &self.h2);
         elementwise::act_forward(&mut rec, &w.z2, slope, &w.x2, b * d);
         // logits = x2 · dropout_in(E)^T (B x N).
@@ -294,35 +316,114 @@ impl StepEngine for GpuSteps {
         } else {
             e
         };
-        gemm(&mut rec, &w.logits, n(&w.x2, false), n(e_score, true), b, ne, d, false);
+        gemm(
+            &mut rec,
+            &w.logits,
+            n(&w.x2, false),
+            n(e_score, true),
+            b,
+            ne,
+            d,
+            false,
+        );
         let [rm0, rv0, rm1, rv1] = &self.running;
         batchnorm::update_running(&mut rec, rm0, rv0, &w.mean0, &w.var0, b, d);
         batchnorm::update_running(&mut rec, rm1, rv1, &w.mean1, &w.var1, b, d);
-        loss::bce_fused(&mut rec, &w.logits, b, ne, self.eps, &w.tail_off, &w.tails, &w.row_loss);
+        loss::bce_fused(
+            &mut rec,
+            &w.logits,
+            b,
+            ne,
+            self.eps,
+            &w.tail_off,
+            &w.tails,
+            &w.row_loss,
+        );
         // Backward (net/backward.rs): dx2 = dL · E', dE' = dL^T · x2.
-        gemm(&mut rec, &w.dx2, n(&w.logits, false), n(e_score, false), b, d, ne, false);
-        gemm(&mut rec, ge, n(&w.logits, true), n(&w.x2, false), ne, d, b, false);
+        gemm(
+            &mut rec,
+            &w.dx2,
+            n(&w.logits, false),
+            n(e_score, false),
+            b,
+            d,
+            ne,
+            false,
+        );
+        gemm(
+            &mut rec,
+            ge,
+            n(&w.logits, true),
+            n(&w.x2, false),
+            ne,
+            d,
+            b,
+            false,
+        );
         if used_e_drop {
             elementwise::dropout_inplace(&mut rec, ge, ne, d, &self.in_ent);
         }
         elementwise::act_backward(&mut rec, &w.z2, slope, &w.dx2, b * d, gs);
         elementwise::dropout_inplace(&mut rec, &w.dx2, b, d, &self.h2);
-        batchnorm::backward(&mut rec, g1, &w.xhat1, &w.inv1, &w.dx2, b, d, &w.dy, gg1, gb1);
-        core_product::backward_da(&mut rec, &w.dy, &w.x1, &w.rel_members, &w.rel_off, n_u, d, &self.h1, &w.da);
+        batchnorm::backward(
+            &mut rec, g1, &w.xhat1, &w.inv1, &w.dx2, b, d, &w.dy, gg1, gb1,
+        );
+        core_product::backward_da(
+            &mut rec,
+            &w.dy,
+            &w.x1,
+            &w.rel_members,
+            &w.rel_off,
+            n_u,
+            d,
+            &self.h1,
+            &w.da,
+        );
         core_product::backward_dx(&mut rec, &w.dy, &w.a, &w.group, b, d, &self.h1, &w.dx1);
         // dR_u = dA_u · W^T; dW = R_U^T · dA.
-        gemm(&mut rec, &w.dru, n(&w.da, false), n(wt, true), n_u, dr, d * d, false);
-        gemm(&mut rec, gw, n(&w.ru, true), n(&w.da, false), dr, d * d, n_u, false);
+        gemm(
+            &mut rec,
+            &w.dru,
+            n(&w.da, false),
+            n(wt, true),
+            n_u,
+            dr,
+            d * d,
+            false,
+        );
+        gemm(
+            &mut rec,
+            gw,
+            n(&w.ru, true),
+            n(&w.da, false),
+            dr,
+            d * d,
+            n_u,
+            false,
+        );
         elementwise::fill(&mut rec, gr, self.n_rel * dr, 0.0);
         elementwise::scatter_rows(&mut rec, &w.dru, &w.uniq, n_u, dr, gr);
         elementwise::dropout_inplace(&mut rec, &w.dx1, b, d, &self.in_head);
-        batchnorm::backward(&mut rec, g0, &w.xhat0, &w.inv0, &w.dx1, b, d, &w.dx0, gg0, gb0);
+        batchnorm::backward(
+            &mut rec, g0, &w.xhat0, &w.inv0, &w.dx1, b, d, &w.dx0, gg0, gb0,
+        );
         let heads = layout.head_targets.len();
-        elementwise::scatter_add_rows(&mut rec, &w.dx0, &w.head_targets, &w.head_off, &w.head_members, heads, d, ge);
+        elementwise::scatter_add_rows(
+            &mut rec,
+            &w.dx0,
+            &w.head_targets,
+            &w.head_off,
+            &w.head_members,
+            heads,
+            d,
+            ge,
+        );
         // Adam (adam.rs), step number t.
         let t = adam_state.step + 1;
         for i in (0..N_TRAINABLE).filter(|&i| !self.frozen[i]) {
-            adam::step(&mut rec, &p[i], &self.m[i], &self.v[i], &g[i], p[i].len, lr, t);
+            adam::step(
+                &mut rec, &p[i], &self.m[i], &self.v[i], &g[i], p[i].len, lr, t,
+            );
         }
         rec.submit();
         let t1 = Instant::now();
@@ -354,10 +455,17 @@ impl StepEngine for GpuSteps {
     }
 
     fn phase_seconds(&self) -> Vec<(String, f64)> {
-        vec![
+        let mut v = vec![
             ("gpu step".into(), self.step_secs - self.readback_secs),
             ("gpu wait and readback".into(), self.readback_secs),
-        ]
+        ];
+        v.extend(
+            self.gpu
+                .kernel_seconds()
+                .into_iter()
+                .map(|(entry, s)| (format!("kernel {entry}"), s)),
+        );
+        v
     }
 
     fn device(&self) -> String {

@@ -58,10 +58,9 @@ pub fn on_device(
 }
 
 fn cpu(trainer: Trainer) -> (Trainer, String) {
-    let threads = trainer.config.threads;
-    let name = match threads {
-        0 => "cpu".to_string(),
-        n => format!("cpu ({n} threads)"),
+    let threads = match trainer.config.threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
     };
-    (trainer, name)
+    (trainer, format!("cpu ({threads} threads)"))
 }

@@ -27,6 +27,12 @@ use errors::{engine_error, EngineError};
 use napi_derive::napi;
 use neptune_core::graph_sizing::EpochBudget;
 
+/// Whether this build has the GPU training backend (`KGC_GPU=1 npm run setup`).
+#[napi(catch_unwind)]
+pub fn gpu_backend() -> bool {
+    cfg!(feature = "gpu")
+}
+
 /// Preset names accepted by `presetConfig`.
 #[napi(catch_unwind)]
 pub fn presets() -> Vec<String> {

@@ -1,4 +1,5 @@
-import { parseDurationSeconds } from '../../config';
+import { parseDurationSeconds, TRAIN_DEVICES } from '../../config';
+import type { TrainDevice } from '../../config';
 import { ErrorCode, KgcError } from '../../errors';
 import type { RankMetrics } from '../../model';
 
@@ -40,6 +41,19 @@ export function durationOption(option: string): (value: string) => number {
       );
     }
     return seconds;
+  };
+}
+
+/** A commander parser of `--device` (auto, cpu or gpu). */
+export function deviceOption(option: string): (value: string) => TrainDevice {
+  return (value) => {
+    if (!(TRAIN_DEVICES as readonly string[]).includes(value)) {
+      throw new KgcError(
+        ErrorCode.BAD_USER_INPUT,
+        `${option} must be one of ${TRAIN_DEVICES.join(', ')}, got "${value}".`,
+      );
+    }
+    return value as TrainDevice;
   };
 }
 

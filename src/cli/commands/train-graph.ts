@@ -1,4 +1,5 @@
 import { longerBudgetAdvice } from '../../model';
+import type { TrainDevice } from '../../config';
 import type { TrainingOverrides } from '../../model';
 import { runRetrainJob } from '../../jobs/retrain-job';
 import type { RetrainResult } from '../../jobs/retrain-job';
@@ -14,6 +15,7 @@ export interface GraphTrainOptions {
   json: boolean;
   timeBudgetSeconds?: number;
   tuneSeconds?: number;
+  device?: TrainDevice;
   useTunedSettings: boolean;
 }
 
@@ -59,6 +61,7 @@ export async function trainFromGraphCommand(out: CliOutput, options: GraphTrainO
         preset: options.preset,
         overrides: options.overrides,
         timeBudgetSeconds: options.timeBudgetSeconds,
+        device: options.device,
         tuneSeconds: options.tuneSeconds,
         useTunedSettings: options.useTunedSettings,
         force: options.force,

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Command } from 'commander';
-import { loadConfig } from '../../config';
+import { loadConfig, TrainDevice } from '../../config';
 import { ErrorCode, KgcError } from '../../errors';
 import {
   describePlan,
@@ -16,7 +16,7 @@ import {
 } from '../../model';
 import type { CliOutput } from '../cli-output';
 import { trainingProgress } from '../progress/training-progress';
-import { durationOption, integerOption, metricsLine } from './command-args';
+import { deviceOption, durationOption, integerOption, metricsLine } from './command-args';
 import { trainFromGraphCommand } from './train-graph';
 
 interface TrainCliOptions {
@@ -33,6 +33,7 @@ interface TrainCliOptions {
   json?: boolean;
   timeBudget?: number;
   tune?: number;
+  device?: TrainDevice;
   /** false with --no-tuned-settings. */
   tunedSettings?: boolean;
 }
@@ -84,6 +85,12 @@ export function trainCommand(out: CliOutput): Command {
       durationOption('--tune'),
     )
     .option(
+      '--device <device>',
+      'where the training steps run: auto (a GPU when present), cpu, or gpu (any GPU adapter, ' +
+        'a software one included); default KGC_TRAIN_DEVICE, else auto',
+      deviceOption('--device'),
+    )
+    .option(
       '--no-tuned-settings',
       'against the graph: ignore the settings an earlier --tune stored (the sized preset instead)',
     )
@@ -92,6 +99,7 @@ export function trainCommand(out: CliOutput): Command {
     .option('--json', 'print a JSON summary as the last line')
     .action(async (options: TrainCliOptions) => {
       const config = loadConfig();
+      const device = options.device ?? config.lifecycle.trainDevice;
       const overrides: TrainingOverrides = {
         epochs: options.epochs,
         evalEvery: options.evalEvery,
@@ -119,6 +127,7 @@ export function trainCommand(out: CliOutput): Command {
           json: options.json === true,
           timeBudgetSeconds: options.timeBudget,
           tuneSeconds: options.tune,
+          device,
           useTunedSettings: options.tunedSettings !== false,
         });
         return;
@@ -132,6 +141,7 @@ export function trainCommand(out: CliOutput): Command {
         const tuned = await tune(dataset, options.preset, overrides, size, options.tune, {
           outDir: path.resolve(options.out ?? defaultOutDir(config.stateDir)),
           seed: options.seed,
+          device,
           onTrial: (line) => out.info(line),
         });
         out.info(
@@ -147,7 +157,14 @@ export function trainCommand(out: CliOutput): Command {
       }
       const plan =
         options.timeBudget !== undefined
-          ? await planTimeBudget(dataset, options.preset, overrides, size, options.timeBudget)
+          ? await planTimeBudget(
+              dataset,
+              options.preset,
+              overrides,
+              size,
+              options.timeBudget,
+              device,
+            )
           : undefined;
       if (plan) out.info(describePlan(plan, options.timeBudget as number));
       const engineConfig = plan?.config ?? resolveTrainingConfig(options.preset, overrides, size);
@@ -163,6 +180,7 @@ export function trainCommand(out: CliOutput): Command {
           outDir,
           resumeFrom: options.resume ? path.resolve(options.resume, 'checkpoints') : undefined,
           ...budgetTrainOptions(plan),
+          device,
           onProgress: (event) => {
             if (event.kind === 'validation' && event.metrics)
               validations.push({ epoch: event.epoch, mrr: event.metrics.overall.mrr });
@@ -174,7 +192,7 @@ export function trainCommand(out: CliOutput): Command {
         const valid = summary.valid?.overall;
         out.info(
           `Trained ${summary.epochsRun} epochs (${summary.stop}) in ${summary.seconds.toFixed(1)} s, ` +
-            `${summary.epochSeconds.toFixed(2)} s/epoch; kept epoch ${summary.modelEpoch}` +
+            `${summary.epochSeconds.toFixed(2)} s/epoch on ${summary.device}; kept epoch ${summary.modelEpoch}` +
             `${valid ? `, validation ${metricsLine(valid)}` : ''}; model in ${summary.modelDir}`,
         );
         out.info(`Longer budget: ${longerBudgetAdvice(validations)}.`);
@@ -187,6 +205,7 @@ export function trainCommand(out: CliOutput): Command {
               stop: summary.stop,
               seconds: summary.seconds,
               epochSeconds: summary.epochSeconds,
+              device: summary.device,
               modelDir: summary.modelDir,
             }),
           );

@@ -2,7 +2,8 @@ import path from 'node:path';
 import { Command } from 'commander';
 import { RetrainWorker } from '../../jobs';
 import type { CliOutput } from '../cli-output';
-import { durationOption, integerOption } from './command-args';
+import type { TrainDevice } from '../../config';
+import { deviceOption, durationOption, integerOption } from './command-args';
 import { withLifecycleDatabase } from './lifecycle-context';
 
 interface WorkerCliOptions {
@@ -14,6 +15,7 @@ interface WorkerCliOptions {
   relation?: string[];
   trainIfEmpty?: boolean;
   timeBudget?: number;
+  device?: TrainDevice;
 }
 
 /** `kgc worker`: scheduled and requested retraining until SIGTERM or Ctrl-C. */
@@ -50,6 +52,11 @@ export function workerCommand(out: CliOutput): Command {
       "each job's training time (45m, 1.5h, 90s; default KGC_RETRAIN_TIME_BUDGET, else the preset's)",
       durationOption('--time-budget'),
     )
+    .option(
+      '--device <device>',
+      "where each job's training steps run: auto (a GPU when present), cpu or gpu (default KGC_TRAIN_DEVICE, else auto)",
+      deviceOption('--device'),
+    )
     .option('--train-if-empty', 'train at once when no version is active yet')
     .action(async (options: WorkerCliOptions) => {
       await withLifecycleDatabase(async (db, config) => {
@@ -68,6 +75,7 @@ export function workerCommand(out: CliOutput): Command {
             preset: options.preset,
             relations: options.relation,
             timeBudgetSeconds: options.timeBudget ?? lifecycle.retrainTimeBudgetSeconds,
+            device: options.device ?? lifecycle.trainDevice,
             overrides: {
               epochs: options.epochs,
               evalEvery: options.evalEvery,

@@ -56,6 +56,8 @@ export interface TuneOptions {
   /** A line per finished trial rung, for a person to read. */
   onTrial?: (line: string) => void;
   onProgress?: TrainOptions['onProgress'];
+  /** Where every trial and the final run train. */
+  device?: TrainOptions['device'];
 }
 
 /** What a person reads for each kind of kept model. */
@@ -85,7 +87,7 @@ export async function tune(
   const started = Date.now();
   const elapsed = () => (Date.now() - started) / 1000;
   const base = resolveTrainingConfig(preset, overrides, graph);
-  const estimate = await estimateEpoch(data, base);
+  const estimate = await estimateEpoch(data, base, options.device);
   const perEpoch = (estimate.epochSeconds + estimate.validationSeconds) * TRIAL_SLOWDOWN;
   const plan = planHalving(budgetSeconds * SEARCH_SHARE - elapsed(), perEpoch);
   const seed = options.seed ?? base.seed;
@@ -119,6 +121,7 @@ export async function tune(
         resumeFrom: rung > 0 ? path.join(dir, 'checkpoints') : undefined,
         timeLimitSeconds: Math.max(searchLeft(), MIN_TRIAL_SECONDS),
         signal: options.signal,
+        device: options.device,
       });
       const validMrr = summary.valid?.overall.mrr ?? 0;
       lastRun.set(trial.id, { summary, config });
@@ -143,7 +146,7 @@ export async function tune(
   // Too little left to train on: the winning trial's model is the result.
   const finalPlan =
     remaining >= MIN_FINAL_SECONDS
-      ? await planTimeBudget(data, preset, winner.settings, graph, remaining)
+      ? await planTimeBudget(data, preset, winner.settings, graph, remaining, options.device)
       : undefined;
   const finalConfig = finalPlan && continuation(finalPlan.config, winnerRun);
   // The winner goes on from its last rung's weights and optimizer, not from scratch.
@@ -153,6 +156,7 @@ export async function tune(
         resumeFrom: path.join(winnerDir, 'checkpoints'),
         ...budgetTrainOptions(finalPlan),
         signal: options.signal,
+        device: options.device,
         onProgress: options.onProgress,
       })
     : undefined;
@@ -162,7 +166,7 @@ export async function tune(
   const presetLeft = budgetSeconds - elapsed();
   const presetPlan =
     winner.id !== 0 && presetLeft >= MIN_FINAL_SECONDS
-      ? await planTimeBudget(data, preset, overrides, graph, presetLeft)
+      ? await planTimeBudget(data, preset, overrides, graph, presetLeft, options.device)
       : undefined;
   const presetDir = path.join(options.outDir, 'preset');
   const presetRun = presetPlan
@@ -170,6 +174,7 @@ export async function tune(
         outDir: presetDir,
         ...budgetTrainOptions(presetPlan),
         signal: options.signal,
+        device: options.device,
         onProgress: options.onProgress,
       })
     : undefined;

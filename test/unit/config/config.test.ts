@@ -92,6 +92,7 @@ describe('loadConfig', () => {
       retrainRelations: undefined,
       requestPollSeconds: 5,
       leaseSeconds: 60,
+      trainDevice: 'auto',
     });
     const set = loadConfig(
       {
@@ -103,6 +104,7 @@ describe('loadConfig', () => {
         KGC_RETRAIN_POLL_SECONDS: '2',
         KGC_JOB_LEASE_SECONDS: '30',
         KGC_MODEL_POLL_SECONDS: '7',
+        KGC_TRAIN_DEVICE: 'gpu',
       },
       '/srv/app',
     ).lifecycle;
@@ -115,6 +117,10 @@ describe('loadConfig', () => {
       requestPollSeconds: 2,
       leaseSeconds: 30,
       modelPollSeconds: 7,
+      trainDevice: 'gpu',
     });
+    expect(() => loadConfig({ KGC_TRAIN_DEVICE: 'tpu' }, '/srv/app')).toThrow(
+      /KGC_TRAIN_DEVICE.*one of auto, cpu, gpu/,
+    );
   });
 });

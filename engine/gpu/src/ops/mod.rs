@@ -1,8 +1,8 @@
 //! One file per kernel family; each records dispatches onto a [`crate::Recorder`].
 
-pub mod gemm;
-pub mod elementwise;
+pub mod adam;
 pub mod batchnorm;
 pub mod core_product;
+pub mod elementwise;
+pub mod gemm;
 pub mod loss;
-pub mod adam;

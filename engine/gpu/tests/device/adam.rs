@@ -8,8 +8,7 @@
 //! for m and p (m = b1 m + c1 g can cancel; p moves by ~lr per step, whose few-ulp error is far
 //! below 1e-7) and 1e-12 for v (a sum of squares, no cancellation; the floor only matters for
 //! the tiny gradients).
-mod common;
-use common::{assert_close, data, gpu};
+use crate::common::{assert_close, data, gpu};
 use neptune_core::adam::Adam;
 use neptune_core::params::{BatchNorm, Grads, Params, N_TRAINABLE};
 use neptune_gpu::ops::adam::step;

@@ -1,7 +1,6 @@
 //! The device product against neptune_core's CPU product, on every transpose combination and
 //! on shapes that are not multiples of the tile.
-mod common;
-use common::{assert_close, data, gpu};
+use crate::common::{assert_close, data, gpu};
 use neptune_core::linalg::{matmul, Op};
 use neptune_gpu::ops::gemm::{gemm, Operand};
 
@@ -21,8 +20,14 @@ fn matches_the_cpu_product_for_every_transpose() {
                     matmul(&mut want, opa, opb, acc, false);
                     let (da, db, dc) = (g.upload(&a), g.upload(&b), g.upload(&c0));
                     let mut rec = g.recorder();
-                    let oa = Operand { t: &da, transposed: ta };
-                    let ob = Operand { t: &db, transposed: tb };
+                    let oa = Operand {
+                        t: &da,
+                        transposed: ta,
+                    };
+                    let ob = Operand {
+                        t: &db,
+                        transposed: tb,
+                    };
                     gemm(&mut rec, &dc, oa, ob, m, n, k, acc);
                     rec.submit();
                     let got: Vec<f32> = g.read(&dc, m * n).unwrap();

@@ -2,8 +2,7 @@
 //! the PyTorch golden values the CPU engine is tested with (tests/golden in neptune_core), the
 //! CPU's float64 gradients (themselves checked against finite differences) with dropout on, and
 //! a directional finite difference computed on the device alone.
-mod common;
-use common::gpu;
+use crate::common::gpu;
 use neptune_core::adam::Adam;
 use neptune_core::config::{Activation, Config, InitScheme};
 use neptune_core::net::{loss_and_grads, Batch, Dropouts, Workspace};
@@ -14,11 +13,15 @@ use serde_json::Value;
 use std::sync::Arc;
 
 fn golden() -> Value {
-    serde_json::from_str(include_str!("../../core/tests/golden/golden.json")).unwrap()
+    serde_json::from_str(include_str!("../../../core/tests/golden/golden.json")).unwrap()
 }
 
 fn floats(v: &Value) -> Vec<f64> {
-    v.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect()
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect()
 }
 
 fn f32s(v: &Value) -> Vec<f32> {
@@ -50,12 +53,21 @@ fn golden_params(g: &Value) -> Params<f32> {
 
 fn golden_batch(g: &Value) -> Batch {
     let ids = |k: &str| -> Vec<u32> {
-        g[k].as_array().unwrap().iter().map(|x| x.as_u64().unwrap() as u32).collect()
+        g[k].as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap() as u32)
+            .collect()
     };
     let (hs, rs) = (ids("heads"), ids("rels"));
     let mut b = Batch::default();
     for (i, ts) in g["tails"].as_array().unwrap().iter().enumerate() {
-        let ts: Vec<u32> = ts.as_array().unwrap().iter().map(|x| x.as_u64().unwrap() as u32).collect();
+        let ts: Vec<u32> = ts
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap() as u32)
+            .collect();
         b.push(hs[i], rs[i], &ts);
     }
     b
@@ -103,16 +115,47 @@ fn matches_pytorch_golden_values() {
             "step {s} loss {loss} vs {}",
             want["loss"]
         );
-        for (i, (grad, name)) in steps.grads().unwrap().iter().zip(TRAINABLE_NAMES).enumerate() {
+        for (i, (grad, name)) in steps
+            .grads()
+            .unwrap()
+            .iter()
+            .zip(TRAINABLE_NAMES)
+            .enumerate()
+        {
             let _ = i;
-            close(&format!("step {s} grad {name}"), grad, &floats(&want["grads"][name]), tol);
+            close(
+                &format!("step {s} grad {name}"),
+                grad,
+                &floats(&want["grads"][name]),
+                tol,
+            );
         }
         steps.sync(&mut params, &mut adam).unwrap();
         let r = &want["running"];
-        close("bn0.running_mean", &params.bn0.running_mean, &floats(&r["bn0.running_mean"]), tol);
-        close("bn0.running_var", &params.bn0.running_var, &floats(&r["bn0.running_var"]), tol);
-        close("bn1.running_mean", &params.bn1.running_mean, &floats(&r["bn1.running_mean"]), tol);
-        close("bn1.running_var", &params.bn1.running_var, &floats(&r["bn1.running_var"]), tol);
+        close(
+            "bn0.running_mean",
+            &params.bn0.running_mean,
+            &floats(&r["bn0.running_mean"]),
+            tol,
+        );
+        close(
+            "bn0.running_var",
+            &params.bn0.running_var,
+            &floats(&r["bn0.running_var"]),
+            tol,
+        );
+        close(
+            "bn1.running_mean",
+            &params.bn1.running_mean,
+            &floats(&r["bn1.running_mean"]),
+            tol,
+        );
+        close(
+            "bn1.running_var",
+            &params.bn1.running_var,
+            &floats(&r["bn1.running_var"]),
+            tol,
+        );
         for (i, name) in TRAINABLE_NAMES.iter().enumerate() {
             close(
                 &format!("step {s} after Adam {name}"),
@@ -139,7 +182,14 @@ fn tiny(act: Activation) -> (Config, Params<f64>, Batch) {
         dropout_h2: 0.25,
         ..Config::default()
     };
-    let mut p = Params::<f64>::init(&Config { seed: 11, ..cfg.clone() }, 7, 4);
+    let mut p = Params::<f64>::init(
+        &Config {
+            seed: 11,
+            ..cfg.clone()
+        },
+        7,
+        4,
+    );
     for (i, v) in p.bn0.gamma.iter_mut().enumerate() {
         *v = 0.8 + 0.1 * i as f64;
     }
@@ -171,7 +221,11 @@ fn gradients_match_the_cpu_in_f64_with_dropout() {
         let p32 = p64.cast::<f32>();
         let mut adam = Adam::new(&p32);
         let mut host = p32.clone();
-        let drop = Dropouts { input: cfg.dropout_in, h1: cfg.dropout_h1, h2: cfg.dropout_h2 };
+        let drop = Dropouts {
+            input: cfg.dropout_in,
+            h1: cfg.dropout_h1,
+            h2: cfg.dropout_h2,
+        };
         for step in 0..3u64 {
             // Same parameters on both sides: the device's after its earlier steps.
             let mut steps = GpuSteps::new(device.clone(), &cfg, &host, &adam).unwrap();
@@ -181,7 +235,16 @@ fn gradients_match_the_cpu_in_f64_with_dropout() {
             let mut p = host.cast::<f64>();
             let mut g = Grads::zeros_like(&p);
             let mut ws = Workspace::new();
-            loss_and_grads(&mut p, &drop, cfg.label_smoothing, &batch, &mut ws, &mut g, cfg.seed, step);
+            loss_and_grads(
+                &mut p,
+                &drop,
+                cfg.label_smoothing,
+                &batch,
+                &mut ws,
+                &mut g,
+                cfg.seed,
+                step,
+            );
             for (i, name) in TRAINABLE_NAMES.iter().enumerate() {
                 let scale = g.t[i].iter().fold(0.0f64, |m, v| m.max(v.abs()));
                 assert!(scale > 1e-6, "{name}: the CPU gradient is all zero");

@@ -6,8 +6,7 @@
 //! allows 2.5 ulp) and the driver may fuse a multiply-add into an fma, so results differ from
 //! the CPU by a few ulp of the intermediate values: absolute 1e-5 covers O(1) outputs whose
 //! inputs cancel (x - mean, dout - mean(dout)), and column sums of b terms get 1e-6 * b.
-mod common;
-use common::{assert_close, data, gpu};
+use crate::common::{assert_close, data, gpu};
 use neptune_core::kernels::batchnorm as cpu;
 use neptune_core::params::BatchNorm;
 use neptune_gpu::ops::batchnorm::{backward, forward_train, update_running};

@@ -3,8 +3,7 @@
 //! float32 noise. On UMLS when the datasets folder is found (`KGC_DATASETS`, else
 //! `../shared/datasets` beside the project, as CI has it), otherwise on a generated graph of
 //! UMLS's shape.
-mod common;
-use common::gpu;
+use crate::common::gpu;
 use neptune_core::{Config, Dataset, GraphSize, Overrides, Progress, Trainer};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -66,6 +65,8 @@ fn curve(trainer: Trainer, data: &Dataset) -> Vec<(f64, f64)> {
     losses.into_iter().zip(mrrs).collect()
 }
 
+const EPOCHS: usize = 8;
+
 #[test]
 fn gpu_training_follows_the_cpu_learning_curve() {
     let (name, data) = graph();
@@ -74,23 +75,30 @@ fn gpu_training_follows_the_cpu_learning_curve() {
         relations: data.n_relations(),
         train_triples: data.train.len(),
     };
-    // The default preset as sized for this graph, for the first epochs.
+    // The default preset as sized for this graph, for the first epochs, narrower and with the
+    // reference batch size: the software device runs the kernels about a thousand times slower
+    // than a GPU, so CI's shapes are small.
     let config = Config {
-        epochs: 4,
+        d_e: 32,
+        batch_size: 128,
+        epochs: EPOCHS,
         eval_every: 1,
         patience: 0,
         threads: 2,
-        ..Config::resolve(
-            "default",
-            Some(size),
-            &Overrides::new(),
-        )
-        .unwrap()
+        ..Config::resolve("default", Some(size), &Overrides::new()).unwrap()
     };
     let cpu = curve(Trainer::new(config.clone()).unwrap(), &data);
     let engine = neptune_gpu::factory(Arc::new(gpu()));
-    let on_gpu = curve(Trainer::new(config.clone()).unwrap().with_step_engine(engine), &data);
-    eprintln!("{name}, d_e {} d_r {} batch {}:", config.d_e, config.d_r, config.batch_size);
+    let on_gpu = curve(
+        Trainer::new(config.clone())
+            .unwrap()
+            .with_step_engine(engine),
+        &data,
+    );
+    eprintln!(
+        "{name}, d_e {} d_r {} batch {}:",
+        config.d_e, config.d_r, config.batch_size
+    );
     for (e, (c, g)) in cpu.iter().zip(&on_gpu).enumerate() {
         eprintln!(
             "  epoch {}: loss cpu {:.6} gpu {:.6}; valid MRR cpu {:.4} gpu {:.4}",
@@ -101,12 +109,28 @@ fn gpu_training_follows_the_cpu_learning_curve() {
             g.1
         );
     }
-    assert_eq!(cpu.len(), 4);
-    assert_eq!(on_gpu.len(), 4);
+    assert_eq!(cpu.len(), EPOCHS);
+    assert_eq!(on_gpu.len(), EPOCHS);
     // Learning happened (the comparison is not between two untrained models).
-    assert!(cpu[3].1 > cpu[0].1 && cpu[3].0 < cpu[0].0, "cpu curve {cpu:?}");
+    let last = EPOCHS - 1;
+    assert!(
+        cpu[last].1 > 1.5 * cpu[0].1 && cpu[last].0 < cpu[0].0,
+        "cpu curve {cpu:?}"
+    );
     for (e, (c, g)) in cpu.iter().zip(&on_gpu).enumerate() {
-        assert!((c.0 - g.0).abs() <= 1e-3 * c.0, "epoch {}: loss cpu {} gpu {}", e + 1, c.0, g.0);
-        assert!((c.1 - g.1).abs() <= 0.01, "epoch {}: valid MRR cpu {} gpu {}", e + 1, c.1, g.1);
+        assert!(
+            (c.0 - g.0).abs() <= 1e-3 * c.0,
+            "epoch {}: loss cpu {} gpu {}",
+            e + 1,
+            c.0,
+            g.0
+        );
+        assert!(
+            (c.1 - g.1).abs() <= 0.01,
+            "epoch {}: valid MRR cpu {} gpu {}",
+            e + 1,
+            c.1,
+            g.1
+        );
     }
 }

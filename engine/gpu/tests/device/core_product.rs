@@ -9,8 +9,7 @@
 //! `gamma_k ~ k * 2^-24` for `k` terms (plus one rounding for dx's scale), so the two differ by
 //! at most `2 * gamma_{k+2} * sum |terms|` per element, which is what is asserted. A wrong
 //! index, mask bit or group moves an element by the order of one term, far above it.
-mod common;
-use common::{data, gpu};
+use crate::common::{data, gpu};
 use neptune_core::kernels::core_product;
 use neptune_core::rng::{Mask, Stream};
 use neptune_gpu::ops::core_product::{backward_da, backward_dx, forward};

@@ -3,8 +3,7 @@
 //! with 0 to 5 tails (first and last columns included), row lengths that are not multiples of
 //! the workgroup, rows of a million, and more rows than one dispatch dimension holds (65535).
 //! This also tests the WGSL port of the CPU's f32 `exp_neg` / `ln_1p_unit` polynomials.
-mod common;
-use common::data;
+use crate::common::data;
 use neptune_core::kernels::loss;
 use neptune_core::real::fast_f32;
 use neptune_gpu::ops::loss::{bce_fused, mean_loss};
@@ -50,7 +49,7 @@ fn tails(b: usize, n: usize, seed: u64) -> (Vec<u32>, Vec<u32>) {
 }
 
 fn run(b: usize, n: usize, eps: f64, seed: u64) {
-    let g = common::gpu();
+    let g = crate::common::gpu();
     let l0 = logits(b * n, seed);
     let (off, ts) = tails(b, n, seed + 1);
     let row_tails = |i: usize| &ts[off[i] as usize..off[i + 1] as usize];

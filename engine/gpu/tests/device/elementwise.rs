@@ -7,8 +7,7 @@
 //! each element is one correctly rounded IEEE operation (a copy, a product by scale or 0, a
 //! product by slope) or the same sequence of additions as the CPU. The slope gradient is a sum
 //! of ~n products reduced in a different order than the CPU's sequential loop: 1e-4 relative.
-mod common;
-use common::{data, gpu};
+use crate::common::{data, gpu};
 use neptune_core::kernels::elementwise as cpu;
 use neptune_core::rng::{Mask, Stream};
 use neptune_gpu::ops::elementwise::*;
