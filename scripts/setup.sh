@@ -33,7 +33,8 @@ command -v mvn >/dev/null || apt_install "Maven" maven
 command -v cargo >/dev/null || die "Rust (cargo) is missing: install it with rustup (https://rustup.rs) and rerun."
 command -v node >/dev/null || die "Node.js 20 is missing: install it and rerun."
 if [[ ${KGC_GPU:-} == 1 && $(uname -s) == Linux ]]; then
-  ldconfig -p 2>/dev/null | grep -q 'libvulkan\.so\.1' || apt_install "The Vulkan loader" libvulkan1
+  compgen -G '/usr/lib/*/libvulkan.so.1' >/dev/null || compgen -G '/usr/lib/libvulkan.so.1' >/dev/null \
+    || apt_install "The Vulkan loader" libvulkan1
   compgen -G '/usr/share/vulkan/icd.d/*.json' >/dev/null \
     || apt_install "A Vulkan driver" mesa-vulkan-drivers
 fi

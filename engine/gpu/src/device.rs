@@ -66,11 +66,30 @@ fn rank(t: wgpu::DeviceType) -> u8 {
     }
 }
 
+/// Whether the operating system shows a GPU device: on Linux a DRM render node, NVIDIA's or
+/// AMD's compute device, or WSL's; elsewhere the adapters decide.
+fn os_shows_a_gpu() -> bool {
+    if !cfg!(target_os = "linux") {
+        return true;
+    }
+    let render_node = std::fs::read_dir("/dev/dri").is_ok_and(|d| {
+        d.flatten()
+            .any(|e| e.file_name().to_string_lossy().starts_with("renderD"))
+    });
+    render_node
+        || ["/dev/nvidia0", "/dev/kfd", "/dev/dxg"]
+            .iter()
+            .any(|p| std::path::Path::new(p).exists())
+}
+
 impl Gpu {
     /// Opens the best adapter `choice` allows: `Ok(None)` for `Cpu`, and for `Auto` when only
     /// software adapters (or none) exist.
     pub fn open(choice: DeviceChoice) -> Result<Option<Gpu>, GpuError> {
-        if choice == DeviceChoice::Cpu {
+        // `auto` on a machine that shows no GPU does not start Vulkan at all: a software
+        // driver would be passed over anyway, and Mesa's prints errors about the desktop
+        // session on headless machines.
+        if choice == DeviceChoice::Cpu || (choice == DeviceChoice::Auto && !os_shows_a_gpu()) {
             return Ok(None);
         }
         let instance = wgpu::Instance::default();
