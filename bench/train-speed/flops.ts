@@ -8,6 +8,8 @@ export interface Shape {
   /** Unique (h, r) training pairs after adding reversed triples. */
   pairs: number;
   batches: number;
+  /** Validation triples (each is two evaluation queries: tail and head). */
+  validTriples: number;
   /** Expected distinct relations in a shuffled batch of `batch` pairs. */
   distinctRelationsPerBatch: number;
 }
@@ -20,12 +22,14 @@ export function datasetShape(dir: string, sameRelation: boolean, batch = 128): S
   const entities = new Set<string>();
   const relations = new Map<string, number>();
   const pairs = new Set<string>();
+  let validTriples = 0;
   for (const split of ['train', 'valid', 'test']) {
     for (const line of fs.readFileSync(path.join(dir, `${split}.txt`), 'utf8').split('\n')) {
       const [h, r, t] = line.split('\t');
       if (!h || !r || !t) continue;
       entities.add(h).add(t);
       if (!relations.has(r)) relations.set(r, relations.size);
+      if (split === 'valid') validTriples++;
       if (split !== 'train') continue;
       const id = relations.get(r) as number;
       pairs.add(`${h}\t${id}`);
@@ -50,6 +54,7 @@ export function datasetShape(dir: string, sameRelation: boolean, batch = 128): S
     relations: relations.size,
     pairs: p,
     batches: Math.floor(p / batch),
+    validTriples,
     distinctRelationsPerBatch: distinct,
   };
 }
@@ -69,4 +74,12 @@ export function epochFlops(
   const u = perExampleCore ? batch : shape.distinctRelationsPerBatch;
   const forward = 2 * (u * dr * de * de + batch * de * de + batch * de * shape.entities);
   return 3 * forward * shape.batches;
+}
+
+/**
+ * The floor of evaluating every validation query: its scoring product alone (each of the
+ * 2 x valid queries scored against every entity, 2 N d_e FLOP) at the machine's sgemm peak.
+ */
+export function evalFloorSeconds(shape: Shape, de: number, peakGflops: number): number {
+  return (2 * 2 * shape.validTriples * shape.entities * de) / (peakGflops * 1e9);
 }

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { evaluate, Scorer } from '../../src/model';
 import { datasetDir, takeDataOption } from '../datasets';
-import { datasetShape, epochFlops } from './flops';
+import { datasetShape, epochFlops, evalFloorSeconds } from './flops';
 import { describeMachine } from './machine';
 import {
   activationFloats,
@@ -35,6 +35,8 @@ const SETTINGS: Record<string, { preset: string; de: number; dr: number; sameRel
 /** Targets against the floor measured in the same run (issue 18). */
 const EPOCH_FLOOR_TARGET = 1.25;
 const PHASE_FLOOR_TARGET = 1.5;
+/** Evaluation of all valid queries against its scoring-product floor (issue 18). */
+const EVAL_FLOOR_TARGET = 1.3;
 /** Phases at most this share of a batch are exempt from the per-phase target. */
 const PHASE_SHARE_EXEMPT = 0.05;
 
@@ -172,6 +174,9 @@ async function main(): Promise<void> {
         ? (JSON.parse(final) as { evalSeconds: number }).evalSeconds
         : NaN;
       row.evalSpeedup = (row.peerEvalSeconds as number) / (row.evalSeconds as number);
+      const floor = evalFloorSeconds(shape, setting.de, peak);
+      row.evalFloorSeconds = floor;
+      row.evalFloorRatio = (row.evalSeconds as number) / floor;
     }
     rows.push(row);
   }
@@ -213,12 +218,13 @@ async function main(): Promise<void> {
   }
   if (withEval) {
     console.log(
-      '\n| dataset | ours eval (valid, s) | peer eval (valid, s) | ratio | ours via API, loading included, s | top-10 single query ms | first query on a relation, ms | batch of 128, ms per query |',
+      '\n| dataset | ours eval (valid, s) | floor s | floor ratio | target | peer eval (valid, s) | ratio | ours via API, loading included, s | top-10 single query ms | first query on a relation, ms | batch of 128, ms per query |',
     );
-    console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+    console.log('|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|');
     for (const r of rows) {
+      const met = (r.evalFloorRatio as number) <= EVAL_FLOOR_TARGET ? 'met' : 'missed';
       console.log(
-        `| ${r.dataset} | ${f(r.evalSeconds, 2)} | ${f(r.peerEvalSeconds, 2)} | ${f(r.evalSpeedup, 1)}x | ${f(r.apiEvalSeconds, 2)} | ${f(r.singleQueryMs, 3)} | ${f(r.firstQueryOnRelationMs, 3)} | ${f(r.batchPerQueryMs, 3)} |`,
+        `| ${r.dataset} | ${f(r.evalSeconds, 2)} | ${f(r.evalFloorSeconds, 2)} | ${f(r.evalFloorRatio, 2)}x | ≤ ${EVAL_FLOOR_TARGET}x: ${met} | ${f(r.peerEvalSeconds, 2)} | ${f(r.evalSpeedup, 1)}x | ${f(r.apiEvalSeconds, 2)} | ${f(r.singleQueryMs, 3)} | ${f(r.firstQueryOnRelationMs, 3)} | ${f(r.batchPerQueryMs, 3)} |`,
       );
     }
   }
