@@ -220,7 +220,7 @@ async function main(): Promise<void> {
     console.log(
       '\n| dataset | ours eval (valid, s) | floor s | floor ratio | target | peer eval (valid, s) | ratio | ours via API, loading included, s | top-10 single query ms | first query on a relation, ms | batch of 128, ms per query |',
     );
-    console.log('|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|');
+    console.log('|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|');
     for (const r of rows) {
       const met = (r.evalFloorRatio as number) <= EVAL_FLOOR_TARGET ? 'met' : 'missed';
       console.log(

@@ -11,10 +11,10 @@ use crate::params::Params;
 use rayon::prelude::*;
 use std::sync::OnceLock;
 
-/// Queries scored per chunk: at most 256 (bounds the per-relation core matrices, U x d_e²) and
-/// at most 2^24 logits (64 MiB) per chunk for large entity counts.
+/// Queries scored per chunk: at most 2^24 logits (64 MiB) per chunk, and at most 512 queries
+/// (larger chunks make the scoring product no faster: bench/train-speed/LEVERS.md).
 pub fn queries_per_chunk(n_ent: usize) -> usize {
-    ((1usize << 24) / n_ent.max(1)).clamp(1, 256)
+    ((1usize << 24) / n_ent.max(1)).clamp(1, 512)
 }
 
 /// Cores computed per matrix product in [`CoreCache::prepare`]: the product's output stays
