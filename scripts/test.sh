@@ -5,6 +5,12 @@
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export KGC_GPU=1
+# The public benchmark datasets, when present beside the checkout (CI's layout): the GPU
+# learning-curve test trains UMLS from there, the fixed workload FB15k-237.
+if [[ -z ${KGC_DATASETS:-} && -d ../shared/datasets ]]; then
+  KGC_DATASETS="$(cd ../shared/datasets && pwd)"
+  export KGC_DATASETS
+fi
 bash scripts/setup.sh || exit 1
 
 status=0
@@ -48,7 +54,7 @@ if [[ -f engine/Cargo.toml ]]; then
 fi
 
 # A small fixed training workload whose rate is printed, never asserted (timings live in bench/).
-fb="${KGC_DATASETS:-../shared/datasets}/FB15k-237"
+fb="${KGC_DATASETS:-}/FB15k-237"
 if [[ -x engine/target/release/neptune && -f "$fb/train.txt" ]]; then
   printf '\n==> Fixed workload: 20 FB15k-237 batches, reference settings (rate printed, not asserted)\n'
   engine/target/release/neptune train --dataset "$fb" --preset fb15k-237 --epochs 1 --eval-every 0 \

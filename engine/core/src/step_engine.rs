@@ -29,8 +29,6 @@ pub trait StepEngine {
     fn sync(&mut self, params: &mut Params<f32>, adam: &mut Adam<f32>) -> Result<()>;
     /// Seconds spent per phase so far (profiling aid).
     fn phase_seconds(&self) -> Vec<(String, f64)>;
-    /// Where the steps run, e.g. `cpu (2 threads)`.
-    fn device(&self) -> String;
 }
 
 /// Builds a run's engine from its config and starting parameters and optimizer state.
@@ -119,9 +117,5 @@ impl StepEngine for CpuSteps<'_> {
             .collect();
         v.push(("adam".into(), self.adam_secs));
         v
-    }
-
-    fn device(&self) -> String {
-        format!("cpu ({} threads)", self.pool.current_num_threads())
     }
 }

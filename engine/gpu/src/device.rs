@@ -14,19 +14,6 @@ pub enum DeviceChoice {
     Gpu,
 }
 
-impl DeviceChoice {
-    pub fn parse(s: &str) -> Result<Self, GpuError> {
-        match s {
-            "auto" => Ok(DeviceChoice::Auto),
-            "cpu" => Ok(DeviceChoice::Cpu),
-            "gpu" => Ok(DeviceChoice::Gpu),
-            other => Err(GpuError::new(format!(
-                "unknown device {other:?}: expected auto, cpu or gpu"
-            ))),
-        }
-    }
-}
-
 /// An error from the GPU backend: no adapter, a device that refused the limits, a failed
 /// readback.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -132,11 +119,6 @@ impl Gpu {
     pub fn description(&self) -> String {
         let i = &self.info;
         format!("{} ({:?}, {})", i.name, i.backend, i.driver_info)
-    }
-
-    /// Whether this is a software device (results are real, speed is not).
-    pub fn is_software(&self) -> bool {
-        self.info.device_type == wgpu::DeviceType::Cpu
     }
 
     /// Seconds per kernel entry point so far, when profiling (`NEPTUNE_GPU_PROFILE=1`).

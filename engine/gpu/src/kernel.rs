@@ -143,14 +143,14 @@ impl Recorder<'_> {
             layout: &pipe.get_bind_group_layout(0),
             entries: &entries,
         });
-        let t = std::time::Instant::now();
+        let started = profiling().then(std::time::Instant::now);
         {
             let mut pass = self.enc.begin_compute_pass(&Default::default());
             pass.set_pipeline(&pipe);
             pass.set_bind_group(0, &bind, &[]);
             pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
         }
-        if profiling() {
+        if let Some(t) = started {
             let enc = std::mem::replace(
                 &mut self.enc,
                 gpu.device.create_command_encoder(&Default::default()),
@@ -164,14 +164,6 @@ impl Recorder<'_> {
     /// A temporary tensor of `len` elements for this recording (freed once its work is done).
     pub fn scratch(&mut self, len: usize) -> Tensor {
         self.gpu.zeros(len)
-    }
-
-    /// Copies `len` elements from `src` to `dst` (both from element 0).
-    pub fn copy(&mut self, src: &Tensor, dst: &Tensor, len: usize) {
-        if len > 0 {
-            self.enc
-                .copy_buffer_to_buffer(&src.buf, 0, &dst.buf, 0, (len * 4) as u64);
-        }
     }
 
     /// Submits everything recorded (does not wait).

@@ -467,8 +467,4 @@ impl StepEngine for GpuSteps {
         );
         v
     }
-
-    fn device(&self) -> String {
-        self.gpu.description()
-    }
 }

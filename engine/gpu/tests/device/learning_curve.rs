@@ -1,25 +1,17 @@
 //! Training through `neptune_core::Trainer` with the GPU engine gives the CPU engine's learning
 //! curve: the same batches, masks and schedule, so per-epoch loss and validation MRR agree to
-//! float32 noise. On UMLS when the datasets folder is found (`KGC_DATASETS`, else
-//! `../shared/datasets` beside the project, as CI has it), otherwise on a generated graph of
-//! UMLS's shape.
+//! float32 noise. On UMLS when `KGC_DATASETS` names a folder holding it (scripts/test.sh sets
+//! it where the public datasets are found), otherwise on a generated graph of UMLS's shape.
 use crate::common::gpu;
 use neptune_core::{Config, Dataset, GraphSize, Overrides, Progress, Trainer};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-fn datasets_dir() -> PathBuf {
-    match std::env::var_os("KGC_DATASETS") {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/datasets"),
-    }
-}
-
 /// UMLS, or 135 entities in 9 clusters with 46 relations between clusters (UMLS's shape).
 fn graph() -> (String, Dataset) {
-    let umls = datasets_dir().join("UMLS");
-    if umls.join("train.txt").is_file() {
+    let umls = std::env::var_os("KGC_DATASETS").map(|d| PathBuf::from(d).join("UMLS"));
+    if let Some(umls) = umls.filter(|u| u.join("train.txt").is_file()) {
         return ("UMLS".into(), Dataset::from_dir(&umls).unwrap());
     }
     let (clusters, size, relations) = (9u32, 15u32, 46u32);
