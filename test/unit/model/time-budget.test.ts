@@ -36,10 +36,13 @@ describe('a time budget', () => {
     );
     expect(plan.epochs).toBeGreaterThan(1);
     // Where the time binds (fewer epochs than the preset's 500 fit), room for epochs that run
-    // faster than estimated, annealing to the planned final lr.
+    // faster than estimated (twice the planned, never past the preset's count), annealing to the
+    // planned final lr.
     const preset = resolveTrainingConfig('default', overrides, await graphSize(data));
     expect(plan.config.epochs).toBe(
-      plan.epochs < preset.epochs ? Math.ceil(plan.epochs * 2) : plan.epochs,
+      plan.epochs < preset.epochs
+        ? Math.min(Math.ceil(plan.epochs * 2), preset.epochs)
+        : plan.epochs,
     );
     const resolved = resolveTrainingConfig(
       'default',
