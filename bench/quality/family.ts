@@ -52,6 +52,8 @@ const DERIVED: Record<string, Derivation[]> = {
     // The same shape, smaller, near the small-graph rule's limits (64 relations, 40k triples;
     // the seeded sample has 43,979 training triples, just above).
     { entities: 3_000, relations: 40 },
+    // Under them (2,000 entities, 40 relations): the shape of the smaller unseen graph.
+    { entities: 2_000, relations: 40 },
   ],
   WN18RR: [{ entities: 2_000 }, { entities: 5_000 }, { entities: 15_000 }, { relations: 5 }],
 };

@@ -14,8 +14,6 @@ const PLANNED_SHARE = 0.95;
  * (the lr anneal follows the epochs that actually fit, see `budgetTrainOptions`).
  */
 const EPOCH_HEADROOM = 2;
-/** Patience, in validations, as a share of those planned (see `fittedToTheBudget`). */
-const PATIENT_SHARE = 0.1;
 
 /** A run planned to fit a wall-clock budget on this machine. */
 export interface BudgetPlan {
@@ -70,9 +68,8 @@ export async function planTimeBudget(
  * `planned` fitted to running against the clock. Where the time binds (`planned` has as many
  * epochs as fit, `fit`): room for up to twice the epochs, never more than the preset's own
  * count (`presetEpochs`), annealing to the same final lr (the estimate times a few steps, and
- * epochs have run from 0.65x to 1.2x of it on one graph). Patience for a tenth of the planned
- * validations (at least the preset's), so a slow rise under validation noise is not stopped
- * with much of the budget left. The user's epoch count and patience stay.
+ * epochs have run from 0.65x to 1.2x of it on one graph). The user's epoch count stays. Patience
+ * is the planned run's (the `default` preset's is a tenth of its planned validations).
  */
 function fittedToTheBudget(
   planned: EngineConfig,
@@ -85,13 +82,7 @@ function fittedToTheBudget(
   const epochs = bound
     ? Math.min(Math.ceil(planned.epochs * EPOCH_HEADROOM), most)
     : planned.epochs;
-  const validations = planned.evalEvery > 0 ? planned.epochs / planned.evalEvery : 0;
-  // Patience 0 turns early stopping off; that stays too.
-  const patience =
-    overrides.patience !== undefined || planned.patience === 0
-      ? planned.patience
-      : Math.max(planned.patience, Math.round(validations * PATIENT_SHARE));
-  return { ...planned, epochs, decay: planned.decay ** (planned.epochs / epochs), patience };
+  return { ...planned, epochs, decay: planned.decay ** (planned.epochs / epochs) };
 }
 
 /** What `train` needs to run a plan: its time limit, and the lr anneal fitted to that time. */

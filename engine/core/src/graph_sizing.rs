@@ -14,6 +14,8 @@
 //!   of it over the budget's epochs, no dropout.
 //! - Validation about every 100k training triples (every 10 epochs under 10k, every epoch from
 //!   100k), so early stopping reacts within minutes on large graphs.
+//! - Patience for [`PATIENT_SHARE`] of the planned validations (at least the preset's 5): a
+//!   long run's slow rise under validation noise is not stopped with most of its epochs left.
 //! - Reversed triples share their relation's id (`same_relation`) when relations have fewer
 //!   than [`SPARSE_RELATION_TRIPLES`] training triples each on average.
 //!
@@ -69,6 +71,9 @@ pub const ANNEALED_LR_FRACTION: f64 = 0.1;
 pub const FAST_SCHEDULE_EPOCHS: usize = 30;
 /// The fast schedule's lr as a multiple of the preset's (0.003 -> 0.012).
 pub const FAST_SCHEDULE_LR_FACTOR: f64 = 4.0;
+/// Patience as a share of the planned validations (`epochs / eval_every`), where that is more
+/// than the preset's.
+pub const PATIENT_SHARE: f64 = 0.1;
 
 /// How many epochs the `default` preset may train: as many as [`TRAINING_BUDGET`]'s scoring
 /// work allows, or as many as fit in a wall-clock budget on this machine (measured by the
@@ -139,6 +144,15 @@ pub fn size_default(
     } else {
         base.lr * (batch_size.max(128) as f64 / 128.0).sqrt()
     };
+    let eval_every = keep_or(pinned("eval_every"), base.eval_every, eval_every);
+    let validations = epochs as f64 / eval_every.max(1) as f64;
+    // Patience 0 (early stopping off) is the user's choice and stays.
+    let patience = if base.patience == 0 {
+        0
+    } else {
+        base.patience
+            .max((validations * PATIENT_SHARE).round() as usize)
+    };
     let dropout =
         |field: &str, given: f64| keep_or(pinned(field), given, if fast { 0.0 } else { given });
     Config {
@@ -151,8 +165,9 @@ pub fn size_default(
         ),
         batch_size,
         lr: keep_or(pinned("lr"), base.lr, lr),
-        eval_every: keep_or(pinned("eval_every"), base.eval_every, eval_every),
+        eval_every,
         epochs,
+        patience: keep_or(pinned("patience"), base.patience, patience),
         decay: keep_or(pinned("decay"), base.decay, decay),
         dropout_in: dropout("dropout_in", base.dropout_in),
         dropout_h1: dropout("dropout_h1", base.dropout_h1),
@@ -231,10 +246,7 @@ mod tests {
             (0.003 * 2.0, 0.3, 0.4, 293)
         );
         // Everything else is the preset's.
-        assert_eq!(
-            (large.d_e, large.patience, large.label_smoothing),
-            (200, 5, 0.1)
-        );
+        assert_eq!((large.d_e, large.label_smoothing), (200, 0.1));
         assert_eq!(
             (medium.dropout_in, medium.dropout_h1, medium.dropout_h2),
             (0.3, 0.2, 0.4)
@@ -356,6 +368,35 @@ mod tests {
             (reference.epochs, reference.batch_size, reference.decay),
             (3, 128, 1.0)
         );
+    }
+
+    #[test]
+    fn patience_is_a_tenth_of_the_planned_validations_and_at_least_the_presets() {
+        let resolve = |size: GraphSize, pairs: &[(&str, serde_json::Value)]| {
+            let overrides: crate::Overrides = pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect();
+            Config::resolve("default", Some(size), &overrides).unwrap()
+        };
+        // 2,000 entities, 40 relations, 33,000 triples: 500 epochs, validated every 3 (166).
+        let mid = resolve(with_entities(2_000, 40, 33_000), &[]);
+        assert_eq!((mid.epochs, mid.eval_every, mid.patience), (500, 3, 17));
+        // UMLS-sized: 50 validations, the preset's 5 is more.
+        assert_eq!(resolve(with_entities(135, 46, 5_216), &[]).patience, 5);
+        // FB15k-237: 20 budget epochs, validated every epoch: 5.
+        assert_eq!(
+            resolve(with_entities(14_541, 237, 272_115), &[]).patience,
+            5
+        );
+        // The planned validations follow the user's epochs and interval; their patience stays.
+        let user = |key: &str, value: usize| {
+            resolve(with_entities(2_000, 40, 33_000), &[(key, value.into())]).patience
+        };
+        assert_eq!(user("epochs", 1000), 33);
+        assert_eq!(user("eval_every", 1), 50);
+        assert_eq!(user("patience", 2), 2);
+        assert_eq!(user("patience", 0), 0);
     }
 
     #[test]
