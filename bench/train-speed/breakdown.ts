@@ -1,6 +1,7 @@
 /**
  * Where a training batch of ours goes, phase by phase, against the floor of each phase on this
- * machine (FLOPs at the measured sgemm peak, bytes at the measured copy bandwidth), and the
+ * machine (FLOPs at the measured sgemm peak, bytes at the measured copy bandwidth, the larger of
+ * the two for products that move more than they compute), and the
  * memory bound of the issue (parameters + Adam state + one batch's activations).
  */
 
@@ -45,13 +46,25 @@ interface Group {
 
 const gemmMs = (flop: number, gflops: number) => flop / gflops / 1e6;
 const bytesMs = (bytes: number, gbs: number) => bytes / gbs / 1e6;
+/** A product's floor: its arithmetic at the sgemm peak or its memory traffic, whichever is more. */
+const rooflineMs = (flop: number, bytes: number, gflops: number, gbs: number) =>
+  Math.max(gemmMs(flop, gflops), bytesMs(bytes, gbs));
 
-/** Phase groups and their floors (forward + backward = 3 products of the forward's size). */
+/**
+ * Phase groups and their floors (forward + backward = 3 products of the forward's size). The
+ * products with a short inner side (the R·W products at a small d_r, the per-example core
+ * product) do a few dozen multiply-adds per element they must move, so their floor is the
+ * larger of their arithmetic and their traffic: W and the cores A (U x d_e², f32) read or
+ * written once per product.
+ */
 const GROUPS: Group[] = [
   {
     name: 'R·W products (fwd A = R_U·W, bwd dR and dW)',
     phases: ['fwd R.W gemm', 'bwd R/W gemms'],
-    floor: (s, g) => gemmMs(3 * 2 * s.distinct * s.dr * s.de * s.de, g),
+    // Each of A = R_U·W, dR = dA·Wᵀ and dW = R_Uᵀ·dA moves W (d_r x d_e²) and A or dA (U x d_e²).
+    floor: (s, g, b) =>
+      3 *
+      rooflineMs(2 * s.distinct * s.dr * s.de * s.de, 4 * (s.dr + s.distinct) * s.de * s.de, g, b),
   },
   {
     name: 'scoring products (logits, dx2, dE)',
@@ -61,7 +74,9 @@ const GROUPS: Group[] = [
   {
     name: 'per-example core product (fwd, bwd)',
     phases: ['fwd core product', 'bwd core product'],
-    floor: (s, g) => gemmMs(3 * 2 * s.batch * s.de * s.de, g),
+    // The forward reads A, the backward reads A and writes dA (U x d_e² each).
+    floor: (s, g, b) =>
+      rooflineMs(3 * 2 * s.batch * s.de * s.de, 3 * 4 * s.distinct * s.de * s.de, g, b),
   },
   {
     name: 'Adam (read p, g, m, v; write p, m, v)',
