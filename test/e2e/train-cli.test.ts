@@ -23,6 +23,8 @@ describe('kgc train and kgc evaluate', () => {
         '4',
         '--eval-every',
         '2',
+        '--patience',
+        '3',
         '--out',
         out,
         '--json',
@@ -42,6 +44,11 @@ describe('kgc train and kgc evaluate', () => {
     expect(summary.epochs).toBe(4);
     expect(summary.epochSeconds).toBeLessThanOrEqual(summary.seconds as number);
     expect(fs.existsSync(path.join(out, 'manifest.json'))).toBe(true);
+    // The flags reach the engine's config.
+    const manifest = JSON.parse(fs.readFileSync(path.join(out, 'manifest.json'), 'utf8')) as {
+      config: { epochs: number; eval_every: number; patience: number };
+    };
+    expect(manifest.config).toMatchObject({ epochs: 4, eval_every: 2, patience: 3 });
   });
 
   it('trains within a time budget, saying what it planned and what a longer budget would give', () => {

@@ -26,6 +26,7 @@ interface TrainCliOptions {
   preset: string;
   epochs?: number;
   evalEvery?: number;
+  patience?: number;
   threads?: number;
   seed?: number;
   out?: string;
@@ -66,6 +67,12 @@ export function trainCommand(out: CliOutput): Command {
       integerOption('--eval-every', { min: 0 }),
     )
     .option(
+      '--patience <n>',
+      'stop after n validations without a better validation MRR (0 = never; default: a tenth ' +
+        'of the planned validations, at least 5)',
+      integerOption('--patience', { min: 0 }),
+    )
+    .option(
       '--threads <n>',
       'worker threads (0 = all cores)',
       integerOption('--threads', { min: 0 }),
@@ -103,6 +110,7 @@ export function trainCommand(out: CliOutput): Command {
       const overrides: TrainingOverrides = {
         epochs: options.epochs,
         evalEvery: options.evalEvery,
+        patience: options.patience,
         threads: options.threads,
         seed: options.seed,
       };
