@@ -68,8 +68,8 @@ export function trainCommand(out: CliOutput): Command {
     )
     .option(
       '--patience <n>',
-      'stop after n validations without a better validation MRR (0 = never; default: a tenth ' +
-        'of the planned validations, at least 5)',
+      'stop after n validations without a better validation MRR (0 = never; the default ' +
+        'preset: a tenth of its planned validations, at least 5; the reference presets: never)',
       integerOption('--patience', { min: 0 }),
     )
     .option(
