@@ -146,13 +146,9 @@ pub fn size_default(
     };
     let eval_every = keep_or(pinned("eval_every"), base.eval_every, eval_every);
     let validations = epochs as f64 / eval_every.max(1) as f64;
-    // Patience 0 (early stopping off) is the user's choice and stays.
-    let patience = if base.patience == 0 {
-        0
-    } else {
-        base.patience
-            .max((validations * PATIENT_SHARE).round() as usize)
-    };
+    let patience = base
+        .patience
+        .max((validations * PATIENT_SHARE).round() as usize);
     let dropout =
         |field: &str, given: f64| keep_or(pinned(field), given, if fast { 0.0 } else { given });
     Config {
