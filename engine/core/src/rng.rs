@@ -45,8 +45,16 @@ pub fn stream_key(seed: u64, step: u64, stream: Stream) -> u64 {
     splitmix64(seed ^ splitmix64(step ^ splitmix64(stream as u64)))
 }
 
+/// Columns per mask block. Each 32-bit hash gives two 16-bit draws: hash `k` of block `b`
+/// decides column `64 b + k` with its low half and column `64 b + 32 + k` with its high half, so a
+/// block of 64 columns takes 32 hashes (vectorised as whole registers).
+pub const MASK_BLOCK: usize = 64;
+const HALF_BLOCK: usize = MASK_BLOCK / 2;
+/// Draws are 16-bit: the drop probability is quantised to 2^-16.
+const DRAW_RANGE: f64 = 65536.0;
+
 /// A Bernoulli keep-mask over a conceptual `rows x cols` matrix. `keep(row_key(r), c)` is true
-/// with probability `1 - p`; the drop probability is quantised to 2^-32.
+/// with probability `1 - p`; the drop probability is quantised to 2^-16.
 #[derive(Clone, Copy, Debug)]
 pub struct Mask {
     key: u64,
@@ -57,16 +65,14 @@ pub struct Mask {
 
 impl Mask {
     pub fn new(seed: u64, step: u64, stream: Stream, p: f64) -> Self {
-        let threshold = (p.clamp(0.0, 1.0) * 4294967296.0)
-            .round()
-            .min(u32::MAX as f64) as u32;
+        let threshold = (p.clamp(0.0, 1.0) * DRAW_RANGE).round() as u32;
         Mask {
             key: stream_key(seed, step, stream),
             threshold,
             identity: threshold == 0,
         }
     }
-    /// The drop threshold: `keep` is `lowbias32(row_key + col * 0x9E3779B9) >= threshold`
+    /// The drop threshold (0 to 2^16): a column is kept when its 16-bit draw is at least this
     /// (a GPU kernel regenerates the mask from it and the row keys).
     pub fn threshold(&self) -> u32 {
         self.threshold
@@ -76,24 +82,74 @@ impl Mask {
     pub fn row_key(&self, row: u64) -> u32 {
         splitmix64(self.key ^ row.wrapping_mul(0xD1B5_4A32_D192_ED03)) as u32
     }
+    /// Hash `index` of a row: the draws of two columns (see [`MASK_BLOCK`]).
+    #[inline(always)]
+    fn hash(row_key: u32, index: u32) -> u32 {
+        lowbias32(row_key.wrapping_add(index.wrapping_mul(0x9E37_79B9)))
+    }
     #[inline(always)]
     pub fn keep(&self, row_key: u32, col: u32) -> bool {
-        lowbias32(row_key.wrapping_add(col.wrapping_mul(0x9E37_79B9))) >= self.threshold
+        let h = Self::hash(row_key, (col / 64) * 32 + col % 32);
+        let draw = if col % 64 < 32 { h & 0xFFFF } else { h >> 16 };
+        draw >= self.threshold
     }
-    /// Fills `out[c] = keep(row, c) ? scale : 0` — the multiplicative mask row.
-    #[inline]
-    pub fn fill_row<T: crate::real::Real>(&self, row: u64, scale: T, out: &mut [T]) {
-        if self.identity {
-            out.iter_mut().for_each(|o| *o = scale);
+    /// `(keep(row_key, 64 * block + k), keep(row_key, 64 * block + 32 + k))` for `k < 32`: the
+    /// two decisions one hash gives.
+    #[inline(always)]
+    pub fn keep_pair(&self, row_key: u32, block: u32, k: u32) -> (bool, bool) {
+        let h = Self::hash(row_key, block.wrapping_mul(HALF_BLOCK as u32) + k);
+        (h & 0xFFFF >= self.threshold, h >> 16 >= self.threshold)
+    }
+    /// `out[k] = keep(row_key, 64 * block + k) ? on : 0` for the whole block (a row's shorter
+    /// last block uses the first columns).
+    #[inline(always)]
+    pub fn factor_block<T: crate::real::Real>(
+        &self,
+        row_key: u32,
+        block: u32,
+        on: T,
+        out: &mut [T; MASK_BLOCK],
+    ) {
+        for k in 0..HALF_BLOCK {
+            let (lo, hi) = self.keep_pair(row_key, block, k as u32);
+            out[k] = if lo { on } else { T::ZERO };
+            out[k + HALF_BLOCK] = if hi { on } else { T::ZERO };
+        }
+    }
+    /// `out[k] = keep(row_key, 64 * block + k) ? src[k] : 0` for `k < src.len()` (at most 64):
+    /// the masked values of one block of a row, two columns per hash.
+    #[inline(always)]
+    pub fn select_block<T: crate::real::Real>(
+        &self,
+        row_key: u32,
+        block: u32,
+        src: &[T],
+        out: &mut [T; MASK_BLOCK],
+    ) {
+        let t = self.threshold;
+        let base = block.wrapping_mul(HALF_BLOCK as u32);
+        if let Ok(src) = <&[T; MASK_BLOCK]>::try_from(src) {
+            for k in 0..HALF_BLOCK {
+                let h = Self::hash(row_key, base + k as u32);
+                out[k] = if h & 0xFFFF >= t { src[k] } else { T::ZERO };
+                let k2 = k + HALF_BLOCK;
+                out[k2] = if h >> 16 >= t { src[k2] } else { T::ZERO };
+            }
             return;
         }
-        let rk = self.row_key(row);
-        for (c, o) in out.iter_mut().enumerate() {
-            *o = if self.keep(rk, c as u32) {
-                scale
+        // A row's last, shorter block.
+        let n = src.len().min(MASK_BLOCK);
+        let mut h = [0u32; HALF_BLOCK];
+        for (k, hk) in h.iter_mut().enumerate().take(n.min(HALF_BLOCK)) {
+            *hk = Self::hash(row_key, base + k as u32);
+        }
+        for k in 0..n {
+            let draw = if k < HALF_BLOCK {
+                h[k] & 0xFFFF
             } else {
-                T::ZERO
+                h[k - HALF_BLOCK] >> 16
             };
+            out[k] = if draw >= t { src[k] } else { T::ZERO };
         }
     }
 }
@@ -158,6 +214,83 @@ mod tests {
         }
         let rate = kept as f64 / 100_000.0;
         assert!((rate - 0.7).abs() < 0.01, "keep rate {rate}");
+    }
+
+    #[test]
+    fn factor_block_agrees_with_keep() {
+        let m = Mask::new(5, 1, Stream::InEntity, 0.2);
+        for row in 0..50u64 {
+            let rk = m.row_key(row);
+            for block in 0..4u32 {
+                let mut f = [f64::NAN; MASK_BLOCK];
+                m.factor_block(rk, block, 1.25, &mut f);
+                for (k, &v) in f.iter().enumerate() {
+                    let want = if m.keep(rk, block * 64 + k as u32) {
+                        1.25
+                    } else {
+                        0.0
+                    };
+                    assert_eq!(v, want, "row {row} block {block} col {k}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn select_block_keeps_exactly_the_columns_keep_keeps() {
+        let m = Mask::new(3, 9, Stream::Hidden1, 0.4);
+        let src: Vec<f32> = (0..200).map(|i| i as f32 + 1.0).collect();
+        for row in 0..20u64 {
+            let rk = m.row_key(row);
+            // Full blocks and every length of a last block.
+            for len in [64usize, 1, 8, 31, 32, 33, 52, 63] {
+                for block in 0..3u32 {
+                    let s = &src[block as usize * 64..][..len];
+                    let mut out = [f32::NAN; MASK_BLOCK];
+                    m.select_block(rk, block, s, &mut out);
+                    for k in 0..len {
+                        let want = if m.keep(rk, block * 64 + k as u32) {
+                            s[k]
+                        } else {
+                            0.0
+                        };
+                        assert_eq!(out[k], want, "row {row} block {block} len {len} col {k}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn both_halves_of_a_hash_drop_at_rate_p_and_independently() {
+        let m = Mask::new(11, 2, Stream::Hidden1, 0.3);
+        let (mut low, mut high, mut both) = (0usize, 0usize, 0usize);
+        let rows = 2000u64;
+        for r in 0..rows {
+            let rk = m.row_key(r);
+            for k in 0..32u32 {
+                let (a, b) = (!m.keep(rk, k), !m.keep(rk, k + 32));
+                low += a as usize;
+                high += b as usize;
+                both += (a && b) as usize;
+            }
+        }
+        let n = (rows * 32) as f64;
+        let (pl, ph, pb) = (low as f64 / n, high as f64 / n, both as f64 / n);
+        assert!(
+            (pl - 0.3).abs() < 0.01 && (ph - 0.3).abs() < 0.01,
+            "{pl} {ph}"
+        );
+        // Independent halves: P(both dropped) = p^2.
+        assert!((pb - 0.09).abs() < 0.006, "{pb}");
+    }
+
+    #[test]
+    fn drop_probability_is_quantised_to_16_bits() {
+        assert_eq!(Mask::new(1, 0, Stream::InHead, 0.3).threshold(), 19661);
+        assert!(Mask::new(1, 0, Stream::InHead, 0.0).identity);
+        let all = Mask::new(1, 0, Stream::InHead, 1.0);
+        assert!((0..64).all(|c| !all.keep(all.row_key(0), c)));
     }
 
     #[test]

@@ -2,7 +2,9 @@
 //! 64-bit-mixed key (`neptune_core::rng::Mask::row_key`, cheap: one per row), the kernels hash
 //! `(row key, column)` with 32-bit `lowbias32` exactly as `Mask::keep` does.
 //!
-//! In WGSL: `keep(rk, col) = lowbias32(rk + col * 0x9E3779B9u) >= threshold`; a zero threshold
+//! In WGSL: `h = lowbias32(rk + ((col >> 6) * 32 + (col & 31)) * 0x9E3779B9u)`, and column `col`
+//! is kept when the 16-bit half of `h` it takes (the high one when `col & 32`) is at least the
+//! threshold (0 to 2^16); a zero threshold
 //! keeps everything (p = 0), so kernels need no identity special case. Shaders that use masks
 //! are compiled with it in front: `concat!(include_str!("../shaders/mask.wgsl"), include_str!(..))`.
 

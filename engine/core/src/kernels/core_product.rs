@@ -5,12 +5,14 @@
 
 use super::SyncPtr;
 use crate::real::Real;
-use crate::rng::Mask;
+use crate::rng::{Mask, MASK_BLOCK};
 use rayon::prelude::*;
 
 /// Examples of one relation handled by one forward task: each task reads its `A_u` once, row by
 /// row, for all of them (a row stays in L1 while the examples use it).
 const FORWARD_CHUNK: usize = 8;
+/// Mask tails up to this long are hashed column by column; longer ones as a padded block.
+const SHORT_TAIL: usize = 16;
 
 /// Forward. `x` (B x D), `a` (U x D x D); `members[off[u]..off[u + 1]]` are the examples whose
 /// relation is `u`. Writes `y` (B x D). `scale = 1 / (1 - p_h1)`. Each `y_b[j]` sums over `i`
@@ -90,12 +92,45 @@ fn add_scaled<T: Real>(yr: &mut [T], arow: &[T], xi: T) {
 fn accumulate_row<T: Real>(yr: &mut [T], arow: &[T], xi: T, mask: &Mask, mask_row: u64) {
     if mask.identity {
         add_scaled(yr, arow, xi);
-    } else {
-        let rk = mask.row_key(mask_row);
-        for (j, (y, &a)) in yr.iter_mut().zip(arow).enumerate() {
-            let m = if mask.keep(rk, j as u32) { xi } else { T::ZERO };
-            *y += m * a;
+        return;
+    }
+    let rk = mask.row_key(mask_row);
+    let mut yc = yr.chunks_exact_mut(MASK_BLOCK);
+    let mut ac = arow.chunks_exact(MASK_BLOCK);
+    let mut block = 0;
+    for (yb, ab) in (&mut yc).zip(&mut ac) {
+        accumulate_block(yb, ab, xi, mask, rk, block);
+        block += 1;
+    }
+    // The last, shorter block: a few columns one by one, more through the same loop, padded.
+    let (yt, at) = (yc.into_remainder(), ac.remainder());
+    let first = block * MASK_BLOCK as u32;
+    if yt.len() <= SHORT_TAIL {
+        for (j, (y, &a)) in yt.iter_mut().zip(at).enumerate() {
+            *y += if mask.keep(rk, first + j as u32) {
+                xi
+            } else {
+                T::ZERO
+            } * a;
         }
+    } else {
+        let (mut yp, mut ap) = ([T::ZERO; MASK_BLOCK], [T::ZERO; MASK_BLOCK]);
+        yp[..yt.len()].copy_from_slice(yt);
+        ap[..at.len()].copy_from_slice(at);
+        accumulate_block(&mut yp, &ap, xi, mask, rk, block);
+        yt.copy_from_slice(&yp[..yt.len()]);
+    }
+}
+
+/// One 64-column block of [`accumulate_row`]: a hash per column pair, fused with the FMAs.
+#[inline(always)]
+fn accumulate_block<T: Real>(yb: &mut [T], ab: &[T], xi: T, mask: &Mask, rk: u32, block: u32) {
+    let half = MASK_BLOCK / 2;
+    let (yb, ab) = (&mut yb[..MASK_BLOCK], &ab[..MASK_BLOCK]);
+    for k in 0..half {
+        let (lo, hi) = mask.keep_pair(rk, block, k as u32);
+        yb[k] += if lo { xi } else { T::ZERO } * ab[k];
+        yb[k + half] += if hi { xi } else { T::ZERO } * ab[k + half];
     }
 }
 
@@ -184,21 +219,14 @@ fn bwd_task_body<T: Real>(
         let mut part = [T::ZERO; 8];
         let rk = mask.row_key((bi * d + i) as u64);
         // Blocks of 64: first the masked gradient row (vectorised hashing), then the two FMAs.
+        let mut gm = [T::ZERO; MASK_BLOCK];
         let mut j0 = 0;
         while j0 < d {
-            let len = (d - j0).min(64);
-            let mut gm = [T::ZERO; 64];
+            let len = (d - j0).min(MASK_BLOCK);
             if mask.identity {
                 gm[..len].copy_from_slice(&dyr[j0..j0 + len]);
             } else {
-                // Unconditional load then select (no bounds checks, no branches): vectorises.
-                for (k, (g, &v)) in gm[..len].iter_mut().zip(&dyr[j0..j0 + len]).enumerate() {
-                    *g = if mask.keep(rk, (j0 + k) as u32) {
-                        v
-                    } else {
-                        T::ZERO
-                    };
-                }
+                mask.select_block(rk, (j0 / MASK_BLOCK) as u32, &dyr[j0..j0 + len], &mut gm);
             }
             let (ab, db) = (&arow[j0..j0 + len], &mut dar[j0..j0 + len]);
             let mut gc = gm[..len].chunks_exact(8);

@@ -1,7 +1,7 @@
 //! Dropout with regenerated masks, and the activation, forward and backward.
 
 use crate::real::Real;
-use crate::rng::Mask;
+use crate::rng::{Mask, MASK_BLOCK};
 use rayon::prelude::*;
 
 /// Elements per parallel task: large enough to amortise task overhead.
@@ -50,13 +50,16 @@ fn mask_row_body<T: Real>(mask: &Mask, row: u64, scale: T, src: &[T], dst: &mut 
         return;
     }
     let rk = mask.row_key(row);
-    for j in 0..n {
-        let m = if mask.keep(rk, j as u32) {
-            scale
-        } else {
-            T::ZERO
-        };
-        dst[j] = src[j] * m;
+    let mut factor = [T::ZERO; MASK_BLOCK];
+    for (block, (db, sb)) in dst[..n]
+        .chunks_mut(MASK_BLOCK)
+        .zip(src[..n].chunks(MASK_BLOCK))
+        .enumerate()
+    {
+        mask.factor_block(rk, block as u32, scale, &mut factor);
+        for ((d, &s), &m) in db.iter_mut().zip(sb).zip(&factor) {
+            *d = s * m;
+        }
     }
 }
 
@@ -67,13 +70,12 @@ fn mask_row_inplace_body<T: Real>(mask: &Mask, row: u64, scale: T, x: &mut [T]) 
         return;
     }
     let rk = mask.row_key(row);
-    for (j, v) in x.iter_mut().enumerate() {
-        let m = if mask.keep(rk, j as u32) {
-            scale
-        } else {
-            T::ZERO
-        };
-        *v *= m;
+    let mut factor = [T::ZERO; MASK_BLOCK];
+    for (block, xb) in x.chunks_mut(MASK_BLOCK).enumerate() {
+        mask.factor_block(rk, block as u32, scale, &mut factor);
+        for (v, &m) in xb.iter_mut().zip(&factor) {
+            *v *= m;
+        }
     }
 }
 

@@ -8,6 +8,10 @@ fn lowbias32(v: u32) -> u32 {
     return x ^ (x >> 16u);
 }
 
+// Two 16-bit draws per hash: hash k of a block of 64 columns decides column k with its low half
+// and column k + 32 with its high half.
 fn keep(row_key: u32, col: u32, threshold: u32) -> bool {
-    return lowbias32(row_key + col * 0x9E3779B9u) >= threshold;
+    let h = lowbias32(row_key + ((col >> 6u) * 32u + (col & 31u)) * 0x9E3779B9u);
+    let draw = select(h & 0xffffu, h >> 16u, (col & 32u) != 0u);
+    return draw >= threshold;
 }

@@ -103,10 +103,12 @@ fn gpu_training_follows_the_cpu_learning_curve() {
     }
     assert_eq!(cpu.len(), EPOCHS);
     assert_eq!(on_gpu.len(), EPOCHS);
-    // Learning happened (the comparison is not between two untrained models).
+    // Learning happened (the comparison is not between two untrained models): the loss more than
+    // halves and validation MRR rises (on UMLS about fourfold; the generated graph, whose tails
+    // are sparse within clusters, learns more slowly and its rise depends on the masks).
     let last = EPOCHS - 1;
     assert!(
-        cpu[last].1 > 1.5 * cpu[0].1 && cpu[last].0 < cpu[0].0,
+        cpu[last].1 > cpu[0].1 && cpu[last].0 < 0.5 * cpu[0].0,
         "cpu curve {cpu:?}"
     );
     for (e, (c, g)) in cpu.iter().zip(&on_gpu).enumerate() {
