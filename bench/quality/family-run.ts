@@ -22,7 +22,12 @@ import {
   train,
   tune,
 } from '../../src/model';
-import type { EngineConfig, TrainingOverrides, TrainingProgress } from '../../src/model';
+import type {
+  EngineConfig,
+  TrainingOverrides,
+  TrainingProgress,
+  TuneResult,
+} from '../../src/model';
 import { takeDataOption } from '../datasets';
 import { buildFamily } from './family';
 
@@ -57,6 +62,8 @@ async function main(): Promise<void> {
     let validMrr: number | undefined;
     let epochs: number;
     let stop: string;
+    // The tuner's plan and trials (settings and validation MRR per rung), kept for analysis.
+    let tuning: Pick<TuneResult, 'plan' | 'trials' | 'kept'> | undefined;
     // Validation MRR by epoch (the final run's, for the tuner): was the run still improving?
     const curve: [number, number][] = [];
     const onProgress = (event: TrainingProgress) => {
@@ -67,7 +74,9 @@ async function main(): Promise<void> {
       const tuned = await tune(dataset, 'default', overrides, size, tuneSeconds, {
         outDir,
         onProgress,
+        onTrial: (line) => console.log(`  ${line}`),
       });
+      tuning = { plan: tuned.plan, trials: tuned.trials, kept: tuned.kept };
       config = tuned.config;
       validMrr = tuned.validMrr;
       epochs = tuned.summary.epochsRun;
@@ -101,6 +110,7 @@ async function main(): Promise<void> {
       seconds: Number(seconds.toFixed(1)),
       config,
       curve,
+      ...(tuning && { tuning }),
       machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, load: os.loadavg()[0] },
       finishedAt: new Date().toISOString(),
     };

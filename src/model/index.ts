@@ -2,6 +2,7 @@ export { train } from './train';
 export { budgetTrainOptions, describePlan, epochsThatFit, planTimeBudget } from './time-budget';
 export { longerBudgetAdvice } from './longer-budget';
 export { KEPT_DESCRIPTION, tune } from './tuning/tune';
+export type { TuneResult } from './tuning/tune';
 export { chooseTunedSettings, saveTunedSettings } from './tuning/tuned-settings';
 export type { TrainingDevice, TrainingProgress, TrainSummary } from './train';
 export type { ScoredEntity } from './scorer';

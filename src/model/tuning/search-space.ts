@@ -1,5 +1,5 @@
 import { seededRandom } from '../../seeded-random';
-import type { TrainingOverrides } from '../training-settings';
+import type { EngineConfig, TrainingOverrides } from '../training-settings';
 
 /** Dropout on the input, the core and after BN1, together: none, light, or the reference's. */
 const DROPOUTS = [
@@ -19,22 +19,87 @@ export const SEARCH_SPACE = {
   inverseMode: ['new_relation', 'same_relation'],
 } as const;
 
+/** The sized preset's values of the searched settings. */
+export type SearchedSettings = Pick<
+  EngineConfig,
+  | 'relationDim'
+  | 'entityDim'
+  | 'lr'
+  | 'dropoutIn'
+  | 'dropoutH1'
+  | 'dropoutH2'
+  | 'labelSmoothing'
+  | 'batchSize'
+  | 'inverseMode'
+>;
+
 function pick<T>(values: readonly T[], random: () => number): T {
   return values[Math.floor(random() * values.length)] as T;
 }
 
+/** The values next to `value` in an ordered list that may not hold it: [below, above]. */
+function adjacent(values: readonly number[], value: number): [number?, number?] {
+  return [values.filter((v) => v < value).at(-1), values.find((v) => v > value)];
+}
+
 /**
- * `count` distinct trial settings from `SEARCH_SPACE`, the same for the same seed. The first is
- * empty: the preset as sized for the graph, so tuning never does worse than not tuning on the
- * validation split.
+ * One-setting changes of the sized preset, in two passes over the settings (one direction each,
+ * then the other), so that a short list still touches every setting. Searching next to the
+ * preset first: it is the best single guess, and far-off random settings rarely beat it.
  */
-export function sampleTrials(count: number, seed: number): TrainingOverrides[] {
+export function neighbours(sized: SearchedSettings): TrainingOverrides[] {
+  const dims = adjacent([10, 30, 100, 200], sized.relationDim);
+  const widths = adjacent([100, 200, 300], sized.entityDim);
+  const smoothing = adjacent([0, 0.05, 0.1], sized.labelSmoothing);
+  const level = DROPOUTS.findIndex((d) => d.dropoutIn === sized.dropoutIn);
+  const dropout = (k: number) => (k >= 0 && k < DROPOUTS.length ? DROPOUTS[k] : undefined);
+  const lr = (f: number) => Number((sized.lr * f).toPrecision(3));
+  const other = sized.inverseMode === 'new_relation' ? 'same_relation' : 'new_relation';
+  const passes: (TrainingOverrides | undefined)[][] = [
+    [
+      dims[1] === undefined ? undefined : { relationDim: dims[1] },
+      { lr: lr(2) },
+      dropout(level - 1),
+      widths[1] === undefined ? undefined : { entityDim: widths[1] },
+      { batchSize: Math.max(32, sized.batchSize / 2) },
+      smoothing[1] === undefined ? undefined : { labelSmoothing: smoothing[1] },
+      { inverseMode: other },
+    ],
+    [
+      dims[0] === undefined ? undefined : { relationDim: dims[0] },
+      { lr: lr(0.5) },
+      level < 0 ? undefined : dropout(level + 1),
+      widths[0] === undefined ? undefined : { entityDim: widths[0] },
+      { batchSize: sized.batchSize * 2 },
+      smoothing[0] === undefined ? undefined : { labelSmoothing: smoothing[0] },
+    ],
+  ];
+  return passes.flat().filter((t): t is TrainingOverrides => t !== undefined);
+}
+
+/**
+ * `count` distinct trial settings, the same for the same seed: first the sized preset itself
+ * (empty overrides, so tuning never does worse than not tuning on the validation split), then
+ * its one-setting neighbours, then random points of `SEARCH_SPACE`.
+ */
+export function sampleTrials(
+  count: number,
+  seed: number,
+  sized: SearchedSettings,
+): TrainingOverrides[] {
   const random = seededRandom(seed);
   const trials: TrainingOverrides[] = [{}];
   const seen = new Set<string>();
+  const add = (trial: TrainingOverrides) => {
+    const key = JSON.stringify(trial);
+    if (trials.length >= count || seen.has(key)) return;
+    seen.add(key);
+    trials.push(trial);
+  };
+  for (const trial of neighbours(sized)) add(trial);
   // The space has 972 points; give up on distinctness long before sampling could loop.
   for (let attempt = 0; trials.length < count && attempt < count * 50; attempt++) {
-    const trial: TrainingOverrides = {
+    add({
       relationDim: pick(SEARCH_SPACE.relationDim, random),
       entityDim: pick(SEARCH_SPACE.entityDim, random),
       lr: pick(SEARCH_SPACE.lr, random),
@@ -42,11 +107,7 @@ export function sampleTrials(count: number, seed: number): TrainingOverrides[] {
       labelSmoothing: pick(SEARCH_SPACE.labelSmoothing, random),
       batchSize: pick(SEARCH_SPACE.batchSize, random),
       inverseMode: pick(SEARCH_SPACE.inverseMode, random),
-    };
-    const key = JSON.stringify(trial);
-    if (seen.has(key)) continue;
-    seen.add(key);
-    trials.push(trial);
+    });
   }
   return trials;
 }

@@ -1,6 +1,7 @@
 /**
  * A successive-halving schedule: every trial trains `rungEpochs[0]` epochs, the best
- * `1 / eta` go on to `rungEpochs[1]` (resumed, not restarted), and so on.
+ * `1 / eta` go on to `rungEpochs[1]` (resumed, not restarted), and so on; the sized preset
+ * (trial 0) goes on whatever its rank.
  */
 export interface HalvingPlan {
   trials: number;
@@ -15,7 +16,10 @@ const RUNGS = 3;
 /** Trial counts tried, most first: more trials when the budget allows a useful first rung. */
 const TRIAL_COUNTS = [27, 9, 3];
 
-/** Epochs all trials train in total under `plan` (the unit its cost is measured in). */
+/**
+ * Epochs all trials train in total under `plan` at most (the unit its cost is measured in):
+ * after each rung the best third go on, and the preset with them when it is not among them.
+ */
 export function totalEpochs(plan: HalvingPlan): number {
   let total = 0;
   let alive = plan.trials;
@@ -23,7 +27,8 @@ export function totalEpochs(plan: HalvingPlan): number {
   for (const epochs of plan.rungEpochs) {
     total += alive * (epochs - before);
     before = epochs;
-    alive = Math.max(1, Math.floor(alive / plan.eta));
+    const best = Math.max(1, Math.floor(alive / plan.eta));
+    alive = Math.min(alive, best + 1);
   }
   return total;
 }

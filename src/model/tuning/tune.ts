@@ -72,7 +72,8 @@ export const TUNING_FILE = 'tuning.json';
 
 /**
  * Searches the sensitive settings within `budgetSeconds` by successive halving (many short
- * trials, the best third continued, twice), chosen by validation MRR only, then trains the
+ * trials: the sized preset, its one-setting neighbours, random points; the best third and the
+ * preset continued, twice), chosen by validation MRR only, then trains the
  * winner within what is left (`planTimeBudget`). The user's `overrides` are kept in every
  * trial. The same seed and number of trials give the same trials and the same choices.
  */
@@ -91,7 +92,7 @@ export async function tune(
   const perEpoch = (estimate.epochSeconds + estimate.validationSeconds) * TRIAL_SLOWDOWN;
   const plan = planHalving(budgetSeconds * SEARCH_SHARE - elapsed(), perEpoch);
   const seed = options.seed ?? base.seed;
-  const trials: TrialRecord[] = sampleTrials(plan.trials, seed).map((settings, id) => ({
+  const trials: TrialRecord[] = sampleTrials(plan.trials, seed, base).map((settings, id) => ({
     id,
     // The user's choices are not searched.
     settings: { ...settings, ...overrides },
@@ -134,6 +135,10 @@ export async function tune(
     // Best first; ties keep the earlier trial (the sized preset is trial 0).
     const ranked = [...alive].sort((a, b) => lastMrr(b) - lastMrr(a) || a.id - b.id);
     alive = ranked.slice(0, Math.max(1, Math.floor(ranked.length / plan.eta)));
+    // The sized preset always goes on: short rungs favour fast learners that plateau lower, so
+    // the challengers are judged against it at the longest horizon the search reaches.
+    const incumbent = ranked.find((t) => t.id === 0);
+    if (incumbent && !alive.includes(incumbent)) alive.push(incumbent);
   }
   // The best of the trials that reached the furthest rung.
   const furthest = Math.max(...trials.map((t) => t.rungs.length));

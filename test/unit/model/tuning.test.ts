@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { graphSize, tune } from '../../../src/model';
-import { sampleTrials, SEARCH_SPACE } from '../../../src/model/tuning/search-space';
+import { neighbours, sampleTrials, SEARCH_SPACE } from '../../../src/model/tuning/search-space';
 import { planHalving, totalEpochs } from '../../../src/model/tuning/successive-halving';
 import { classGraph, writeDatasetDir } from '../../support/generated-graph';
 
@@ -19,18 +19,58 @@ describe('the budgeted tuner', () => {
     const tight = planHalving(60, 1);
     expect(tight.trials).toBeLessThan(27);
     expect(totalEpochs(tight)).toBeLessThanOrEqual(60);
-    // 27 trials x 2 epochs, 9 x 4 more, 3 x 12 more.
-    expect(totalEpochs({ trials: 27, eta: 3, rungEpochs: [2, 6, 18] })).toBe(54 + 36 + 36);
+    // 27 trials x 2 epochs, then the best 9 and the preset x 4 more, then 3 and the preset x 12.
+    expect(totalEpochs({ trials: 27, eta: 3, rungEpochs: [2, 6, 18] })).toBe(54 + 40 + 48);
   });
 
-  it('samples distinct trials from the space, the same ones for the same seed', () => {
-    const trials = sampleTrials(27, 42);
+  it('tries the sized preset, then its one-setting neighbours, then random points', () => {
+    const sized = {
+      relationDim: 10,
+      entityDim: 200,
+      lr: 0.003,
+      dropoutIn: 0.3,
+      dropoutH1: 0.2,
+      dropoutH2: 0.4,
+      labelSmoothing: 0.05,
+      batchSize: 128,
+      inverseMode: 'new_relation' as const,
+    };
+    const trials = sampleTrials(27, 42, sized);
     expect(trials).toHaveLength(27);
     expect(trials[0]).toEqual({}); // the sized preset itself
     expect(new Set(trials.map((t) => JSON.stringify(t))).size).toBe(27);
-    expect(sampleTrials(27, 42)).toEqual(trials);
-    expect(sampleTrials(27, 43)).not.toEqual(trials);
-    for (const t of trials.slice(1)) {
+    expect(sampleTrials(27, 42, sized)).toEqual(trials);
+    expect(sampleTrials(27, 43, sized)).not.toEqual(trials);
+    // Every setting moves one step each way where it can (d_r 10 has no smaller value here).
+    const near = neighbours(sized);
+    expect(trials.slice(1, 1 + near.length)).toEqual(near);
+    expect(near).toEqual(
+      expect.arrayContaining([
+        { relationDim: 30 },
+        { lr: 0.006 },
+        { lr: 0.0015 },
+        { dropoutIn: 0.1, dropoutH1: 0.1, dropoutH2: 0.2 },
+        { entityDim: 300 },
+        { entityDim: 100 },
+        { batchSize: 64 },
+        { batchSize: 256 },
+        { labelSmoothing: 0.1 },
+        { labelSmoothing: 0 },
+        { inverseMode: 'same_relation' },
+      ]),
+    );
+    expect(near).toHaveLength(11);
+    // The first pass touches every setting, so a short search still tries each.
+    expect(sampleTrials(8, 42, sized).slice(1)).toEqual([
+      { relationDim: 30 },
+      { lr: 0.006 },
+      { dropoutIn: 0.1, dropoutH1: 0.1, dropoutH2: 0.2 },
+      { entityDim: 300 },
+      { batchSize: 64 },
+      { labelSmoothing: 0.1 },
+      { inverseMode: 'same_relation' },
+    ]);
+    for (const t of trials.slice(1 + near.length)) {
       expect(SEARCH_SPACE.relationDim).toContain(t.relationDim);
       expect(SEARCH_SPACE.lr).toContain(t.lr);
     }
@@ -55,6 +95,8 @@ describe('the budgeted tuner', () => {
     // The winner has the best validation MRR of the trials that reached the furthest rung.
     const last = Math.max(...result.trials.map((t) => t.rungs.length));
     const finalists = result.trials.filter((t) => t.rungs.length === last);
+    // The sized preset goes on to every rung the search reaches, whatever its rank.
+    expect(result.trials[0]?.rungs).toHaveLength(last);
     const best = Math.max(...finalists.map((t) => t.rungs[last - 1]?.validMrr ?? 0));
     const report = JSON.parse(fs.readFileSync(result.reportFile, 'utf8')) as {
       winner: number;
