@@ -89,9 +89,12 @@ impl Mask {
     }
     #[inline(always)]
     pub fn keep(&self, row_key: u32, col: u32) -> bool {
-        let h = Self::hash(row_key, (col / 64) * 32 + col % 32);
-        let draw = if col % 64 < 32 { h & 0xFFFF } else { h >> 16 };
-        draw >= self.threshold
+        let (low, high) = self.keep_pair(row_key, col / 64, col % 32);
+        if col % 64 < 32 {
+            low
+        } else {
+            high
+        }
     }
     /// `(keep(row_key, 64 * block + k), keep(row_key, 64 * block + 32 + k))` for `k < 32`: the
     /// two decisions one hash gives.
@@ -126,30 +129,22 @@ impl Mask {
         src: &[T],
         out: &mut [T; MASK_BLOCK],
     ) {
-        let t = self.threshold;
-        let base = block.wrapping_mul(HALF_BLOCK as u32);
         if let Ok(src) = <&[T; MASK_BLOCK]>::try_from(src) {
             for k in 0..HALF_BLOCK {
-                let h = Self::hash(row_key, base + k as u32);
-                out[k] = if h & 0xFFFF >= t { src[k] } else { T::ZERO };
-                let k2 = k + HALF_BLOCK;
-                out[k2] = if h >> 16 >= t { src[k2] } else { T::ZERO };
+                let (lo, hi) = self.keep_pair(row_key, block, k as u32);
+                out[k] = if lo { src[k] } else { T::ZERO };
+                out[k + HALF_BLOCK] = if hi { src[k + HALF_BLOCK] } else { T::ZERO };
             }
             return;
         }
         // A row's last, shorter block.
         let n = src.len().min(MASK_BLOCK);
-        let mut h = [0u32; HALF_BLOCK];
-        for (k, hk) in h.iter_mut().enumerate().take(n.min(HALF_BLOCK)) {
-            *hk = Self::hash(row_key, base + k as u32);
-        }
-        for k in 0..n {
-            let draw = if k < HALF_BLOCK {
-                h[k] & 0xFFFF
-            } else {
-                h[k - HALF_BLOCK] >> 16
-            };
-            out[k] = if draw >= t { src[k] } else { T::ZERO };
+        for k in 0..n.min(HALF_BLOCK) {
+            let (lo, hi) = self.keep_pair(row_key, block, k as u32);
+            out[k] = if lo { src[k] } else { T::ZERO };
+            if k + HALF_BLOCK < n {
+                out[k + HALF_BLOCK] = if hi { src[k + HALF_BLOCK] } else { T::ZERO };
+            }
         }
     }
 }

@@ -215,7 +215,7 @@ fn bwd_task_body<T: Real>(
         let bi = bi as usize;
         let dyr = &dy[bi * d..][..d];
         let xi = x[bi * d + i] * scale;
-        // Eight partial sums: a single running sum would serialise the loop.
+        // Two sets of eight partial sums: a single running sum would serialise the loop.
         let (mut part, mut part2) = ([T::ZERO; 8], [T::ZERO; 8]);
         let rk = mask.row_key((bi * d + i) as u64);
         // Blocks of 64: first the masked gradient row (vectorised hashing), then the two FMAs.
