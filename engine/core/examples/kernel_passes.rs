@@ -72,7 +72,10 @@ fn main() {
         let mut y = vec![0f32; b * d];
         let mut da = vec![0f32; u * d * d];
         let mut dx = vec![0f32; b * d];
-        for p in [0.0, 0.3] {
+        for p in [0.0, 0.3]
+            .into_iter()
+            .filter(|p| std::env::var("KP_P").map_or(true, |v| v.parse::<f64>().unwrap() == *p))
+        {
             let mask = Mask::new(7, 1, Stream::Hidden1, p);
             let scale = 1.0 / (1.0 - p as f32);
             let fwd = best_of(10, &mut || {
@@ -83,6 +86,15 @@ fn main() {
                     &y, &x, &a, &members, &off, d, &mask, scale, &mut da, &mut dx,
                 )
             });
+            {
+                use rayon::prelude::*;
+                let cp = best_of(10, &mut || {
+                    da.par_chunks_mut(d * d / 4)
+                        .zip(a.par_chunks(d * d / 4))
+                        .for_each(|(o, i)| o.copy_from_slice(i))
+                });
+                println!("copy A -> dA: {:.2} ms", cp * 1e3);
+            }
             println!(
                 "core product (B {b}, U {u}, d_e {d}, dropout {p}): forward {:.2} ms, backward \
                  {:.2} ms ({:.2} / {:.2} ns per masked element)",
