@@ -118,7 +118,8 @@ async function main(): Promise<void> {
     const row =
       `| ${member.name} | ${mode} | ${validMrr?.toFixed(4) ?? '–'} | ${test.mrr.toFixed(4)} | ` +
       `${test.hits10.toFixed(3)} | ${epochs} (${stop}) | ${(seconds / 60).toFixed(1)} | ` +
-      `d_r ${config.relationDim}, batch ${config.batchSize}, lr ${config.lr.toPrecision(2)}, ls ${config.labelSmoothing}, dropout ${config.dropoutIn}, ${config.inverseMode} |`;
+      `d_r ${config.relationDim}, batch ${config.batchSize}, lr ${config.lr.toPrecision(2)}, ls ${config.labelSmoothing}, dropout ${config.dropoutIn}, ${config.inverseMode}, ` +
+      `averaging ${config.weightAverage} |`;
     rows.push(row);
     console.log(row);
     fs.rmSync(outDir, { recursive: true, force: true });

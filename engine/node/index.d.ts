@@ -204,6 +204,11 @@ export interface TrainingConfig {
   patience: number
   /** Worker threads (0 = all cores). */
   threads: number
+  /**
+   * Weight averaging: the share of the way the averaged weights move to the trained ones
+   * after each epoch; validation judges, and the model is, the average (0 = off).
+   */
+  weightAverage: number
 }
 
 export type TrainingDevice = 'auto' | 'cpu' | 'gpu'
@@ -227,6 +232,7 @@ export interface TrainingOverrides {
   evalEvery?: number
   patience?: number
   threads?: number
+  weightAverage?: number
 }
 
 export interface TrainResult {

@@ -67,6 +67,11 @@ pub struct Config {
     pub patience: usize,
     /// Worker threads (0 = all available cores).
     pub threads: usize,
+    /// Weight averaging: after every epoch the averaged weights move this share of the way to
+    /// the trained ones, and validation judges (and the kept model is) the average. 0 = off:
+    /// the trained weights themselves.
+    #[serde(default)]
+    pub weight_average: f64,
 }
 
 impl Config {
@@ -105,6 +110,12 @@ impl Config {
         }
         if !(self.decay > 0.0 && self.decay <= 1.0) {
             return bad(format!("decay = {} must be in (0, 1]", self.decay));
+        }
+        if !(0.0..=1.0).contains(&self.weight_average) {
+            return bad(format!(
+                "weight_average = {} must be in [0, 1]",
+                self.weight_average
+            ));
         }
         if self.batch_size < 2 {
             return bad("batch_size must be at least 2 (BatchNorm needs two examples)".into());

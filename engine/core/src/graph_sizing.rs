@@ -341,6 +341,11 @@ mod tests {
             (dropout.lr, dropout.dropout_in, dropout.dropout_h2),
             (0.012, 0.0, 0.5)
         );
+        // Opt-in settings the sizing does not touch are kept as given.
+        assert_eq!(
+            resolve(&[("weight_average", 0.5.into())]).weight_average,
+            0.5
+        );
         // Under the budget the lr follows an overridden batch size.
         let under: crate::Overrides = [("batch_size".to_string(), 128.into())]
             .into_iter()

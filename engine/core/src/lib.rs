@@ -34,7 +34,8 @@
 //   2 kernels:     kernels, linalg
 //   3 model:       scoring, eval, model, evaluate      (eval-mode forward, ranking, serving)
 //   4 persistence: checkpoint
-//   5 training:    adam, net, early_stopping, lr_schedule, step_engine, train     (only with the `training` feature)
+//   5 training:    adam, net, early_stopping, lr_schedule, step_engine, train, weight_average
+//                  (only with the `training` feature)
 //   6 settings:    graph_sizing, presets
 pub mod error;
 pub mod real;
@@ -66,6 +67,8 @@ pub mod net;
 pub mod step_engine;
 #[cfg(feature = "training")]
 pub mod train;
+#[cfg(feature = "training")]
+pub mod weight_average;
 
 pub mod graph_sizing;
 pub mod presets;

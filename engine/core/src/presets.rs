@@ -51,6 +51,7 @@ impl Config {
             eval_every: 10,
             patience: 5,
             threads: 0,
+            weight_average: 0.0,
         };
         match name {
             "default" => Ok(base),

@@ -17,6 +17,7 @@ use crate::params::Params;
 use crate::rng::{CounterRng, Stream};
 use crate::scoring::queries_per_chunk;
 use crate::step_engine::{CpuSteps, StepEngine, StepEngineFactory};
+use crate::weight_average::WeightAverage;
 use rayon::ThreadPool;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -250,12 +251,12 @@ impl Trainer {
             ));
         }
         let n_model_rel = mode.model_relations(dataset.n_relations());
-        let (mut params, mut adam, state, best) = match &self.resume_from {
+        let (mut params, mut adam, state, best, average) = match &self.resume_from {
             Some(dir) => self.load_resume(dir, dataset)?,
             None => {
                 let p = Params::<f32>::init(cfg, dataset.n_entities(), n_model_rel);
                 let a = Adam::new(&p);
-                (p, a, TrainState::default(), None)
+                (p, a, TrainState::default(), None, None)
             }
         };
         let mut engine: Box<dyn StepEngine + '_> = match &self.step_engine {
@@ -272,6 +273,7 @@ impl Trainer {
             best,
             filter: None,
             validated_epoch: None,
+            average: WeightAverage::new(cfg.weight_average, average),
         };
         let out_of_time = |extra: f64| {
             self.time_limit
@@ -343,6 +345,10 @@ impl Trainer {
                 });
             }
             kept.state.epoch = epoch;
+            if kept.average.is_on() {
+                engine.sync(&mut params, &mut adam)?;
+                kept.average.update(&params);
+            }
             let seconds = t_epoch.elapsed().as_secs_f64();
             epoch_seconds_sum += seconds;
             epochs_this_call += 1;
@@ -383,13 +389,21 @@ impl Trainer {
         engine.sync(&mut params, &mut adam)?;
         let phase_seconds = engine.phase_seconds();
         drop(engine);
-        let Kept { state, best, .. } = kept;
         if stop != StopReason::Cancelled {
-            self.save_last(dataset, &params, &adam, &state)?;
+            self.save_last(dataset, &params, &adam, &kept)?;
         }
+        let Kept {
+            state,
+            best,
+            average,
+            ..
+        } = kept;
         let model = match best {
             Some(m) => m,
-            None => self.model(dataset, params, state.epoch, None),
+            None => {
+                let last = average.average().cloned().unwrap_or(params);
+                self.model(dataset, last, state.epoch, None)
+            }
         };
         Ok(TrainOutcome {
             model,
@@ -400,8 +414,8 @@ impl Trainer {
         })
     }
 
-    /// Validates `params`, keeps them (and checkpoints `best`) when validation MRR improved,
-    /// and writes `last`.
+    /// Validates `params` (their average, with weight averaging), keeps what was judged (and
+    /// checkpoints `best`) when validation MRR improved, and writes `last`.
     fn validate(
         &self,
         dataset: &Dataset,
@@ -416,9 +430,10 @@ impl Trainer {
         let filter = kept
             .filter
             .get_or_insert_with(|| dataset.filter_index(mode));
+        let judged = kept.average.judged(params);
         let metrics = self.pool.install(|| {
             evaluate_triples(
-                params,
+                judged,
                 &dataset.valid,
                 dataset.n_relations(),
                 mode,
@@ -434,7 +449,8 @@ impl Trainer {
             state.best_mrr = Some(mrr);
             state.best_epoch = epoch;
             state.evals_since_best = 0;
-            let m = self.model(dataset, params.clone(), epoch, Some(metrics.clone()));
+            let judged = kept.average.judged(params).clone();
+            let m = self.model(dataset, judged, epoch, Some(metrics.clone()));
             if let Some(dir) = &self.checkpoint_dir {
                 m.save(dir.join("best"))?;
             }
@@ -450,7 +466,7 @@ impl Trainer {
             improved,
             seconds: t.elapsed().as_secs_f64(),
         });
-        self.save_last(dataset, params, adam, &kept.state)
+        self.save_last(dataset, params, adam, kept)
     }
 
     fn model(
@@ -475,21 +491,35 @@ impl Trainer {
         dataset: &Dataset,
         params: &Params<f32>,
         adam: &Adam<f32>,
-        state: &TrainState,
+        kept: &Kept,
     ) -> Result<()> {
         if let Some(dir) = &self.checkpoint_dir {
-            let m = self.model(dataset, params.clone(), state.epoch, None);
-            checkpoint::save(&dir.join("last"), &m, Some(adam.saved()), Some(state))?;
+            let epoch = kept.state.epoch;
+            let m = self.model(dataset, params.clone(), epoch, None);
+            checkpoint::save(&dir.join("last"), &m, Some(adam.saved()), Some(&kept.state))?;
+            if let Some(average) = kept.average.average() {
+                self.model(dataset, average.clone(), epoch, None)
+                    .save(dir.join(LAST_AVERAGE))?;
+            }
         }
         Ok(())
     }
 
+    /// The interrupted run's weights, optimizer, state, best model and (with weight averaging)
+    /// its average; where none was saved at that epoch, the average starts again from the
+    /// weights.
     #[allow(clippy::type_complexity)]
     fn load_resume(
         &self,
         dir: &std::path::Path,
         dataset: &Dataset,
-    ) -> Result<(Params<f32>, Adam<f32>, TrainState, Option<Model>)> {
+    ) -> Result<(
+        Params<f32>,
+        Adam<f32>,
+        TrainState,
+        Option<Model>,
+        Option<Params<f32>>,
+    )> {
         let ck = checkpoint::load(&dir.join("last"))?;
         let bad = |m: &str| Error::checkpoint(dir.join("last"), m.to_string());
         let (c, m) = (&self.config, &ck.model.config);
@@ -512,7 +542,20 @@ impl Trainer {
             Some(_) => Some(Model::load(dir.join("best"))?),
             None => None,
         };
-        Ok((ck.model.params, adam, state, best))
+        let saved_average = dir.join(LAST_AVERAGE);
+        // An average from another epoch (the run stopped between the two writes) is dropped.
+        let average = if self.config.weight_average > 0.0 && saved_average.exists() {
+            Some(Model::load(&saved_average)?).filter(|m| m.epoch == state.epoch)
+        } else {
+            None
+        };
+        Ok((
+            ck.model.params,
+            adam,
+            state,
+            best,
+            average.map(|m| m.params),
+        ))
     }
 }
 
@@ -524,7 +567,12 @@ struct Kept {
     filter: Option<PairIndex>,
     /// The epoch count at the last validation.
     validated_epoch: Option<usize>,
+    /// The averaged weights validation judges (weight averaging; off by default).
+    average: WeightAverage,
 }
+
+/// Beside `last`: the weight average at the same epoch, for resuming with weight averaging.
+const LAST_AVERAGE: &str = "last-average";
 
 /// Half-open batch ranges over `n` shuffled pairs. A final batch of one example is merged into
 /// the previous batch (BatchNorm needs two examples in training mode; the reference crashes on

@@ -19,6 +19,7 @@ const LAYERS: [&[&str]; 7] = [
         "net",
         "step_engine",
         "train",
+        "weight_average",
     ],
     &["graph_sizing", "presets"],
 ];

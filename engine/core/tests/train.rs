@@ -88,39 +88,75 @@ fn deterministic_across_thread_counts() {
 
 #[test]
 fn resume_matches_uninterrupted_run() {
-    let data = common::cluster_graph(4, 6, 3);
-    let cfg = Config {
-        epochs: 6,
-        eval_every: 3,
-        ..small_config()
-    };
-    let straight = Trainer::new(cfg.clone())
-        .unwrap()
-        .train(&data, |_| {}, &AtomicBool::new(false))
-        .unwrap();
+    // With weight averaging the average is saved beside `last` and resumed too.
+    for weight_average in [0.0, 0.3] {
+        let data = common::cluster_graph(4, 6, 3);
+        let cfg = Config {
+            epochs: 6,
+            eval_every: 3,
+            weight_average,
+            ..small_config()
+        };
+        let straight = Trainer::new(cfg.clone())
+            .unwrap()
+            .train(&data, |_| {}, &AtomicBool::new(false))
+            .unwrap();
 
-    let dir = common::temp_dir("resume");
-    let first = Trainer::new(Config {
-        epochs: 3,
-        ..cfg.clone()
+        let dir = common::temp_dir("resume");
+        let first = Trainer::new(Config {
+            epochs: 3,
+            ..cfg.clone()
+        })
+        .unwrap()
+        .with_checkpoint_dir(&dir);
+        first.train(&data, |_| {}, &AtomicBool::new(false)).unwrap();
+        let second = Trainer::new(cfg)
+            .unwrap()
+            .with_checkpoint_dir(&dir)
+            .with_resume_from(&dir);
+        let resumed = second
+            .train(&data, |_| {}, &AtomicBool::new(false))
+            .unwrap();
+        assert_eq!(resumed.epochs_run, 6);
+        let last = neptune_core::checkpoint::load(&dir.join("last")).unwrap();
+        let straight_last = straight.state.clone();
+        assert_eq!(
+            last.train_state.unwrap(),
+            straight_last,
+            "weight average {weight_average}"
+        );
+        assert!(
+            resumed.model.params == straight.model.params,
+            "resumed run diverged (weight average {weight_average})"
+        );
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
+
+/// With weight averaging, validation judges the average and the kept model is what it judged,
+/// not the trained weights.
+#[test]
+fn weight_averaging_keeps_the_judged_average() {
+    let data = common::cluster_graph(4, 6, 3);
+    let dir = common::temp_dir("average");
+    let trainer = Trainer::new(Config {
+        epochs: 4,
+        eval_every: 1,
+        weight_average: 0.3,
+        ..small_config()
     })
     .unwrap()
     .with_checkpoint_dir(&dir);
-    first.train(&data, |_| {}, &AtomicBool::new(false)).unwrap();
-    let second = Trainer::new(cfg)
-        .unwrap()
-        .with_checkpoint_dir(&dir)
-        .with_resume_from(&dir);
-    let resumed = second
+    let out = trainer
         .train(&data, |_| {}, &AtomicBool::new(false))
         .unwrap();
-    assert_eq!(resumed.epochs_run, 6);
-    let last = neptune_core::checkpoint::load(&dir.join("last")).unwrap();
-    let straight_last = straight.state.clone();
-    assert_eq!(last.train_state.unwrap(), straight_last);
+    let judged = out.model.valid_metrics.clone().unwrap().overall.mrr;
+    let again = trainer.evaluate(&out.model, &data, Split::Valid).unwrap();
+    assert_eq!(judged, again.overall.mrr);
+    let trained = neptune_core::checkpoint::load(&dir.join("last")).unwrap();
     assert!(
-        resumed.model.params == straight.model.params,
-        "resumed run diverged"
+        trained.model.params != out.model.params,
+        "the kept model is the trained weights, not their average"
     );
     std::fs::remove_dir_all(&dir).ok();
 }

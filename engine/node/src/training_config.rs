@@ -56,6 +56,9 @@ pub struct TrainingConfig {
     pub patience: u32,
     /// Worker threads (0 = all cores).
     pub threads: u32,
+    /// Weight averaging: the share of the way the averaged weights move to the trained ones
+    /// after each epoch; validation judges, and the model is, the average (0 = off).
+    pub weight_average: f64,
 }
 
 /// Settings that replace a preset's; every field is optional.
@@ -79,10 +82,11 @@ pub struct TrainingOverrides {
     pub eval_every: Option<u32>,
     pub patience: Option<u32>,
     pub threads: Option<u32>,
+    pub weight_average: Option<f64>,
 }
 
 /// The core's field names and the names JS sees, for messages that name a field.
-pub const FIELD_NAMES: [(&str, &str); 17] = [
+pub const FIELD_NAMES: [(&str, &str); 18] = [
     ("d_e", "entityDim"),
     ("d_r", "relationDim"),
     ("dropout_in", "dropoutIn"),
@@ -100,6 +104,7 @@ pub const FIELD_NAMES: [(&str, &str); 17] = [
     ("eval_every", "evalEvery"),
     ("patience", "patience"),
     ("threads", "threads"),
+    ("weight_average", "weightAverage"),
 ];
 
 /// `message` with the core's field names replaced by the names JS sees.
@@ -192,6 +197,7 @@ impl From<&Config> for TrainingConfig {
             eval_every: c.eval_every as u32,
             patience: c.patience as u32,
             threads: c.threads as u32,
+            weight_average: c.weight_average,
         }
     }
 }
@@ -227,6 +233,7 @@ impl TrainingConfig {
             eval_every: self.eval_every as usize,
             patience: self.patience as usize,
             threads: self.threads as usize,
+            weight_average: self.weight_average,
         })
     }
 }
@@ -275,6 +282,7 @@ impl TrainingOverrides {
         put("eval_every", self.eval_every.map(Value::from));
         put("patience", self.patience.map(Value::from));
         put("threads", self.threads.map(Value::from));
+        put("weight_average", self.weight_average.map(Value::from));
         Ok(o)
     }
 }
