@@ -25,6 +25,8 @@ describe('kgc train and kgc evaluate', () => {
         '2',
         '--patience',
         '3',
+        '--weight-average',
+        '0.25',
         '--out',
         out,
         '--json',
@@ -46,9 +48,14 @@ describe('kgc train and kgc evaluate', () => {
     expect(fs.existsSync(path.join(out, 'manifest.json'))).toBe(true);
     // The flags reach the engine's config.
     const manifest = JSON.parse(fs.readFileSync(path.join(out, 'manifest.json'), 'utf8')) as {
-      config: { epochs: number; eval_every: number; patience: number };
+      config: { epochs: number; eval_every: number; patience: number; weight_average: number };
     };
-    expect(manifest.config).toMatchObject({ epochs: 4, eval_every: 2, patience: 3 });
+    expect(manifest.config).toMatchObject({
+      epochs: 4,
+      eval_every: 2,
+      patience: 3,
+      weight_average: 0.25,
+    });
   });
 
   it('trains within a time budget, saying what it planned and what a longer budget would give', () => {
@@ -147,6 +154,11 @@ describe('kgc train and kgc evaluate', () => {
     const badEpochs = runCli(['train', '--dataset', dataset, '--epochs', 'many'], {});
     expect(badEpochs.status).toBe(1);
     expect(badEpochs.stderr).toMatch(/^error \[BAD_USER_INPUT\]: --epochs must be an integer/);
+    const badAverage = runCli(['train', '--dataset', dataset, '--weight-average', '1.5'], {});
+    expect(badAverage.status).toBe(1);
+    expect(badAverage.stderr).toMatch(
+      /^error \[BAD_USER_INPUT\]: --weight-average must be a number from 0 to 1, got "1.5"/,
+    );
 
     const missing = runCli(['evaluate', '--model', out, '--dataset', '/nonexistent/kgc'], {});
     expect(missing.status).toBe(1);

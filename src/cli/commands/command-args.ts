@@ -30,6 +30,20 @@ export function integerOption(
   };
 }
 
+/** A commander parser of a share from 0 to 1 (a plain decimal number), or a BAD_USER_INPUT error. */
+export function fractionOption(option: string): (value: string) => number {
+  return (value) => {
+    const parsed = Number(value);
+    if (!/^\d*\.?\d+$/.test(value) || parsed > 1) {
+      throw new KgcError(
+        ErrorCode.BAD_USER_INPUT,
+        `${option} must be a number from 0 to 1, got "${value}".`,
+      );
+    }
+    return parsed;
+  };
+}
+
 /** A commander parser of durations (`45m`, `1.5h`, `90s`, or seconds), in seconds. */
 export function durationOption(option: string): (value: string) => number {
   return (value) => {
