@@ -449,8 +449,7 @@ impl Trainer {
             state.best_mrr = Some(mrr);
             state.best_epoch = epoch;
             state.evals_since_best = 0;
-            let judged = kept.average.judged(params).clone();
-            let m = self.model(dataset, judged, epoch, Some(metrics.clone()));
+            let m = self.model(dataset, judged.clone(), epoch, Some(metrics.clone()));
             if let Some(dir) = &self.checkpoint_dir {
                 m.save(dir.join("best"))?;
             }

@@ -285,7 +285,9 @@ impl<T: Real> PlainRows<'_, T> {
     }
 }
 
-/// The masked backward, one example at a time.
+/// The masked backward, one example at a time. It takes the task's arguments as they come rather
+/// than sharing `PlainRows`: folding both paths into one struct changed the generated code (92
+/// more instructions in `bwd_task`) and measured no faster.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn masked_rows<T: Real>(
