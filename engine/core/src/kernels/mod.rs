@@ -6,6 +6,21 @@ pub(crate) struct SyncPtr<T>(pub *mut T);
 unsafe impl<T> Send for SyncPtr<T> {}
 unsafe impl<T> Sync for SyncPtr<T> {}
 
+/// Whether the AVX-512 versions of the kernels can run (cached by std after the first call).
+#[inline(always)]
+pub(crate) fn has_avx512() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512vl")
+            && has_avx2()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 /// Whether the AVX2 + FMA versions of the kernels can run (cached by std after the first call).
 #[inline(always)]
 pub(crate) fn has_avx2() -> bool {
@@ -30,6 +45,15 @@ macro_rules! multiversion {
         $vis fn $name<$T: crate::real::Real>($($a: $t),*) $(-> $r)? {
             #[cfg(target_arch = "x86_64")]
             {
+                #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
+                #[allow(clippy::too_many_arguments)]
+                unsafe fn avx512<$T: crate::real::Real>($($a: $t),*) $(-> $r)? {
+                    $body($($a),*)
+                }
+                if crate::kernels::has_avx512() {
+                    // SAFETY: the CPU supports the enabled features (checked just above).
+                    return unsafe { avx512($($a),*) };
+                }
                 #[target_feature(enable = "avx2,fma")]
                 #[allow(clippy::too_many_arguments)]
                 unsafe fn avx2<$T: crate::real::Real>($($a: $t),*) $(-> $r)? {
