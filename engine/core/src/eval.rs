@@ -8,6 +8,7 @@
 //! expected rank of a random order rather than rank 1. A NaN score ranks last.
 
 use crate::dataset::{InverseMode, PairIndex, Triple};
+use crate::kernels::rank_count::count_greater_equal;
 use crate::params::Params;
 use crate::scoring::{logits_into, CoreCache, ScoreBuffers};
 use rayon::prelude::*;
@@ -91,11 +92,7 @@ pub fn filtered_rank(scores: &[f32], t: u32, known: &[u32]) -> f64 {
     if s.is_nan() {
         return scores.len() as f64;
     }
-    let (mut gt, mut eq) = (0usize, 0usize);
-    for &v in scores {
-        gt += (v > s) as usize;
-        eq += (v == s) as usize;
-    }
+    let (mut gt, mut eq) = count_greater_equal(scores, s);
     eq -= 1; // t itself
     for &k in known {
         if k == t {

@@ -77,3 +77,4 @@ pub mod core_product;
 pub mod elementwise;
 #[cfg(feature = "training")]
 pub mod loss;
+pub mod rank_count;
