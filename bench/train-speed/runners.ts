@@ -108,6 +108,29 @@ function bestOfFive(threads: number, setup: string, op: string, units: string): 
   return Number(result.stdout.trim());
 }
 
+/**
+ * Stops the bench when the peer's torch does not run on OpenBLAS: Debian links it to the
+ * reference BLAS unless `libopenblas0-pthread` is installed, and then the sgemm "peak" (and
+ * every floor computed from it) is a twentieth of the machine's.
+ */
+export function requireOpenBlas(): void {
+  const script = [
+    'import torch',
+    'torch.mm(torch.ones(64, 64), torch.ones(64, 64))',
+    "print('openblas' in open('/proc/self/maps').read())",
+  ].join('\n');
+  const result = spawnSync('/usr/bin/python3', ['-c', script], {
+    env: peerEnv(),
+    encoding: 'utf8',
+  });
+  if (result.stdout.trim() !== 'True') {
+    throw new Error(
+      "the peer's torch does not load OpenBLAS, so the machine's sgemm peak cannot be measured: " +
+        'apt-get install python3-torch libopenblas0-pthread (bench/peer/README.md)',
+    );
+  }
+}
+
 /** sgemm peak of the machine, measured with the peer's BLAS on large squares, in GFLOP/s. */
 export function sgemmPeak(threads: number): number {
   const setup = 'n = 2048; a = torch.randn(n, n); b = torch.randn(n, n); torch.mm(a, b)';

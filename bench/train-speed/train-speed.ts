@@ -23,7 +23,15 @@ import {
   parameterCount,
   parsePhases,
 } from './breakdown';
-import { copyBandwidth, NEPTUNE_BIN, oursTrainArgs, runOurs, runPeer, sgemmPeak } from './runners';
+import {
+  copyBandwidth,
+  NEPTUNE_BIN,
+  oursTrainArgs,
+  requireOpenBlas,
+  runOurs,
+  runPeer,
+  sgemmPeak,
+} from './runners';
 import { spawnSync } from 'node:child_process';
 
 const SETTINGS: Record<string, { preset: string; de: number; dr: number; sameRelation: boolean }> =
@@ -53,6 +61,14 @@ function median(values: number[]): number {
 /** Eval and serving: a short-trained model of ours (weights do not change the cost). */
 async function evalAndServe(dir: string, preset: string, threads: number) {
   const modelDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kgc-speed-'));
+  try {
+    return await evalAndServeModel(modelDir, dir, preset, threads);
+  } finally {
+    fs.rmSync(modelDir, { recursive: true, force: true });
+  }
+}
+
+async function evalAndServeModel(modelDir: string, dir: string, preset: string, threads: number) {
   const save = spawnSync(NEPTUNE_BIN, [
     ...oursTrainArgs(dir, preset, threads),
     ...['--max-batches', '3', '--save', modelDir],
@@ -111,6 +127,7 @@ async function main(): Promise<void> {
   const threads = Number(option('threads', '2'));
   const withEval = !process.argv.includes('--no-eval');
   const machine = describeMachine();
+  requireOpenBlas();
   const peak = sgemmPeak(threads);
   const bandwidth = copyBandwidth(threads);
   console.log(
