@@ -5,6 +5,9 @@ use crate::real::Real;
 use gemm_common::Parallelism;
 use rayon::prelude::*;
 use std::any::TypeId;
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Instant;
 
 /// A row-major operand, optionally used transposed.
 #[derive(Clone, Copy)]
@@ -40,6 +43,10 @@ impl<'a, T> Op<'a, T> {
         } else {
             (self.rows, self.cols)
         }
+    }
+    /// The same matrix used the other way round.
+    fn transposed(self) -> Self {
+        Op { t: !self.t, ..self }
     }
     /// (row stride, column stride) of the logical matrix.
     fn strides(&self) -> (isize, isize) {
@@ -115,6 +122,96 @@ pub fn matmul<T: Real>(c: &mut [T], a: Op<'_, T>, b: Op<'_, T>, accumulate: bool
         // SAFETY: blocks write disjoint rows (or columns) of `c`.
         unsafe { gemm_block(cp.0, n, a, b, rows, cols, (0, k), accumulate) };
     });
+}
+
+/// Shapes `(element size, m, n, k, a transposed, b transposed)` whose products
+/// [`matmul_oriented`] runs as the transpose, decided once per shape.
+type OrientationKey = (usize, usize, usize, usize, bool, bool);
+static ORIENTATIONS: Mutex<Option<HashMap<OrientationKey, bool>>> = Mutex::new(None);
+
+/// `c (m x n) = a · b` (parallel), computed either directly or as `cᵀ = bᵀ · aᵀ` into `scratch`
+/// and transposed into `c`, whichever is faster on this machine for this shape. For products
+/// repeated many times with the same shape (a training step's scoring products): choosing costs
+/// six products of the shape. The gemm
+/// kernels' speed depends on which side of the output is short, and differently on each
+/// machine (AVX2 or AVX-512 kernels): on WN18RR's logits (128 x 40,943 over 500) the transpose
+/// and its copy took 13 + 1 ms against 19 (bench/train-speed/LEVERS.md, session 14). The first
+/// product of a shape runs both ways, times them, and keeps the transpose only where it is
+/// faster and gives the same bits, so the choice, made by the clock, never changes a result.
+pub fn matmul_oriented<T: Real>(c: &mut [T], a: Op<'_, T>, b: Op<'_, T>, scratch: &mut Vec<T>) {
+    let (m, n) = (a.shape().0, b.shape().1);
+    let key = (std::mem::size_of::<T>(), m, n, a.shape().1, a.t, b.t);
+    let known = ORIENTATIONS
+        .lock()
+        .map(|map| map.as_ref().and_then(|m| m.get(&key).copied()))
+        .unwrap_or(Some(false));
+    match known {
+        Some(false) => matmul(c, a, b, false, true),
+        Some(true) => transposed_product(c, a, b, scratch),
+        None => {
+            let timed = |f: &mut dyn FnMut()| {
+                f(); // the first run pays for page faults and cold caches
+                (0..2)
+                    .map(|_| {
+                        let t = Instant::now();
+                        f();
+                        t.elapsed()
+                    })
+                    .min()
+                    .unwrap_or_default()
+            };
+            let direct = timed(&mut || matmul(c, a, b, false, true));
+            let mut other = vec![T::ZERO; m * n];
+            let flipped = timed(&mut || transposed_product(&mut other, a, b, scratch));
+            let same_bits = c[..m * n]
+                .iter()
+                .zip(&other)
+                .all(|(x, y)| x.to_f64().to_bits() == y.to_f64().to_bits());
+            if let Ok(mut map) = ORIENTATIONS.lock() {
+                map.get_or_insert_with(HashMap::new)
+                    .insert(key, same_bits && flipped < direct);
+            }
+        }
+    }
+}
+
+/// `c = a · b` as `cᵀ = bᵀ · aᵀ` into `scratch` (n x m), then transposed into `c` (m x n).
+fn transposed_product<T: Real>(c: &mut [T], a: Op<'_, T>, b: Op<'_, T>, scratch: &mut Vec<T>) {
+    let (m, n) = (a.shape().0, b.shape().1);
+    if scratch.len() < m * n {
+        scratch.resize(m * n, T::ZERO);
+    }
+    matmul(
+        &mut scratch[..m * n],
+        b.transposed(),
+        a.transposed(),
+        false,
+        true,
+    );
+    transpose_into(&scratch[..m * n], n, m, &mut c[..m * n]);
+}
+
+/// Tiles of the blocked transpose (a tile of source and destination stays in L1).
+const TRANSPOSE_TILE: usize = 32;
+
+/// `dst (cols x rows) = srcᵀ` for a row-major `src` (rows x cols), in parallel over tiles of
+/// destination rows.
+fn transpose_into<T: Real>(src: &[T], rows: usize, cols: usize, dst: &mut [T]) {
+    dst[..rows * cols]
+        .par_chunks_mut(TRANSPOSE_TILE * rows)
+        .enumerate()
+        .for_each(|(block, out)| {
+            let j0 = block * TRANSPOSE_TILE;
+            let width = out.len() / rows;
+            for i0 in (0..rows).step_by(TRANSPOSE_TILE) {
+                for j in 0..width {
+                    let out_row = &mut out[j * rows..][..rows];
+                    for i in i0..(i0 + TRANSPOSE_TILE).min(rows) {
+                        out_row[i] = src[i * cols + j0 + j];
+                    }
+                }
+            }
+        });
 }
 
 /// [`matmul`] with the inner dimension cut into [`K_PARTS`] slices: partial products into
@@ -284,6 +381,62 @@ mod tests {
                     .all(|(p, q)| (p - 1.0 - q).abs() < 1e-4),
                 "{m}x{n}x{k}: accumulate"
             );
+        }
+    }
+
+    /// Both orientations of a product give the same values, and the tuned one the same bits
+    /// as the direct product on every call (the choice is made on the first).
+    #[test]
+    fn oriented_products_match_the_direct_product() {
+        let v = |len: usize, s: usize| {
+            (0..len)
+                .map(|i| ((i * s) % 89) as f32 / 89.0 - 0.5)
+                .collect::<Vec<f32>>()
+        };
+        for &(m, n, k) in &[(37usize, 301usize, 19usize), (130, 70, 41), (1, 65, 3)] {
+            let (a, bt) = (v(m * k, 13), v(n * k, 7));
+            let mut direct = vec![0.0f32; m * n];
+            matmul(&mut direct, Op::n(&a, m, k), Op::t(&bt, n, k), false, true);
+            let mut flipped = vec![0.0f32; m * n];
+            let mut scratch = Vec::new();
+            transposed_product(
+                &mut flipped,
+                Op::n(&a, m, k),
+                Op::t(&bt, n, k),
+                &mut scratch,
+            );
+            for (x, y) in direct.iter().zip(&flipped) {
+                assert!((x - y).abs() < 1e-5, "{m}x{n}x{k}: {x} vs {y}");
+            }
+            for _ in 0..3 {
+                let mut tuned = vec![f32::NAN; m * n];
+                matmul_oriented(&mut tuned, Op::n(&a, m, k), Op::t(&bt, n, k), &mut scratch);
+                assert!(
+                    tuned
+                        .iter()
+                        .zip(&direct)
+                        .all(|(x, y)| x.to_bits() == y.to_bits()),
+                    "{m}x{n}x{k}: the tuned product differs from the direct one"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn transpose_moves_every_element() {
+        for &(rows, cols) in &[(1usize, 1usize), (3, 70), (70, 3), (33, 65)] {
+            let src: Vec<f64> = (0..rows * cols).map(|i| i as f64).collect();
+            let mut dst = vec![-1.0f64; rows * cols];
+            transpose_into(&src, rows, cols, &mut dst);
+            for i in 0..rows {
+                for j in 0..cols {
+                    assert_eq!(
+                        dst[j * rows + i],
+                        src[i * cols + j],
+                        "{rows}x{cols} at {i},{j}"
+                    );
+                }
+            }
         }
     }
 }

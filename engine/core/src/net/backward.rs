@@ -4,7 +4,7 @@
 
 use super::{ensure, lap, Batch, Dropouts, Masks, Mode, Workspace};
 use crate::kernels::{batchnorm, core_product, elementwise};
-use crate::linalg::{matmul, Op};
+use crate::linalg::{matmul, matmul_oriented, Op};
 use crate::params::{Grads, Params};
 use crate::real::Real;
 
@@ -40,19 +40,17 @@ pub fn backward<T: Real>(
 
     let mut t = std::time::Instant::now();
     // 4'. dx2 = dL · E'  (B x D);  dE' = dL^T · x2  (N x D), then through the entity dropout.
-    matmul(
+    matmul_oriented(
         &mut ws.dx2[..b * d],
         Op::n(dl, b, n),
         Op::n(e_score, n, d),
-        false,
-        true,
+        &mut ws.product_scratch,
     );
-    matmul(
+    matmul_oriented(
         &mut ge[..n * d],
         Op::t(dl, b, n),
         Op::n(&ws.x2, b, d),
-        false,
-        true,
+        &mut ws.product_scratch,
     );
     if ws.used_e_drop {
         elementwise::dropout_inplace(&mut ge[..n * d], d, &masks.in_ent, s_in);

@@ -3,7 +3,7 @@
 
 use super::{ensure, lap, Batch, Dropouts, Masks, Mode, Workspace};
 use crate::kernels::{batchnorm, core_product, elementwise};
-use crate::linalg::{matmul, Op};
+use crate::linalg::{matmul, matmul_oriented, Op};
 use crate::params::Params;
 use crate::real::Real;
 
@@ -133,12 +133,11 @@ pub fn forward<T: Real>(
         &p.e
     };
     lap(&mut ws.timings, 4, &mut t);
-    matmul(
+    matmul_oriented(
         &mut ws.logits[..b * n],
         Op::n(&ws.x2, b, d),
         Op::t(e_score, n, d),
-        false,
-        true,
+        &mut ws.product_scratch,
     );
     lap(&mut ws.timings, 5, &mut t);
 }

@@ -125,6 +125,9 @@ pub struct Workspace<T> {
     pub(crate) dx1: Vec<T>,
     pub(crate) dx0: Vec<T>,
     pub(crate) dru: Vec<T>,
+    /// The scoring products' transposed results, where computing them transposed is faster
+    /// (`linalg::matmul_oriented`).
+    pub(crate) product_scratch: Vec<T>,
     /// Whether the last forward used a dropped-out copy of E for scoring.
     pub(crate) used_e_drop: bool,
     /// Seconds spent per phase (see [`PHASES`]), accumulated over calls; for profiling.
