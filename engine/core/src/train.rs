@@ -83,7 +83,8 @@ pub struct TrainOutcome {
     /// Epochs completed in total (including those before a resume).
     pub epochs_run: usize,
     pub state: TrainState,
-    /// Seconds spent in each phase of the training steps of this call (profiling aid).
+    /// Seconds spent in each phase of the training steps of this call after its first (the
+    /// first step's warm-up allocates buffers and chooses product orientations), a profiling aid.
     pub phase_seconds: Vec<(String, f64)>,
 }
 
@@ -284,6 +285,7 @@ impl Trainer {
         let mut last_lr = f64::INFINITY;
         // Where this call started (after the resumed epochs): the stretched anneal starts here.
         let first_epoch = kept.state.epoch;
+        let mut warm_up_phases: Option<Vec<(String, f64)>> = None;
 
         'epochs: while kept.state.epoch < cfg.epochs {
             let mean_epoch = epoch_seconds_sum / epochs_this_call.max(1) as f64;
@@ -333,6 +335,9 @@ impl Trainer {
                 let t_batch = Instant::now();
                 fill_batch(&mut batch, &index, &order[s..e]);
                 let loss = engine.step(&mut params, &mut adam, &batch, lr)?;
+                if warm_up_phases.is_none() {
+                    warm_up_phases = Some(engine.phase_seconds());
+                }
                 loss_sum += loss;
                 let secs = t_batch.elapsed().as_secs_f64().max(1e-9);
                 on_progress(&Progress::Batch {
@@ -387,7 +392,15 @@ impl Trainer {
             self.validate(dataset, &params, &adam, &mut kept, &mut on_progress)?;
         }
         engine.sync(&mut params, &mut adam)?;
-        let phase_seconds = engine.phase_seconds();
+        let warm_up = warm_up_phases.unwrap_or_default();
+        let phase_seconds = engine
+            .phase_seconds()
+            .into_iter()
+            .map(|(name, secs)| {
+                let before = warm_up.iter().find(|p| p.0 == name).map_or(0.0, |p| p.1);
+                (name, secs - before)
+            })
+            .collect();
         drop(engine);
         if stop != StopReason::Cancelled {
             self.save_last(dataset, &params, &adam, &kept)?;

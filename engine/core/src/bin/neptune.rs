@@ -231,7 +231,7 @@ fn train(args: TrainArgs) -> CliResult {
         for (name, secs) in &outcome.phase_seconds {
             println!(
                 "  {name:18} {:8.2} ms/batch  {:5.1}%",
-                secs * 1e3 / n_batches as f64,
+                secs * 1e3 / (n_batches - 1) as f64,
                 100.0 * secs / total.max(1e-12)
             );
         }
