@@ -34,9 +34,11 @@ pub(crate) fn has_avx2() -> bool {
     }
 }
 
-/// Defines `$name`, which runs the `#[inline(always)]` function `$body` compiled for AVX2+FMA
-/// when available (runtime dispatch: the crate is built for the baseline x86-64 target, where
-/// the mask hashing and the loss polynomials would not vectorise), and as is otherwise.
+/// Defines `$name`, which runs the `#[inline(always)]` function `$body` compiled for AVX-512 or
+/// AVX2+FMA when available (runtime dispatch: the crate is built for the baseline x86-64 target,
+/// where the mask hashing and the loss polynomials would not vectorise), and as is otherwise.
+/// Every version performs the same operations in the same order (no fast-math), so all give
+/// the same bits; wider registers only run them faster.
 macro_rules! multiversion {
     ($vis:vis fn $name:ident<$T:ident>($($a:ident: $t:ty),* $(,)?) $(-> $r:ty)? => $body:ident) => {
         // Kernels take every buffer they touch as an argument.
