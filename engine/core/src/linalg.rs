@@ -130,14 +130,15 @@ type OrientationKey = (usize, usize, usize, usize, bool, bool);
 static ORIENTATIONS: Mutex<Option<HashMap<OrientationKey, bool>>> = Mutex::new(None);
 
 /// `c (m x n) = a · b` (parallel), computed either directly or as `cᵀ = bᵀ · aᵀ` into `scratch`
-/// and transposed into `c`, whichever is faster on this machine for this shape. For products
-/// repeated many times with the same shape (a training step's scoring products): choosing costs
-/// six products of the shape. The gemm
+/// and transposed into `c`, whichever is faster on this machine for this shape. The gemm
 /// kernels' speed depends on which side of the output is short, and differently on each
 /// machine (AVX2 or AVX-512 kernels): on WN18RR's logits (128 x 40,943 over 500) the transpose
-/// and its copy took 13 + 1 ms against 19 (bench/train-speed/LEVERS.md, session 14). The first
-/// product of a shape runs both ways, times them, and keeps the transpose only where it is
-/// faster and gives the same bits, so the choice, made by the clock, never changes a result.
+/// and its copy took 15 ms against 19 (bench/train-speed/LEVERS.md, session 14).
+///
+/// The first product of a shape runs both ways, times them, and keeps the transpose only where
+/// it is faster and gives the same bits, so the choice, made by the clock, never changes a
+/// result. Choosing costs six products of the shape: meant for products repeated many times
+/// with one shape (a training step's scoring products).
 pub fn matmul_oriented<T: Real>(c: &mut [T], a: Op<'_, T>, b: Op<'_, T>, scratch: &mut Vec<T>) {
     let (m, n) = (a.shape().0, b.shape().1);
     let key = (std::mem::size_of::<T>(), m, n, a.shape().1, a.t, b.t);
