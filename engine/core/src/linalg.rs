@@ -333,6 +333,13 @@ mod tests {
         assert_eq!(c2, [5., 6., 11., 12.]);
     }
 
+    /// `len` values in [-0.5, 0.5), a different sequence for each `stride`.
+    fn filled(len: usize, stride: usize) -> Vec<f32> {
+        (0..len)
+            .map(|i| ((i * stride) % 97) as f32 / 97.0 - 0.5)
+            .collect()
+    }
+
     fn naive(a: &[f32], b: &[f32], m: usize, n: usize, k: usize) -> Vec<f64> {
         let mut c = vec![0.0f64; m * n];
         for i in 0..m {
@@ -349,14 +356,9 @@ mod tests {
     /// trainer's determinism across thread counts rests on it) and the right values.
     #[test]
     fn split_products_are_exact_and_thread_independent() {
-        let v = |len: usize, s: usize| {
-            (0..len)
-                .map(|i| ((i * s) % 97) as f32 / 97.0 - 0.5)
-                .collect::<Vec<f32>>()
-        };
         // Output blocks along m, along n, and the split inner dimension.
         for &(m, n, k) in &[(300usize, 70usize, 33usize), (20, 333, 17), (6, 9, 5000)] {
-            let (a, b) = (v(m * k, 31), v(k * n, 17));
+            let (a, b) = (filled(m * k, 31), filled(k * n, 17));
             let run = |threads: usize| {
                 let pool = rayon::ThreadPoolBuilder::new()
                     .num_threads(threads)
@@ -389,13 +391,8 @@ mod tests {
     /// as the direct product on every call (the choice is made on the first).
     #[test]
     fn oriented_products_match_the_direct_product() {
-        let v = |len: usize, s: usize| {
-            (0..len)
-                .map(|i| ((i * s) % 89) as f32 / 89.0 - 0.5)
-                .collect::<Vec<f32>>()
-        };
         for &(m, n, k) in &[(37usize, 301usize, 19usize), (130, 70, 41), (1, 65, 3)] {
-            let (a, bt) = (v(m * k, 13), v(n * k, 7));
+            let (a, bt) = (filled(m * k, 13), filled(n * k, 7));
             let mut direct = vec![0.0f32; m * n];
             matmul(&mut direct, Op::n(&a, m, k), Op::t(&bt, n, k), false, true);
             let mut flipped = vec![0.0f32; m * n];
