@@ -5,6 +5,8 @@
  * memory bound of the issue (parameters + Adam state + one batch's activations).
  */
 
+import type { BlasProducts } from './runners';
+
 export interface ModelSizes {
   entities: number;
   /** Relations the model embeds (reverses included in r_reverse mode). */
@@ -40,6 +42,8 @@ export function activationFloats(s: ModelSizes): number {
 interface Group {
   name: string;
   phases: string[];
+  /** The peer BLAS measurement of the same products, for the GEMM phases. */
+  blas?: keyof BlasProducts;
   /** Floor in ms per batch. */
   floor: (s: ModelSizes, gflops: number, gbs: number) => number;
 }
@@ -61,6 +65,7 @@ const GROUPS: Group[] = [
   {
     name: 'R·W products (fwd A = R_U·W, bwd dR and dW)',
     phases: ['fwd R.W gemm', 'bwd R/W gemms'],
+    blas: 'relationCores',
     // Each of A = R_U·W, dR = dA·Wᵀ and dW = R_Uᵀ·dA moves W (d_r x d_e²) and A or dA (U x d_e²).
     floor: (s, g, b) =>
       3 *
@@ -69,6 +74,7 @@ const GROUPS: Group[] = [
   {
     name: 'scoring products (logits, dx2, dE)',
     phases: ['fwd logits gemm', 'bwd logits gemms'],
+    blas: 'scoring',
     floor: (s, g) => gemmMs(3 * 2 * s.batch * s.de * s.entities, g),
   },
   {
@@ -104,6 +110,8 @@ export interface BreakdownRow {
   group: string;
   oursMs: number;
   floorMs: number;
+  /** The peer's BLAS on the same products (GEMM phases only), ms per batch. */
+  blasMs?: number;
 }
 
 export function breakdown(
@@ -111,10 +119,12 @@ export function breakdown(
   s: ModelSizes,
   gflops: number,
   gbs: number,
+  blas?: BlasProducts,
 ): BreakdownRow[] {
   return GROUPS.map((g) => ({
     group: g.name,
     oursMs: g.phases.reduce((sum, p) => sum + (phases.get(p) ?? 0), 0),
     floorMs: g.floor(s, gflops, gbs),
+    ...(g.blas && blas ? { blasMs: blas[g.blas] } : {}),
   }));
 }

@@ -131,14 +131,67 @@ export function requireOpenBlas(): void {
   }
 }
 
+/**
+ * The best of `PROCESSES` fresh processes' measurements. One process's best of five has read
+ * 46 and 85 GB/s of copy bandwidth an hour apart on the same idle machine (and 77-79 in five
+ * processes between), so a single process can set the floor far below what the machine does;
+ * the floor should be the most the machine showed.
+ */
+const PROCESSES = 3;
+const bestOfProcesses = (measure: () => number) =>
+  Math.max(...Array.from({ length: PROCESSES }, measure));
+
 /** sgemm peak of the machine, measured with the peer's BLAS on large squares, in GFLOP/s. */
 export function sgemmPeak(threads: number): number {
   const setup = 'n = 2048; a = torch.randn(n, n); b = torch.randn(n, n); torch.mm(a, b)';
-  return bestOfFive(threads, setup, 'torch.mm(a, b)', '2 * n ** 3');
+  return bestOfProcesses(() => bestOfFive(threads, setup, 'torch.mm(a, b)', '2 * n ** 3'));
 }
 
 /** Copy bandwidth (bytes read + written per second, GB/s) of 256 MiB buffers, the peer's torch. */
 export function copyBandwidth(threads: number): number {
   const setup = 'n = 1 << 26; a = torch.ones(n); b = torch.empty(n); b.copy_(a)';
-  return bestOfFive(threads, setup, 'b.copy_(a)', '8 * n');
+  return bestOfProcesses(() => bestOfFive(threads, setup, 'b.copy_(a)', '8 * n'));
+}
+
+/** Milliseconds per batch the peer's BLAS takes for the products of one of our phases. */
+export interface BlasProducts {
+  /** A = R_U·W, dR = dA·Wᵀ, dW = R_Uᵀ·dA. */
+  relationCores: number;
+  /** logits = x2·Eᵀ, dx2 = dL·E, dE = dLᵀ·x2. */
+  scoring: number;
+}
+
+/**
+ * The peer's BLAS (OpenBLAS at its best) on the exact products of one training batch: where a
+ * skinny product runs below the large-square sgemm peak in the best library too, the phase's
+ * floor at that peak is out of reach for any GEMM, not only ours. `u` is rounded to the nearest
+ * whole number of distinct relations. Best of five per product, summed.
+ */
+export function blasProducts(
+  threads: number,
+  s: { batch: number; entities: number; de: number; dr: number; distinct: number },
+): BlasProducts {
+  const [b, n, d, dr, u] = [s.batch, s.entities, s.de, s.dr, Math.max(1, Math.round(s.distinct))];
+  const script = [
+    'import torch, time',
+    `torch.set_num_threads(${threads})`,
+    `b, n, d, dr, u = ${b}, ${n}, ${d}, ${dr}, ${u}`,
+    'r = lambda *shape: torch.rand(*shape) - 0.5',
+    'x2, e, dl, ru, w, da = r(b, d), r(n, d), r(b, n), r(u, dr), r(dr, d * d), r(u, d * d)',
+    'def best(f):',
+    '    f()',
+    '    times = []',
+    '    for _ in range(5):',
+    '        t = time.perf_counter(); f(); times.append(time.perf_counter() - t)',
+    '    return min(times) * 1e3',
+    'cores = best(lambda: ru @ w) + best(lambda: da @ w.t()) + best(lambda: ru.t() @ da)',
+    'scoring = best(lambda: x2 @ e.t()) + best(lambda: dl @ e) + best(lambda: dl.t() @ x2)',
+    'print(cores, scoring)',
+  ].join('\n');
+  const result = spawnSync('/usr/bin/python3', ['-c', script], {
+    env: peerEnv(),
+    encoding: 'utf8',
+  });
+  const [relationCores, scoring] = result.stdout.trim().split(' ').map(Number);
+  return { relationCores: Number(relationCores), scoring: Number(scoring) };
 }

@@ -4,6 +4,7 @@
 
 use neptune_core::kernels::{core_product, loss};
 use neptune_core::rng::{Mask, Stream};
+use rayon::prelude::*;
 use std::time::Instant;
 
 fn best_of(reps: usize, f: &mut dyn FnMut()) -> f64 {
@@ -87,13 +88,28 @@ fn main() {
                 )
             });
             {
-                use rayon::prelude::*;
                 let cp = best_of(10, &mut || {
                     da.par_chunks_mut(d * d / 4)
                         .zip(a.par_chunks(d * d / 4))
                         .for_each(|(o, i)| o.copy_from_slice(i))
                 });
                 println!("copy A -> dA: {:.2} ms", cp * 1e3);
+            }
+            if !mask.identity {
+                let rows = b * d;
+                let hashing = best_of(10, &mut || {
+                    let kept: u64 = (0..rows)
+                        .into_par_iter()
+                        .with_min_len(64)
+                        .map(|row| count_kept(&mask, row as u64, d))
+                        .sum();
+                    std::hint::black_box(kept);
+                });
+                println!(
+                    "the mask alone (hash and compare {b} x {d} x {d} draws, count the kept): \
+                     {:.2} ms",
+                    hashing * 1e3
+                );
             }
             println!(
                 "core product (B {b}, U {u}, d_e {d}, dropout {p}): forward {:.2} ms, backward \
@@ -105,4 +121,42 @@ fn main() {
             );
         }
     });
+}
+
+/// Kept draws of one mask row of `d` columns: the hashing and comparing every masked pass pays,
+/// without the products (the floor of regenerating the mask).
+fn count_kept(mask: &Mask, row: u64, d: usize) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
+        unsafe fn avx512(mask: &Mask, row: u64, d: usize) -> u64 {
+            count_kept_body(mask, row, d)
+        }
+        #[target_feature(enable = "avx2,fma")]
+        unsafe fn avx2(mask: &Mask, row: u64, d: usize) -> u64 {
+            count_kept_body(mask, row, d)
+        }
+        if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512vl") {
+            // SAFETY: the features were just detected.
+            return unsafe { avx512(mask, row, d) };
+        }
+        if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
+            // SAFETY: the features were just detected.
+            return unsafe { avx2(mask, row, d) };
+        }
+    }
+    count_kept_body(mask, row, d)
+}
+
+#[inline(always)]
+fn count_kept_body(mask: &Mask, row: u64, d: usize) -> u64 {
+    let rk = mask.row_key(row);
+    let mut kept = 0u32;
+    for block in 0..d.div_ceil(64) as u32 {
+        for k in 0..32 {
+            let (lo, hi) = mask.keep_pair(rk, block, k);
+            kept += lo as u32 + hi as u32;
+        }
+    }
+    kept as u64
 }
