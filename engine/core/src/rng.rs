@@ -50,6 +50,9 @@ pub fn stream_key(seed: u64, step: u64, stream: Stream) -> u64 {
 /// block of 64 columns takes 32 hashes (vectorised as whole registers).
 pub const MASK_BLOCK: usize = 64;
 const HALF_BLOCK: usize = MASK_BLOCK / 2;
+/// What [`Mask`] multiplies a hash's index by before adding the row key (vector versions of the
+/// hash must use the same).
+pub const HASH_INDEX_MULTIPLIER: u32 = 0x9E37_79B9;
 /// Draws are 16-bit: the drop probability is quantised to 2^-16.
 const DRAW_RANGE: f64 = 65536.0;
 
@@ -85,7 +88,7 @@ impl Mask {
     /// Hash `index` of a row: the draws of two columns (see [`MASK_BLOCK`]).
     #[inline(always)]
     fn hash(row_key: u32, index: u32) -> u32 {
-        lowbias32(row_key.wrapping_add(index.wrapping_mul(0x9E37_79B9)))
+        lowbias32(row_key.wrapping_add(index.wrapping_mul(HASH_INDEX_MULTIPLIER)))
     }
     #[inline(always)]
     pub fn keep(&self, row_key: u32, col: u32) -> bool {

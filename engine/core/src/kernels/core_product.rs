@@ -3,7 +3,7 @@
 //! regenerated from the counter RNG (mask row id `b * d_e + i`), so the `B x d_e x d_e` masked
 //! tensor is never materialised.
 
-use super::SyncPtr;
+use super::{masked_core_avx512, SyncPtr};
 use crate::real::Real;
 use crate::rng::{Mask, MASK_BLOCK};
 use rayon::prelude::*;
@@ -44,7 +44,16 @@ pub fn forward<T: Real>(
         #[allow(clippy::redundant_locals)]
         let yp = yp;
         let au = &a[u * d * d..][..d * d];
-        fwd_chunk(x, au, &members[s..e], d, mask, scale, yp.0);
+        let chunk = &members[s..e];
+        if !mask.identity && std::any::TypeId::of::<T>() == std::any::TypeId::of::<f32>() {
+            // SAFETY: T is f32 (checked just above): the same slices and pointer.
+            let (x32, au32) = unsafe { (as_f32(x), as_f32(au)) };
+            let (s32, y32) = (scale.to_f64() as f32, yp.0.cast::<f32>());
+            if masked_core_avx512::forward_chunk_f32(x32, au32, chunk, d, mask, s32, y32) {
+                return;
+            }
+        }
+        fwd_chunk(x, au, chunk, d, mask, scale, yp.0);
     });
 }
 
@@ -77,6 +86,14 @@ fn fwd_chunk_body<T: Real>(
             accumulate_row(row(bi), arow, xi, mask, (bi * d + i) as u64);
         }
     }
+}
+
+/// `s` as f32.
+///
+/// # Safety
+/// `T` must be `f32`.
+unsafe fn as_f32<T: Real>(s: &[T]) -> &[f32] {
+    std::slice::from_raw_parts(s.as_ptr().cast(), s.len())
 }
 
 /// `yr += xi · arow`.
@@ -301,6 +318,32 @@ fn masked_rows<T: Real>(
     dar: &mut [T],
     dx: *mut T,
 ) {
+    if std::any::TypeId::of::<T>() == std::any::TypeId::of::<f32>() {
+        // SAFETY: T is f32 (checked just above): the same slices and pointer.
+        let (dy32, x32, a32) = unsafe { (as_f32(dy), as_f32(x), as_f32(arow)) };
+        let dar32 = unsafe { std::slice::from_raw_parts_mut(dar.as_mut_ptr().cast(), dar.len()) };
+        let (s32, dx32) = (scale.to_f64() as f32, dx.cast::<f32>());
+        if masked_core_avx512::masked_rows_f32(dy32, x32, a32, members, i, mask, s32, dar32, dx32) {
+            return;
+        }
+    }
+    masked_rows_portable(dy, x, arow, members, i, mask, scale, dar, dx);
+}
+
+/// [`masked_rows`] in portable code (every CPU, and f64).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn masked_rows_portable<T: Real>(
+    dy: &[T],
+    x: &[T],
+    arow: &[T],
+    members: &[u32],
+    i: usize,
+    mask: &Mask,
+    scale: T,
+    dar: &mut [T],
+    dx: *mut T,
+) {
     let d = arow.len();
     for &bi in members {
         let bi = bi as usize;
@@ -445,6 +488,78 @@ mod tests {
                 backward(&dy, &x, &a, &members, &off, d, &mask, s, &mut da, &mut dx);
                 assert_close(&format!("d {d} p {p} dA"), &da, &want.da);
                 assert_close(&format!("d {d} p {p} dx"), &dx, &want.dx);
+            }
+        }
+    }
+
+    /// The AVX-512 kernels for f32 give the portable kernels' bits, chunk by chunk and row by
+    /// row, at widths with no tail, a short tail and a long one (on CPUs without AVX-512 they
+    /// decline, and there is nothing to compare).
+    #[test]
+    fn the_avx512_kernels_give_the_portable_bits() {
+        let f32s = |v: Vec<f64>| v.into_iter().map(|x| x as f32).collect::<Vec<f32>>();
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<u32>>();
+        for d in [3, 21, 64, 70, 90, 128, 200] {
+            for p in [0.3, 0.5] {
+                let mask = Mask::new(11, 5, Stream::Hidden1, p);
+                let scale = 1.0 / (1.0 - p as f32);
+                let b = 6;
+                let mut x = f32s(values(b * d, 4));
+                x[d + 2] = 0.0; // a skipped row
+                let (a, dy) = (f32s(values(d * d, 5)), f32s(values(b * d, 6)));
+                let chunk: Vec<u32> = vec![0, 2, 3, 5];
+                let (mut y_simd, mut y_portable) = (vec![f32::NAN; b * d], vec![f32::NAN; b * d]);
+                let ran = masked_core_avx512::forward_chunk_f32(
+                    &x,
+                    &a,
+                    &chunk,
+                    d,
+                    &mask,
+                    scale,
+                    y_simd.as_mut_ptr(),
+                );
+                fwd_chunk_body(&x, &a, &chunk, d, &mask, scale, y_portable.as_mut_ptr());
+                if ran {
+                    for &bi in &chunk {
+                        let row = bi as usize * d..(bi as usize + 1) * d;
+                        assert_eq!(
+                            bits(&y_simd[row.clone()]),
+                            bits(&y_portable[row]),
+                            "y d {d}"
+                        );
+                    }
+                }
+                for i in [0, d / 2, d - 1] {
+                    let (mut da_simd, mut da_portable) = (vec![0f32; d], vec![0f32; d]);
+                    let (mut dx_simd, mut dx_portable) = (vec![0f32; b * d], vec![0f32; b * d]);
+                    let arow = &a[i * d..][..d];
+                    let ran = masked_core_avx512::masked_rows_f32(
+                        &dy,
+                        &x,
+                        arow,
+                        &chunk,
+                        i,
+                        &mask,
+                        scale,
+                        &mut da_simd,
+                        dx_simd.as_mut_ptr(),
+                    );
+                    masked_rows_portable(
+                        &dy,
+                        &x,
+                        arow,
+                        &chunk,
+                        i,
+                        &mask,
+                        scale,
+                        &mut da_portable,
+                        dx_portable.as_mut_ptr(),
+                    );
+                    if ran {
+                        assert_eq!(bits(&da_simd), bits(&da_portable), "dA d {d} row {i}");
+                        assert_eq!(bits(&dx_simd), bits(&dx_portable), "dx d {d} row {i}");
+                    }
+                }
             }
         }
     }

@@ -79,4 +79,5 @@ pub mod core_product;
 pub mod elementwise;
 #[cfg(feature = "training")]
 pub mod loss;
+mod masked_core_avx512;
 pub mod rank_count;
