@@ -177,7 +177,8 @@ pub fn matmul_oriented<T: Real>(c: &mut [T], a: Op<'_, T>, b: Op<'_, T>, scratch
 }
 
 /// `c = a · b` as `cᵀ = bᵀ · aᵀ` into `scratch` (n x m), then transposed into `c` (m x n).
-fn transposed_product<T: Real>(c: &mut [T], a: Op<'_, T>, b: Op<'_, T>, scratch: &mut Vec<T>) {
+/// Sums in the transposed product's order, so its bits may differ from [`matmul`]'s.
+pub fn transposed_product<T: Real>(c: &mut [T], a: Op<'_, T>, b: Op<'_, T>, scratch: &mut Vec<T>) {
     let (m, n) = (a.shape().0, b.shape().1);
     if scratch.len() < m * n {
         scratch.resize(m * n, T::ZERO);

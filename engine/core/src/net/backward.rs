@@ -4,7 +4,7 @@
 
 use super::{ensure, lap, Batch, Dropouts, Masks, Mode, Workspace};
 use crate::kernels::{batchnorm, core_product, elementwise};
-use crate::linalg::{matmul, matmul_oriented, Op};
+use crate::linalg::{matmul, matmul_oriented, transposed_product, Op};
 use crate::params::{Grads, Params};
 use crate::real::Real;
 
@@ -92,12 +92,13 @@ pub fn backward<T: Real>(
 
     lap(&mut ws.timings, 9, &mut t);
     // dR_u = dA_u · W^T (U x Dr);  dW = R_U^T · dA (Dr x D*D).
-    matmul(
+    // As dR^T = W · dA^T (Dr x U), then transposed: both operands are read along their rows
+    // (the direct product packs W^T: WN18RR 2.4 -> 1.4 ms, FB15k-237 the same).
+    transposed_product(
         &mut ws.dru[..n_u * dr],
         Op::n(&ws.da, n_u, d * d),
         Op::t(&p.w, dr, d * d),
-        false,
-        true,
+        &mut ws.product_scratch,
     );
     matmul(
         &mut gw[..dr * d * d],
