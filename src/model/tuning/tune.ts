@@ -136,9 +136,10 @@ export async function tune(
     const ranked = [...alive].sort((a, b) => lastMrr(b) - lastMrr(a) || a.id - b.id);
     alive = ranked.slice(0, Math.max(1, Math.floor(ranked.length / plan.eta)));
     // The sized preset always goes on: short rungs favour fast learners that plateau lower, so
-    // the challengers are judged against it at the longest horizon the search reaches.
+    // the challengers are judged against it at the longest horizon the search reaches. It runs
+    // first in the rung, so a search that runs out of time mid-rung has run it there too.
     const incumbent = ranked.find((t) => t.id === 0);
-    if (incumbent && !alive.includes(incumbent)) alive.push(incumbent);
+    if (incumbent) alive = [incumbent, ...alive.filter((t) => t !== incumbent)];
   }
   // The best of the trials that reached the furthest rung.
   const furthest = Math.max(...trials.map((t) => t.rungs.length));
