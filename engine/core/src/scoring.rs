@@ -99,16 +99,16 @@ pub struct ScoreBuffers {
     x2: Vec<f32>,
 }
 
-/// Eval-mode logits of `queries` `(h, r)` into `logits` (B x N, row-major). Every relation must
-/// have been prepared in `cache` and every id checked by the caller.
-pub fn logits_into(
+/// Eval-mode hidden vectors `x2` (B x d_e, row-major) of `queries` `(h, r)`, the left side of
+/// the scoring product. Every relation must have been prepared in `cache` and every id checked
+/// by the caller.
+pub fn hidden_into<'a>(
     p: &Params<f32>,
     cache: &CoreCache,
     queries: &[(u32, u32)],
-    buf: &mut ScoreBuffers,
-    logits: &mut [f32],
-) {
-    let (b, d, n) = (queries.len(), p.d_e, p.n_ent);
+    buf: &'a mut ScoreBuffers,
+) -> &'a [f32] {
+    let (b, d) = (queries.len(), p.d_e);
     for v in [
         &mut buf.x0,
         &mut buf.x1,
@@ -136,10 +136,24 @@ pub fn logits_into(
         });
     batchnorm::forward_eval(&p.bn1, &buf.y, b, d, &mut buf.z2);
     elementwise::act_forward(&buf.z2, p.slope[0], &mut buf.x2);
+    &buf.x2[..b * d]
+}
+
+/// Eval-mode logits of `queries` `(h, r)` into `logits` (B x N, row-major). Every relation must
+/// have been prepared in `cache` and every id checked by the caller.
+pub fn logits_into(
+    p: &Params<f32>,
+    cache: &CoreCache,
+    queries: &[(u32, u32)],
+    buf: &mut ScoreBuffers,
+    logits: &mut [f32],
+) {
+    let (b, d, n) = (queries.len(), p.d_e, p.n_ent);
+    let x2 = hidden_into(p, cache, queries, buf);
     // logits = x2 · E^T                                                 (B x N)
     matmul(
         &mut logits[..b * n],
-        Op::n(&buf.x2, b, d),
+        Op::n(x2, b, d),
         Op::t(&p.e, n, d),
         false,
         true,

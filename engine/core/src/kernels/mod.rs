@@ -81,3 +81,4 @@ pub mod elementwise;
 pub mod loss;
 mod masked_core_avx512;
 pub mod rank_count;
+pub mod ranking_product_avx512;

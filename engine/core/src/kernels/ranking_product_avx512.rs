@@ -1,0 +1,298 @@
+//! Filtered ranking's scoring product fused with its counting, in AVX-512 for f32. Each query's
+//! scores against every entity (`x2 · Eᵀ`) are computed a 12-query x 32-entity tile at a time in
+//! registers and compared with the query's answer score there, so the queries' B x N scores are
+//! never written or read back, and the entities are packed once per evaluation rather than once
+//! per product.
+//!
+//! Every score is one FMA chain over `k = 0..d` in order, starting from +0, in the tiles and in
+//! [`scores_of`] alike, so the answer's score computed by [`scores_of`] is the very value the
+//! tiles compare against (the answer counts as equal to itself, never above). The other known
+//! answers are left out of the counts by a bit per (query, entity), so their scores are never
+//! needed.
+
+#[cfg(target_arch = "x86_64")]
+use std::arch::x86_64::*;
+
+/// Entities per tile: two 16-lane registers.
+const TILE_ENTITIES: usize = 32;
+/// Queries per tile (12 x 2 accumulators, two entity loads and a broadcast: 27 of 32 registers).
+const TILE_QUERIES: usize = 12;
+/// Tiles of entities per block: a block (256 x d floats, 200 KB at d = 200) stays in L2 while
+/// every query of the call passes over it.
+const BLOCK_TILES: usize = 8;
+
+/// The entity embeddings (N x d) in tiles of 32 entities, each stored `[k][32]`, the last tile
+/// padded with zeros (masked out of the counts).
+pub struct PackedEntities {
+    tiles: Vec<f32>,
+    n: usize,
+    d: usize,
+}
+
+impl PackedEntities {
+    /// Packs `e` (N x d, row-major), or `None` where the CPU lacks AVX-512 (nothing here runs).
+    pub fn new(e: &[f32], n: usize, d: usize) -> Option<Self> {
+        if !super::has_avx512() || d == 0 {
+            return None;
+        }
+        assert!(e.len() >= n * d);
+        let n_tiles = n.div_ceil(TILE_ENTITIES);
+        let mut tiles = vec![0.0f32; n_tiles * d * TILE_ENTITIES];
+        for (t, tile) in tiles.chunks_exact_mut(d * TILE_ENTITIES).enumerate() {
+            for j in 0..TILE_ENTITIES.min(n - t * TILE_ENTITIES) {
+                let row = &e[(t * TILE_ENTITIES + j) * d..][..d];
+                for (k, &v) in row.iter().enumerate() {
+                    tile[k * TILE_ENTITIES + j] = v;
+                }
+            }
+        }
+        Some(Self { tiles, n, d })
+    }
+}
+
+/// Words of a query's row in the exclusion bits of [`count_greater_equal`]: one bit per entity.
+pub fn exclusion_words(n: usize) -> usize {
+    n.div_ceil(TILE_ENTITIES)
+}
+
+/// For each query `q` (row `q` of `x2`, Q x d): `counts[q] = (#{entities scoring above
+/// thresholds[q]}, #{scoring equal to it})`, leaving out the entities whose bit is set in
+/// `excluded` (Q rows of [`exclusion_words`] words; entity `j` is bit `j % 32` of word `j / 32`).
+/// A NaN threshold counts nothing.
+pub fn count_greater_equal(
+    packed: &PackedEntities,
+    x2: &[f32],
+    thresholds: &[f32],
+    excluded: &[u32],
+    counts: &mut [(u32, u32)],
+) {
+    let (d, q, words) = (packed.d, thresholds.len(), exclusion_words(packed.n));
+    assert!(x2.len() >= q * d && counts.len() >= q && excluded.len() >= q * words);
+    #[cfg(target_arch = "x86_64")]
+    {
+        use rayon::prelude::*;
+        // Queries packed per tile, `[k][12]`, padded with zeros (their counts are dropped).
+        let q_tiles = q.div_ceil(TILE_QUERIES);
+        let mut xq = vec![0.0f32; q_tiles * d * TILE_QUERIES];
+        for (t, tile) in xq.chunks_exact_mut(d * TILE_QUERIES).enumerate() {
+            for r in 0..TILE_QUERIES.min(q - t * TILE_QUERIES) {
+                for (k, &v) in x2[(t * TILE_QUERIES + r) * d..][..d].iter().enumerate() {
+                    tile[k * TILE_QUERIES + r] = v;
+                }
+            }
+        }
+        let mut thr = thresholds.to_vec();
+        thr.resize(q_tiles * TILE_QUERIES, f32::NAN);
+        let block = d * TILE_ENTITIES * BLOCK_TILES;
+        let total = packed
+            .tiles
+            .par_chunks(block)
+            .enumerate()
+            .fold(
+                || vec![(0u32, 0u32); q_tiles * TILE_QUERIES],
+                |mut acc, (b, entities)| {
+                    let first = b * TILE_ENTITIES * BLOCK_TILES;
+                    // SAFETY: AVX-512 was detected when `packed` was built; the tiles and the
+                    // packed queries hold whole tiles of `d` steps, and `acc` and `thr` one
+                    // entry per padded query.
+                    unsafe {
+                        count_block(entities, first, packed.n, &xq, &thr, excluded, d, &mut acc)
+                    };
+                    acc
+                },
+            )
+            .reduce(
+                || vec![(0u32, 0u32); q_tiles * TILE_QUERIES],
+                |mut a, b| {
+                    a.iter_mut().zip(&b).for_each(|(x, y)| {
+                        x.0 += y.0;
+                        x.1 += y.1;
+                    });
+                    a
+                },
+            );
+        counts[..q].copy_from_slice(&total[..q]);
+    }
+}
+
+/// One block of entity tiles (`entities`, starting at entity `first` of `n`) against every
+/// query tile, adding into `acc`. Padded queries (past `excluded`'s rows) have NaN thresholds.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,fma")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn count_block(
+    entities: &[f32],
+    first: usize,
+    n: usize,
+    xq: &[f32],
+    thr: &[f32],
+    excluded: &[u32],
+    d: usize,
+    acc: &mut [(u32, u32)],
+) {
+    let (tile_len, words) = (d * TILE_ENTITIES, exclusion_words(n));
+    let rows = excluded.len() / words.max(1);
+    for (qt, xt) in xq.chunks_exact(d * TILE_QUERIES).enumerate() {
+        for (et, tile) in entities.chunks_exact(tile_len).enumerate() {
+            let word = first / TILE_ENTITIES + et;
+            let left = n - word * TILE_ENTITIES;
+            let valid = if left >= TILE_ENTITIES {
+                u32::MAX
+            } else {
+                (1u32 << left) - 1
+            };
+            let s = tile_scores(tile.as_ptr(), xt.as_ptr(), d);
+            for r in 0..TILE_QUERIES {
+                let qi = qt * TILE_QUERIES + r;
+                let keep = if qi < rows {
+                    valid & !excluded[qi * words + word]
+                } else {
+                    valid
+                };
+                let (lo, hi) = (keep as __mmask16, (keep >> 16) as __mmask16);
+                let t = _mm512_set1_ps(thr[qi]);
+                let gt = _mm512_mask_cmp_ps_mask::<_CMP_GT_OQ>(lo, s[2 * r], t).count_ones()
+                    + _mm512_mask_cmp_ps_mask::<_CMP_GT_OQ>(hi, s[2 * r + 1], t).count_ones();
+                let eq = _mm512_mask_cmp_ps_mask::<_CMP_EQ_OQ>(lo, s[2 * r], t).count_ones()
+                    + _mm512_mask_cmp_ps_mask::<_CMP_EQ_OQ>(hi, s[2 * r + 1], t).count_ones();
+                let c = &mut acc[qi];
+                c.0 += gt;
+                c.1 += eq;
+            }
+        }
+    }
+}
+
+/// Scores of one query tile (`xt`, `[k][12]`) against one entity tile (`et`, `[k][32]`):
+/// register `2r + h` holds query `r`'s scores of entities `16h..16h + 16`.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f,avx512vl,fma")]
+unsafe fn tile_scores(et: *const f32, xt: *const f32, d: usize) -> [__m512; 2 * TILE_QUERIES] {
+    let mut s = [_mm512_setzero_ps(); 2 * TILE_QUERIES];
+    for k in 0..d {
+        let e0 = _mm512_loadu_ps(et.add(k * TILE_ENTITIES));
+        let e1 = _mm512_loadu_ps(et.add(k * TILE_ENTITIES + 16));
+        for r in 0..TILE_QUERIES {
+            let x = _mm512_set1_ps(*xt.add(k * TILE_QUERIES + r));
+            s[2 * r] = _mm512_fmadd_ps(e0, x, s[2 * r]);
+            s[2 * r + 1] = _mm512_fmadd_ps(e1, x, s[2 * r + 1]);
+        }
+    }
+    s
+}
+
+/// `out[j] = x · e[entities[j]]` (e: N x d), each summed as the tiles sum it.
+pub fn scores_of(e: &[f32], d: usize, x: &[f32], entities: &[u32], out: &mut Vec<f32>) {
+    out.clear();
+    #[cfg(target_arch = "x86_64")]
+    if super::has_avx512() && e.len() <= i32::MAX as usize {
+        for &j in entities {
+            assert!((j as usize + 1) * d <= e.len());
+        }
+        assert!(x.len() >= d);
+        // SAFETY: AVX-512 detected just above; every row in bounds (checked above).
+        unsafe { gathered_scores(e, d, x, entities, out) };
+        return;
+    }
+    out.extend(entities.iter().map(|&j| {
+        let row = &e[j as usize * d..][..d];
+        row.iter()
+            .zip(x)
+            .fold(0.0f32, |acc, (&ev, &xv)| ev.mul_add(xv, acc))
+    }));
+}
+
+/// [`scores_of`], sixteen entities per register: lane `j` runs entity `j`'s FMA chain (element
+/// offsets in 32-bit lanes: `e` holds at most 2^31 floats).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vl,fma")]
+unsafe fn gathered_scores(e: &[f32], d: usize, x: &[f32], entities: &[u32], out: &mut Vec<f32>) {
+    for group in entities.chunks(16) {
+        let m: __mmask16 = ((1u32 << group.len()) - 1) as __mmask16;
+        let mut rows = [0i32; 16];
+        for (r, &j) in rows.iter_mut().zip(group) {
+            *r = (j as usize * d) as i32;
+        }
+        let mut idx = _mm512_loadu_si512(rows.as_ptr().cast());
+        let mut s = _mm512_setzero_ps();
+        for &xk in &x[..d] {
+            let v = _mm512_mask_i32gather_ps::<4>(_mm512_setzero_ps(), m, idx, e.as_ptr().cast());
+            s = _mm512_fmadd_ps(v, _mm512_set1_ps(xk), s);
+            idx = _mm512_add_epi32(idx, _mm512_set1_epi32(1));
+        }
+        let mut lanes = [0.0f32; 16];
+        _mm512_storeu_ps(lanes.as_mut_ptr(), s);
+        out.extend_from_slice(&lanes[..group.len()]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values(n: usize, seed: u32) -> Vec<f32> {
+        (0..n)
+            .map(|i| {
+                let h = (i as u32 ^ seed).wrapping_mul(0x9e37_79b9).rotate_left(13);
+                (h % 2001) as f32 / 1000.0 - 1.0
+            })
+            .collect()
+    }
+
+    #[test]
+    fn counts_are_those_of_the_scores_summed_one_by_one() {
+        for (n, d, q) in [(1, 1, 1), (31, 7, 13), (300, 37, 25), (1000, 64, 12)] {
+            let (mut e, x) = (values(n * d, 1), values(q * d, 2));
+            // The last entity a copy of the first: exact ties across tiles.
+            e.copy_within(0..d, (n - 1) * d);
+            let Some(packed) = PackedEntities::new(&e, n, d) else {
+                eprintln!("no AVX-512 on this CPU: the fused kernel is not used here");
+                return;
+            };
+            let all: Vec<u32> = (0..n as u32).collect();
+            let words = exclusion_words(n);
+            let mut excluded = vec![0u32; q * words];
+            let mut scores = Vec::new();
+            let mut thresholds = Vec::new();
+            let mut want = Vec::new();
+            for qi in 0..q {
+                scores_of(&e, d, &x[qi * d..][..d], &all, &mut scores);
+                // Each query's threshold is one of its scores, so ties with it are exercised.
+                let s = scores[(qi * 7) % n];
+                thresholds.push(s);
+                // Every third entity from the query's own offset is left out.
+                let kept = |j: usize| (j + qi) % 3 != 0 || j == (qi * 7) % n;
+                for j in (0..n).filter(|&j| !kept(j)) {
+                    excluded[qi * words + j / 32] |= 1 << (j % 32);
+                }
+                let counted = |f: &dyn Fn(f32) -> bool| {
+                    (0..n).filter(|&j| kept(j) && f(scores[j])).count() as u32
+                };
+                want.push((counted(&|v| v > s), counted(&|v| v == s)));
+            }
+            let mut counts = vec![(0, 0); q];
+            count_greater_equal(&packed, &x, &thresholds, &excluded, &mut counts);
+            assert_eq!(counts, want, "n {n}, d {d}, q {q}");
+            assert!(counts.iter().all(|c| c.1 >= 1), "the answer equals itself");
+            let mut nan = vec![(9, 9); 1];
+            count_greater_equal(&packed, &x, &[f32::NAN], &excluded, &mut nan);
+            assert_eq!(nan, [(0, 0)]);
+        }
+    }
+
+    #[test]
+    fn scores_are_the_dot_products() {
+        let (n, d) = (40, 21);
+        let (e, x) = (values(n * d, 3), values(d, 4));
+        let ids: Vec<u32> = vec![39, 0, 5, 5, 17, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14];
+        let mut got = Vec::new();
+        scores_of(&e, d, &x, &ids, &mut got);
+        for (&j, &g) in ids.iter().zip(&got) {
+            let want: f64 = (0..d)
+                .map(|k| e[j as usize * d + k] as f64 * x[k] as f64)
+                .sum();
+            assert!((g as f64 - want).abs() < 1e-5, "entity {j}: {g} vs {want}");
+        }
+    }
+}
