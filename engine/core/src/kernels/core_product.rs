@@ -16,7 +16,7 @@ const SHORT_TAIL: usize = 16;
 
 /// Forward. `x` (B x D), `a` (U x D x D); `members[off[u]..off[u + 1]]` are the examples whose
 /// relation is `u`. Writes `y` (B x D). `scale = 1 / (1 - p_h1)`. Each `y_b[j]` sums over `i`
-/// in order, as [`row_times_matrix`] does, so the result does not depend on the grouping.
+/// in order, so the result does not depend on the grouping.
 #[allow(clippy::too_many_arguments)]
 pub fn forward<T: Real>(
     x: &[T],
@@ -55,6 +55,15 @@ pub fn forward<T: Real>(
         }
         fwd_chunk(x, au, chunk, d, mask, scale, yp.0);
     });
+}
+
+/// `y_b = x_b · au` without dropout for the examples of `chunk`, all of one relation (the
+/// cached-core scoring path): `au` (D x D) read once for all of them, each row summed as
+/// [`forward`] sums it (the same bits as the eval-mode forward). `y` (B x D) must be valid for
+/// the chunk's rows, and no other thread may write them.
+pub(crate) fn forward_unmasked<T: Real>(x: &[T], au: &[T], chunk: &[u32], d: usize, y: *mut T) {
+    let no_dropout = Mask::new(0, 0, crate::rng::Stream::Hidden1, 0.0);
+    fwd_chunk(x, au, chunk, d, &no_dropout, T::ONE, y);
 }
 
 multiversion!(fn fwd_chunk<T>(x: &[T], au: &[T], chunk: &[u32], d: usize, mask: &Mask, scale: T, y: *mut T) => fwd_chunk_body);
@@ -148,23 +157,6 @@ fn accumulate_block<T: Real>(yb: &mut [T], ab: &[T], xi: T, mask: &Mask, rk: u32
         let (lo, hi) = mask.keep_pair(rk, block, k as u32);
         yb[k] += if lo { xi } else { T::ZERO } * ab[k];
         yb[k + half] += if hi { xi } else { T::ZERO } * ab[k + half];
-    }
-}
-
-// `yr = xr · au` without dropout (see `row_times_matrix_body`), AVX2 where available.
-multiversion!(pub fn row_times_matrix<T>(xr: &[T], au: &[T], yr: &mut [T]) => row_times_matrix_body);
-
-/// `yr = xr · au` for one example without dropout (`au`: D x D), summed as the eval-mode forward
-/// sums it (the same order and operations, so the same bits); used by the cached-core scoring
-/// path.
-#[inline(always)]
-fn row_times_matrix_body<T: Real>(xr: &[T], au: &[T], yr: &mut [T]) {
-    let d = xr.len();
-    yr.iter_mut().for_each(|v| *v = T::ZERO);
-    for (i, &xi) in xr.iter().enumerate() {
-        if xi != T::ZERO {
-            add_scaled(yr, &au[i * d..][..d], xi);
-        }
     }
 }
 

@@ -262,7 +262,7 @@ mod tests {
                 let s = scores[(qi * 7) % n];
                 thresholds.push(s);
                 // Every third entity from the query's own offset is left out.
-                let kept = |j: usize| (j + qi) % 3 != 0 || j == (qi * 7) % n;
+                let kept = |j: usize| !(j + qi).is_multiple_of(3) || j == (qi * 7) % n;
                 for j in (0..n).filter(|&j| !kept(j)) {
                     excluded[qi * words + j / 32] |= 1 << (j % 32);
                 }
