@@ -118,6 +118,9 @@ fn rank_from_counts(n: usize, s: f32, (gt, eq): (u32, u32)) -> f64 {
     1.0 + gt as f64 + (eq - 1) as f64 / 2.0
 }
 
+/// Answers scored per task of the fused path (sixteen per register).
+const ANSWERS_PER_TASK: usize = 64;
+
 /// Cores kept at once during an evaluation (bounds its memory on graphs with many relations).
 const CORE_BUDGET_BYTES: usize = 256 << 20;
 
@@ -180,6 +183,7 @@ fn evaluate_with(
     let n = p.n_ent;
     let words = fused::exclusion_words(n);
     let (mut answers, mut excluded, mut counts) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut targets, mut rows) = (Vec::new(), Vec::new());
     let mut start = 0;
     while start < order.len() {
         // A segment: the queries of the next `max_cores` relations.
@@ -204,15 +208,21 @@ fn evaluate_with(
                 let d = p.d_e;
                 let x2 = hidden_into(p, &cache, &pairs, &mut buf);
                 // The answers' scores, and the other known answers left out of the counts.
+                targets.clear();
+                targets.extend(ids.iter().map(|&i| queries[i].2));
+                rows.clear();
+                rows.extend(0..ids.len() as u32);
                 answers.resize(ids.len(), 0.0f32);
+                answers
+                    .par_chunks_mut(ANSWERS_PER_TASK)
+                    .zip(targets.par_chunks(ANSWERS_PER_TASK))
+                    .zip(rows.par_chunks(ANSWERS_PER_TASK))
+                    .for_each(|((out, ts), qs)| fused::paired_scores(&p.e, ts, x2, qs, d, out));
                 excluded.resize(ids.len() * words, 0u32);
                 ids.par_iter()
-                    .zip(x2.par_chunks(d))
-                    .zip(answers.par_iter_mut().zip(excluded.par_chunks_mut(words)))
-                    .for_each_init(Vec::new, |score, ((&i, x), (answer, bits))| {
+                    .zip(excluded.par_chunks_mut(words))
+                    .for_each(|(&i, bits)| {
                         let (h, r, t, ..) = queries[i];
-                        fused::scores_of(&p.e, d, x, &[t], score);
-                        *answer = score[0];
                         bits.iter_mut().for_each(|w| *w = 0);
                         for &k in filter.lookup(h, r).iter().filter(|&&k| k != t) {
                             bits[k as usize / 32] |= 1 << (k % 32);

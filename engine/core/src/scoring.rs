@@ -9,7 +9,8 @@ use crate::kernels::{batchnorm, core_product, elementwise, SyncPtr};
 use crate::linalg::{matmul, Op};
 use crate::params::Params;
 use rayon::prelude::*;
-use std::sync::OnceLock;
+use std::ops::Range;
+use std::sync::{Arc, OnceLock};
 
 /// Queries scored per chunk: at most 2^24 logits (64 MiB) per chunk, and at most 512 queries
 /// (larger chunks make the scoring product no faster: bench/train-speed/LEVERS.md).
@@ -17,8 +18,8 @@ pub fn queries_per_chunk(n_ent: usize) -> usize {
     ((1usize << 24) / n_ent.max(1)).clamp(1, 512)
 }
 
-/// Queries of one relation per task of the core product (a core row stays in L1 while they use it).
-const CORE_CHUNK: usize = 8;
+/// Queries of one relation per task of the core product (its core is read once for all of them).
+const CORE_CHUNK: usize = 12;
 
 /// Cores computed per matrix product in [`CoreCache::prepare`]: the product's output stays
 /// within 64 MiB.
@@ -28,8 +29,13 @@ const PREPARE_FLOATS: usize = 1 << 24;
 /// Holds at most `n_rel x d_e²` floats. Must be cleared when the parameters change.
 #[derive(Clone, Debug, Default)]
 pub struct CoreCache {
-    cores: Vec<OnceLock<Box<[f32]>>>,
+    /// Each core is its place in the output of the product that computed it (shared with the
+    /// other relations of that product, so it is never copied out).
+    cores: Vec<OnceLock<CoreSlot>>,
 }
+
+/// A product's output (U x d_e²) and one core's place in it.
+type CoreSlot = (Arc<Vec<f32>>, Range<usize>);
 
 impl CoreCache {
     pub fn new(n_rel: usize) -> Self {
@@ -49,12 +55,12 @@ impl CoreCache {
             .collect();
         missing.sort_unstable();
         missing.dedup();
-        let (mut ru, mut out) = (Vec::new(), Vec::new());
+        let mut ru = Vec::new();
         for rs in missing.chunks((PREPARE_FLOATS / d2.max(1)).max(1)) {
             ru.clear();
             rs.iter()
                 .for_each(|&r| ru.extend_from_slice(&p.r[r as usize * dr..][..dr]));
-            out.resize(rs.len() * d2, 0.0);
+            let mut out = vec![0.0f32; rs.len() * d2];
             matmul(
                 &mut out,
                 Op::n(&ru, rs.len(), dr),
@@ -62,9 +68,10 @@ impl CoreCache {
                 false,
                 true,
             );
-            for (core, &r) in out.chunks_exact(d2).zip(rs) {
+            let out = Arc::new(out);
+            for (i, &r) in rs.iter().enumerate() {
                 // Another thread may have set it meanwhile, to the same value.
-                let _ = self.cores[r as usize].set(core.into());
+                let _ = self.cores[r as usize].set((Arc::clone(&out), i * d2..(i + 1) * d2));
             }
         }
     }
@@ -74,7 +81,7 @@ impl CoreCache {
         self.cores
             .get(r as usize)
             .and_then(|c| c.get())
-            .map(|c| &c[..])
+            .map(|(out, at)| &out[at.clone()])
     }
 
     /// Drops every cached core (keeps the capacity for `n_rel` relations).
@@ -126,7 +133,7 @@ pub fn hidden_into<'a>(
     }
     batchnorm::forward_eval(&p.bn0, &buf.x0, b, d, &mut buf.x1);
     // y_b = x1_b · A_{r_b}                                              (B x D)
-    // In tasks of up to 8 queries of one relation, each reading its core once for all of them.
+    // In tasks of up to 12 queries of one relation, each reading its core once for all of them.
     let relation = |i: &u32| queries[*i as usize].1;
     let mut order: Vec<u32> = (0..b as u32).collect();
     order.sort_by_key(relation);

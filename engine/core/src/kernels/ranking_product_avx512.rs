@@ -5,7 +5,7 @@
 //! per product.
 //!
 //! Every score is one FMA chain over `k = 0..d` in order, starting from +0, in the tiles and in
-//! [`scores_of`] alike, so the answer's score computed by [`scores_of`] is the very value the
+//! [`paired_scores`] alike, so the answer's score computed by [`paired_scores`] is the very value the
 //! tiles compare against (the answer counts as equal to itself, never above). The other known
 //! answers are left out of the counts by a bit per (query, entity), so their scores are never
 //! needed.
@@ -39,10 +39,11 @@ impl PackedEntities {
         let n_tiles = n.div_ceil(TILE_ENTITIES);
         let mut tiles = vec![0.0f32; n_tiles * d * TILE_ENTITIES];
         for (t, tile) in tiles.chunks_exact_mut(d * TILE_ENTITIES).enumerate() {
-            for j in 0..TILE_ENTITIES.min(n - t * TILE_ENTITIES) {
-                let row = &e[(t * TILE_ENTITIES + j) * d..][..d];
-                for (k, &v) in row.iter().enumerate() {
-                    tile[k * TILE_ENTITIES + j] = v;
+            let rows = &e[t * TILE_ENTITIES * d..][..TILE_ENTITIES.min(n - t * TILE_ENTITIES) * d];
+            // Written in order, read down the tile's rows (a few cache lines at a time).
+            for (k, out) in tile.chunks_exact_mut(TILE_ENTITIES).enumerate() {
+                for (o, row) in out.iter_mut().zip(rows.chunks_exact(d)) {
+                    *o = row[k];
                 }
             }
         }
@@ -182,48 +183,69 @@ unsafe fn tile_scores(et: *const f32, xt: *const f32, d: usize) -> [__m512; 2 * 
     s
 }
 
-/// `out[j] = x · e[entities[j]]` (e: N x d), each summed as the tiles sum it.
-pub fn scores_of(e: &[f32], d: usize, x: &[f32], entities: &[u32], out: &mut Vec<f32>) {
-    out.clear();
+/// `out[j] = x[queries[j]] · e[entities[j]]` (rows of `x`: Q x d, `e`: N x d), each summed as
+/// the tiles sum it.
+pub fn paired_scores(
+    e: &[f32],
+    entities: &[u32],
+    x: &[f32],
+    queries: &[u32],
+    d: usize,
+    out: &mut [f32],
+) {
+    assert!(entities.len() == queries.len() && out.len() == queries.len());
+    for (&j, &q) in entities.iter().zip(queries) {
+        assert!((j as usize + 1) * d <= e.len() && (q as usize + 1) * d <= x.len());
+    }
     #[cfg(target_arch = "x86_64")]
-    if super::has_avx512() && e.len() <= i32::MAX as usize {
-        for &j in entities {
-            assert!((j as usize + 1) * d <= e.len());
-        }
-        assert!(x.len() >= d);
+    if super::has_avx512() && e.len().max(x.len()) <= i32::MAX as usize {
         // SAFETY: AVX-512 detected just above; every row in bounds (checked above).
-        unsafe { gathered_scores(e, d, x, entities, out) };
+        unsafe { gathered_scores(e, entities, x, queries, d, out) };
         return;
     }
-    out.extend(entities.iter().map(|&j| {
-        let row = &e[j as usize * d..][..d];
-        row.iter()
-            .zip(x)
-            .fold(0.0f32, |acc, (&ev, &xv)| ev.mul_add(xv, acc))
-    }));
+    for ((o, &j), &q) in out.iter_mut().zip(entities).zip(queries) {
+        let (ej, xq) = (&e[j as usize * d..][..d], &x[q as usize * d..][..d]);
+        *o = ej
+            .iter()
+            .zip(xq)
+            .fold(0.0f32, |acc, (&ev, &xv)| ev.mul_add(xv, acc));
+    }
 }
 
-/// [`scores_of`], sixteen entities per register: lane `j` runs entity `j`'s FMA chain (element
-/// offsets in 32-bit lanes: `e` holds at most 2^31 floats).
+/// [`paired_scores`], sixteen pairs per register: lane `j` runs pair `j`'s FMA chain (element
+/// offsets in 32-bit lanes: `e` and `x` hold at most 2^31 floats each).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512vl,fma")]
-unsafe fn gathered_scores(e: &[f32], d: usize, x: &[f32], entities: &[u32], out: &mut Vec<f32>) {
-    for group in entities.chunks(16) {
-        let m: __mmask16 = ((1u32 << group.len()) - 1) as __mmask16;
-        let mut rows = [0i32; 16];
-        for (r, &j) in rows.iter_mut().zip(group) {
-            *r = (j as usize * d) as i32;
+unsafe fn gathered_scores(
+    e: &[f32],
+    entities: &[u32],
+    x: &[f32],
+    queries: &[u32],
+    d: usize,
+    out: &mut [f32],
+) {
+    let pairs = entities.chunks(16).zip(queries.chunks(16));
+    for ((es, qs), o) in pairs.zip(out.chunks_mut(16)) {
+        let m: __mmask16 = ((1u32 << es.len()) - 1) as __mmask16;
+        let (mut erows, mut xrows) = ([0i32; 16], [0i32; 16]);
+        for (lane, (&j, &q)) in es.iter().zip(qs).enumerate() {
+            erows[lane] = (j as usize * d) as i32;
+            xrows[lane] = (q as usize * d) as i32;
         }
-        let mut idx = _mm512_loadu_si512(rows.as_ptr().cast());
-        let mut s = _mm512_setzero_ps();
-        for &xk in &x[..d] {
-            let v = _mm512_mask_i32gather_ps::<4>(_mm512_setzero_ps(), m, idx, e.as_ptr().cast());
-            s = _mm512_fmadd_ps(v, _mm512_set1_ps(xk), s);
-            idx = _mm512_add_epi32(idx, _mm512_set1_epi32(1));
+        let mut ei = _mm512_loadu_si512(erows.as_ptr().cast());
+        let mut xi = _mm512_loadu_si512(xrows.as_ptr().cast());
+        let (zero, one) = (_mm512_setzero_ps(), _mm512_set1_epi32(1));
+        let mut s = zero;
+        for _ in 0..d {
+            let ev = _mm512_mask_i32gather_ps::<4>(zero, m, ei, e.as_ptr().cast());
+            let xv = _mm512_mask_i32gather_ps::<4>(zero, m, xi, x.as_ptr().cast());
+            s = _mm512_fmadd_ps(ev, xv, s);
+            ei = _mm512_add_epi32(ei, one);
+            xi = _mm512_add_epi32(xi, one);
         }
         let mut lanes = [0.0f32; 16];
         _mm512_storeu_ps(lanes.as_mut_ptr(), s);
-        out.extend_from_slice(&lanes[..group.len()]);
+        o.copy_from_slice(&lanes[..es.len()]);
     }
 }
 
@@ -253,11 +275,11 @@ mod tests {
             let all: Vec<u32> = (0..n as u32).collect();
             let words = exclusion_words(n);
             let mut excluded = vec![0u32; q * words];
-            let mut scores = Vec::new();
+            let mut scores = vec![0.0f32; n];
             let mut thresholds = Vec::new();
             let mut want = Vec::new();
             for qi in 0..q {
-                scores_of(&e, d, &x[qi * d..][..d], &all, &mut scores);
+                paired_scores(&e, &all, &x, &vec![qi as u32; n], d, &mut scores);
                 // Each query's threshold is one of its scores, so ties with it are exercised.
                 let s = scores[(qi * 7) % n];
                 thresholds.push(s);
@@ -283,16 +305,22 @@ mod tests {
 
     #[test]
     fn scores_are_the_dot_products() {
-        let (n, d) = (40, 21);
-        let (e, x) = (values(n * d, 3), values(d, 4));
-        let ids: Vec<u32> = vec![39, 0, 5, 5, 17, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14];
-        let mut got = Vec::new();
-        scores_of(&e, d, &x, &ids, &mut got);
-        for (&j, &g) in ids.iter().zip(&got) {
+        let (n, q, d) = (40, 5, 21);
+        let (e, x) = (values(n * d, 3), values(q * d, 4));
+        let entities: Vec<u32> = vec![39, 0, 5, 5, 17, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14];
+        let queries: Vec<u32> = (0..entities.len() as u32)
+            .map(|i| (i * 3) % q as u32)
+            .collect();
+        let mut got = vec![f32::NAN; entities.len()];
+        paired_scores(&e, &entities, &x, &queries, d, &mut got);
+        for ((&j, &qi), &g) in entities.iter().zip(&queries).zip(&got) {
             let want: f64 = (0..d)
-                .map(|k| e[j as usize * d + k] as f64 * x[k] as f64)
+                .map(|k| e[j as usize * d + k] as f64 * x[qi as usize * d + k] as f64)
                 .sum();
-            assert!((g as f64 - want).abs() < 1e-5, "entity {j}: {g} vs {want}");
+            assert!(
+                (g as f64 - want).abs() < 1e-5,
+                "entity {j}, query {qi}: {g} vs {want}"
+            );
         }
     }
 }
