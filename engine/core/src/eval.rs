@@ -10,6 +10,7 @@
 use crate::dataset::{InverseMode, PairIndex, Triple};
 use crate::kernels::rank_count::count_greater_equal;
 use crate::kernels::ranking_product_avx512::{self as fused, PackedEntities};
+use crate::kernels::score_tiles_avx512::paired_scores;
 use crate::params::Params;
 use crate::scoring::{hidden_into, logits_into, CoreCache, ScoreBuffers};
 use rayon::prelude::*;
@@ -181,6 +182,7 @@ fn evaluate_with(
     let mut buf = ScoreBuffers::default();
     let (mut pairs, mut logits, mut batch_ranks) = (Vec::new(), Vec::new(), Vec::new());
     let n = p.n_ent;
+    let mut tm = [0.0f64; 4];
     let words = fused::exclusion_words(n);
     let (mut answers, mut excluded, mut counts) = (Vec::new(), Vec::new(), Vec::new());
     let (mut targets, mut rows) = (Vec::new(), Vec::new());
@@ -199,14 +201,19 @@ fn evaluate_with(
             end += 1;
         }
         cache.clear();
+        let t0 = std::time::Instant::now();
         cache.prepare(p, &rels);
+        tm[0] += t0.elapsed().as_secs_f64();
         for ids in order[start..end].chunks(batch_size.max(1)) {
             pairs.clear();
             pairs.extend(ids.iter().map(|&i| (queries[i].0, queries[i].1)));
             batch_ranks.resize(ids.len(), 0.0f64);
             if let Some(packed) = packed {
                 let d = p.d_e;
+                let t0 = std::time::Instant::now();
                 let x2 = hidden_into(p, &cache, &pairs, &mut buf);
+                tm[1] += t0.elapsed().as_secs_f64();
+                let t0 = std::time::Instant::now();
                 // The answers' scores, and the other known answers left out of the counts.
                 targets.clear();
                 targets.extend(ids.iter().map(|&i| queries[i].2));
@@ -217,7 +224,7 @@ fn evaluate_with(
                     .par_chunks_mut(ANSWERS_PER_TASK)
                     .zip(targets.par_chunks(ANSWERS_PER_TASK))
                     .zip(rows.par_chunks(ANSWERS_PER_TASK))
-                    .for_each(|((out, ts), qs)| fused::paired_scores(&p.e, ts, x2, qs, d, out));
+                    .for_each(|((out, ts), qs)| paired_scores(&p.e, ts, x2, qs, d, out));
                 excluded.resize(ids.len() * words, 0u32);
                 ids.par_iter()
                     .zip(excluded.par_chunks_mut(words))
@@ -228,12 +235,15 @@ fn evaluate_with(
                             bits[k as usize / 32] |= 1 << (k % 32);
                         }
                     });
+                tm[2] += t0.elapsed().as_secs_f64();
+                let t0 = std::time::Instant::now();
                 counts.resize(ids.len(), (0, 0));
                 fused::count_greater_equal(packed, x2, &answers, &excluded, &mut counts);
                 batch_ranks
                     .par_iter_mut()
                     .zip(answers.par_iter().zip(&counts))
                     .for_each(|(rank, (&s, &c))| *rank = rank_from_counts(n, s, c));
+                tm[3] += t0.elapsed().as_secs_f64();
             } else {
                 logits.resize(ids.len() * n, 0.0f32);
                 logits_into(p, &cache, &pairs, &mut buf, &mut logits);
@@ -252,6 +262,7 @@ fn evaluate_with(
         }
         start = end;
     }
+    eprintln!("prep {:.4} hidden {:.4} answers {:.4} kernel {:.4}", tm[0], tm[1], tm[2], tm[3]);
     summarize(
         &queries.iter().map(|q| (q.3, q.4)).collect::<Vec<_>>(),
         &ranks,
