@@ -182,7 +182,6 @@ fn evaluate_with(
     let mut buf = ScoreBuffers::default();
     let (mut pairs, mut logits, mut batch_ranks) = (Vec::new(), Vec::new(), Vec::new());
     let n = p.n_ent;
-    let mut tm = [0.0f64; 4];
     let words = fused::exclusion_words(n);
     let (mut answers, mut excluded, mut counts) = (Vec::new(), Vec::new(), Vec::new());
     let (mut targets, mut rows) = (Vec::new(), Vec::new());
@@ -201,19 +200,14 @@ fn evaluate_with(
             end += 1;
         }
         cache.clear();
-        let t0 = std::time::Instant::now();
         cache.prepare(p, &rels);
-        tm[0] += t0.elapsed().as_secs_f64();
         for ids in order[start..end].chunks(batch_size.max(1)) {
             pairs.clear();
             pairs.extend(ids.iter().map(|&i| (queries[i].0, queries[i].1)));
             batch_ranks.resize(ids.len(), 0.0f64);
             if let Some(packed) = packed {
                 let d = p.d_e;
-                let t0 = std::time::Instant::now();
                 let x2 = hidden_into(p, &cache, &pairs, &mut buf);
-                tm[1] += t0.elapsed().as_secs_f64();
-                let t0 = std::time::Instant::now();
                 // The answers' scores, and the other known answers left out of the counts.
                 targets.clear();
                 targets.extend(ids.iter().map(|&i| queries[i].2));
@@ -235,15 +229,12 @@ fn evaluate_with(
                             bits[k as usize / 32] |= 1 << (k % 32);
                         }
                     });
-                tm[2] += t0.elapsed().as_secs_f64();
-                let t0 = std::time::Instant::now();
                 counts.resize(ids.len(), (0, 0));
                 fused::count_greater_equal(packed, x2, &answers, &excluded, &mut counts);
                 batch_ranks
                     .par_iter_mut()
                     .zip(answers.par_iter().zip(&counts))
                     .for_each(|(rank, (&s, &c))| *rank = rank_from_counts(n, s, c));
-                tm[3] += t0.elapsed().as_secs_f64();
             } else {
                 logits.resize(ids.len() * n, 0.0f32);
                 logits_into(p, &cache, &pairs, &mut buf, &mut logits);
@@ -262,7 +253,6 @@ fn evaluate_with(
         }
         start = end;
     }
-    eprintln!("prep {:.4} hidden {:.4} answers {:.4} kernel {:.4}", tm[0], tm[1], tm[2], tm[3]);
     summarize(
         &queries.iter().map(|q| (q.3, q.4)).collect::<Vec<_>>(),
         &ranks,

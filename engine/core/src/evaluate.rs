@@ -18,9 +18,7 @@ pub enum Split {
 pub fn evaluate_in_pool(model: &Model, dataset: &Dataset, split: Split) -> Result<Metrics> {
     dataset.validate()?;
     model.check_vocabulary(dataset)?;
-    let t0 = std::time::Instant::now();
     let filter = dataset.filter_index(model.config.inverse_mode);
-    eprintln!("filter {:.4}", t0.elapsed().as_secs_f64());
     let triples = match split {
         Split::Valid => &dataset.valid,
         Split::Test => &dataset.test,
