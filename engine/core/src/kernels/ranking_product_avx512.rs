@@ -148,15 +148,7 @@ unsafe fn count_block(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn values(n: usize, seed: u32) -> Vec<f32> {
-        (0..n)
-            .map(|i| {
-                let h = (i as u32 ^ seed).wrapping_mul(0x9e37_79b9).rotate_left(13);
-                (h % 2001) as f32 / 1000.0 - 1.0
-            })
-            .collect()
-    }
+    use crate::kernels::score_tiles_avx512::test_values as values;
 
     #[test]
     fn counts_are_those_of_the_scores_summed_one_by_one() {

@@ -139,18 +139,21 @@ unsafe fn gathered_scores(
     }
 }
 
+/// Test inputs: `n` values spread over [-1, 1] by a hash of their index and `seed`.
+#[cfg(test)]
+pub(crate) fn test_values(n: usize, seed: u32) -> Vec<f32> {
+    (0..n)
+        .map(|i| {
+            let h = (i as u32 ^ seed).wrapping_mul(0x9e37_79b9).rotate_left(13);
+            (h % 2001) as f32 / 1000.0 - 1.0
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
+    use super::test_values as values;
     use super::*;
-
-    fn values(n: usize, seed: u32) -> Vec<f32> {
-        (0..n)
-            .map(|i| {
-                let h = (i as u32 ^ seed).wrapping_mul(0x9e37_79b9).rotate_left(13);
-                (h % 2001) as f32 / 1000.0 - 1.0
-            })
-            .collect()
-    }
 
     #[test]
     fn scores_are_the_dot_products() {
