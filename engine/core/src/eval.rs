@@ -184,7 +184,11 @@ fn evaluate_with(
     let n = p.n_ent;
     let words = fused::exclusion_words(n);
     let (mut answers, mut excluded, mut counts) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut targets, mut rows) = (Vec::new(), Vec::new());
+    // The chunk's queries are the rows 0.. of its hidden vectors.
+    let (mut targets, rows) = (
+        Vec::new(),
+        (0..batch_size.max(1) as u32).collect::<Vec<_>>(),
+    );
     let mut start = 0;
     while start < order.len() {
         // A segment: the queries of the next `max_cores` relations.
@@ -211,13 +215,11 @@ fn evaluate_with(
                 // The answers' scores, and the other known answers left out of the counts.
                 targets.clear();
                 targets.extend(ids.iter().map(|&i| queries[i].2));
-                rows.clear();
-                rows.extend(0..ids.len() as u32);
                 answers.resize(ids.len(), 0.0f32);
                 answers
                     .par_chunks_mut(ANSWERS_PER_TASK)
                     .zip(targets.par_chunks(ANSWERS_PER_TASK))
-                    .zip(rows.par_chunks(ANSWERS_PER_TASK))
+                    .zip(rows[..ids.len()].par_chunks(ANSWERS_PER_TASK))
                     .for_each(|((out, ts), qs)| paired_scores(&p.e, ts, x2, qs, d, out));
                 excluded.resize(ids.len() * words, 0u32);
                 ids.par_iter()

@@ -489,9 +489,8 @@ mod tests {
         }
     }
 
-    /// The AVX-512 kernels for f32 give the portable kernels' bits, chunk by chunk and row by
-    /// row, at widths with no tail, a short tail and a long one (on CPUs without AVX-512 they
-    /// decline, and there is nothing to compare).
+    /// The unmasked AVX-512 kernel gives the portable chunk's bits (on CPUs without AVX-512 it
+    /// declines, and there is nothing to compare).
     #[test]
     fn the_unmasked_avx512_kernel_gives_the_portable_bits() {
         let f32s = |v: Vec<f64>| v.into_iter().map(|x| x as f32).collect::<Vec<f32>>();
@@ -504,7 +503,7 @@ mod tests {
                 x[d / 2] = 0.0; // skipped rows, of either sign
                 x[d + d / 3] = -0.0;
                 let a = f32s(values(d * d, 8));
-                // Every other example, so rows of y outside the chunk must stay untouched.
+                // Two examples of every three, so rows of y outside the chunk must stay untouched.
                 let chunk: Vec<u32> = (0..b as u32)
                     .filter(|i| i % 3 != 1)
                     .take(examples)
@@ -540,6 +539,9 @@ mod tests {
         }
     }
 
+    /// The AVX-512 kernels for f32 give the portable kernels' bits, chunk by chunk and row by
+    /// row, at widths with no tail, a short tail and a long one (on CPUs without AVX-512 they
+    /// decline, and there is nothing to compare).
     #[test]
     fn the_avx512_kernels_give_the_portable_bits() {
         let f32s = |v: Vec<f64>| v.into_iter().map(|x| x as f32).collect::<Vec<f32>>();
