@@ -54,6 +54,10 @@ const DERIVED: Record<string, Derivation[]> = {
     { entities: 3_000, relations: 40 },
     // Under them (2,000 entities, 40 relations): the shape of the issue's smaller unseen graph.
     { entities: 2_000, relations: 40 },
+    // Near the `same_relation` rule's threshold (50 training triples per relation): the seeded
+    // samples have 69 (1,000 entities, 186 relations) and 43 (500 entities, 120 relations).
+    { entities: 1_000 },
+    { entities: 500 },
   ],
   WN18RR: [{ entities: 2_000 }, { entities: 5_000 }, { entities: 15_000 }, { relations: 5 }],
 };

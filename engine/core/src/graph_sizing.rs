@@ -5,7 +5,6 @@
 //! - `d_r`: 10 for small graphs (up to [`SMALL_RELATION_COUNT`] relations and under
 //!   [`SMALL_GRAPH_TRIPLES`] training triples), 30 for larger graphs with few relations
 //!   (WN18RR's reference value), 100 above [`SMALL_RELATION_COUNT`] relations.
-//! - Label smoothing 0.05 instead of 0.1 on those small graphs.
 //! - Batches grow with the graph: 32 under [`TINY_GRAPH_TRIPLES`] training triples, 128 up to
 //!   40k, 256, then 512 from 160k (fewer steps, so per-step fixed costs are paid less often).
 //! - The learning rate grows with the square root of the batch above 128. Graphs whose
@@ -32,8 +31,8 @@ pub const DEFAULT_MAX_EPOCHS: usize = 500;
 
 /// Relations up to which `d_r` stays small (10 or 30); above it, 100.
 pub const SMALL_RELATION_COUNT: usize = 64;
-/// Training triples below which a graph with few relations gets `d_r` 10 and label smoothing
-/// 0.05 (and below which batches hold at most 128 queries).
+/// Training triples below which a graph with few relations gets `d_r` 10 (and below which
+/// batches hold at most 128 queries).
 pub const SMALL_GRAPH_TRIPLES: usize = 40_000;
 /// Training triples below which batches hold 32 queries.
 pub const TINY_GRAPH_TRIPLES: usize = 10_000;
@@ -128,7 +127,6 @@ pub fn size_default(
     } else {
         base.inverse_mode
     };
-    let label_smoothing = if small { 0.05 } else { base.label_smoothing };
     let eval_every = (100_000.0 / t as f64).round().clamp(1.0, 10.0) as usize;
     // Large graphs: train for the budget, annealing the lr over the epochs actually trained; where
     // the budget is short (in epochs, or in queries per entity on a sparse graph), fast: a higher
@@ -162,11 +160,6 @@ pub fn size_default(
     Config {
         d_r: keep_or(pinned("d_r"), base.d_r, d_r),
         inverse_mode: keep_or(pinned("inverse_mode"), base.inverse_mode, inverse_mode),
-        label_smoothing: keep_or(
-            pinned("label_smoothing"),
-            base.label_smoothing,
-            label_smoothing,
-        ),
         batch_size,
         lr: keep_or(pinned("lr"), base.lr, lr),
         eval_every,
@@ -205,9 +198,10 @@ mod tests {
             (small.d_r, small.batch_size, small.eval_every),
             (10, 32, 10)
         );
+        // Label smoothing is the preset's on every graph.
         assert_eq!(
             (small.label_smoothing, small.inverse_mode),
-            (0.05, InverseMode::NewRelation)
+            (0.1, InverseMode::NewRelation)
         );
         // Nations-like: 55 relations, 1,592 triples (29 per relation): reverses share the id.
         let sparse = sized(55, 1_592);

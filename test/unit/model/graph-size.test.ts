@@ -44,7 +44,7 @@ describe('the default preset sized to the graph', () => {
       small.evalEvery,
       small.activation,
       small.labelSmoothing,
-    ]).toEqual([10, 32, 10, 'prelu', 0.05]);
+    ]).toEqual([10, 32, 10, 'prelu', 0.1]);
     expect(small.inverseMode).toBe('new_relation');
     // Nations-like: 29 training triples per relation, too few to split between r and r_reverse.
     const sparse = resolveTrainingConfig(
