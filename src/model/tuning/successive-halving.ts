@@ -15,6 +15,11 @@ const ETA = 3;
 const RUNGS = 3;
 /** Trial counts tried, most first: more trials when the budget allows a useful first rung. */
 const TRIAL_COUNTS = [27, 9, 3];
+/**
+ * Trial counts for a budget that affords the full run (`fullEpochs` in the last rung) to 27
+ * trials: the time a longer last rung would take goes to more trials instead.
+ */
+const WIDE_TRIAL_COUNTS = [243, 81];
 
 /**
  * Epochs all trials train in total under `plan` at most (the unit its cost is measured in):
@@ -36,14 +41,25 @@ export function totalEpochs(plan: HalvingPlan): number {
 /**
  * The schedule that fits `seconds` when one epoch, with its validation, takes `epochSeconds`:
  * as many trials as leave at least two epochs in the first rung (three with a first rung of
- * one epoch, when even that is tight).
+ * one epoch, when even that is tight). The last rung is at most `fullEpochs` (the preset's own
+ * epoch count): longer rungs only overtrain at the search's constant lr, so on a small graph
+ * a large budget buys more trials, not longer ones.
  */
-export function planHalving(seconds: number, epochSeconds: number): HalvingPlan {
+export function planHalving(
+  seconds: number,
+  epochSeconds: number,
+  fullEpochs = Infinity,
+): HalvingPlan {
   const affordable = seconds / Math.max(epochSeconds, 1e-6);
   const rungs = (first: number) => Array.from({ length: RUNGS }, (_, k) => first * ETA ** k);
+  const unit = (trials: number) => totalEpochs({ trials, eta: ETA, rungEpochs: rungs(1) });
+  const fullFirst = Math.max(1, Math.ceil(fullEpochs / ETA ** (RUNGS - 1)));
   for (const trials of TRIAL_COUNTS) {
-    const unit = totalEpochs({ trials, eta: ETA, rungEpochs: rungs(1) });
-    const first = Math.floor(affordable / unit);
+    const first = Math.floor(affordable / unit(trials));
+    if (first > fullFirst) {
+      const wide = WIDE_TRIAL_COUNTS.find((n) => fullFirst * unit(n) <= affordable) ?? trials;
+      return { trials: wide, eta: ETA, rungEpochs: rungs(fullFirst) };
+    }
     if (first >= 2 || (trials === TRIAL_COUNTS.at(-1) && first >= 1)) {
       return { trials, eta: ETA, rungEpochs: rungs(first) };
     }

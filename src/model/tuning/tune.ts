@@ -90,7 +90,7 @@ export async function tune(
   const base = resolveTrainingConfig(preset, overrides, graph);
   const estimate = await estimateEpoch(data, base, options.device);
   const perEpoch = (estimate.epochSeconds + estimate.validationSeconds) * TRIAL_SLOWDOWN;
-  const plan = planHalving(budgetSeconds * SEARCH_SHARE - elapsed(), perEpoch);
+  const plan = planHalving(budgetSeconds * SEARCH_SHARE - elapsed(), perEpoch, base.epochs);
   const seed = options.seed ?? base.seed;
   const trials: TrialRecord[] = sampleTrials(plan.trials, seed, base).map((settings, id) => ({
     id,

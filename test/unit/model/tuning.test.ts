@@ -21,6 +21,15 @@ describe('the budgeted tuner', () => {
     expect(totalEpochs(tight)).toBeLessThanOrEqual(60);
     // 27 trials x 2 epochs, then the best 9 and the preset x 4 more, then 3 and the preset x 12.
     expect(totalEpochs({ trials: 27, eta: 3, rungEpochs: [2, 6, 18] })).toBe(54 + 40 + 48);
+    // A budget that affords more than the full run (30 epochs) to 27 trials: the last rung is
+    // the full run, and the time left goes to more trials.
+    const wide = planHalving(3600, 1, 30);
+    expect(wide.rungEpochs).toEqual([4, 12, 36]);
+    expect(wide.trials).toBe(243);
+    expect(totalEpochs(wide)).toBeLessThanOrEqual(3600);
+    expect(planHalving(1000, 1, 30).trials).toBe(81);
+    // A full run longer than the rungs the budget affords changes nothing.
+    expect(planHalving(3600, 1, 500)).toEqual(roomy);
   });
 
   it('tries the sized preset, then its one-setting neighbours, then random points', () => {
