@@ -74,7 +74,13 @@ export function neighbours(sized: SearchedSettings): TrainingOverrides[] {
       smoothing[0] === undefined ? undefined : { labelSmoothing: smoothing[0] },
     ],
   ];
-  return passes.flat().filter((t): t is TrainingOverrides => t !== undefined);
+  // A step that lands on the preset's own value (batch 32 halved to the floor of 32) is no change.
+  const changes = (t: TrainingOverrides) =>
+    Object.entries(t).some(([k, v]) => sized[k as keyof SearchedSettings] !== v);
+  return passes
+    .flat()
+    .filter((t): t is TrainingOverrides => t !== undefined)
+    .filter(changes);
 }
 
 /**

@@ -21,43 +21,61 @@ const TRIAL_COUNTS = [27, 9, 3];
  */
 const WIDE_TRIAL_COUNTS = [243, 81];
 
-/**
- * Epochs all trials train in total under `plan` at most (the unit its cost is measured in):
- * after each rung the best third go on, and the preset with them when it is not among them.
- */
-export function totalEpochs(plan: HalvingPlan): number {
-  let total = 0;
-  let alive = plan.trials;
-  let before = 0;
-  for (const epochs of plan.rungEpochs) {
-    total += alive * (epochs - before);
-    before = epochs;
-    const best = Math.max(1, Math.floor(alive / plan.eta));
-    alive = Math.min(alive, best + 1);
+/** How many trials train in each rung: the best third go on, and the preset when not among them. */
+function aliveByRung(plan: HalvingPlan): number[] {
+  const alive = [plan.trials];
+  for (let k = 1; k < plan.rungEpochs.length; k++) {
+    const before = alive[k - 1] as number;
+    alive.push(Math.min(before, Math.max(1, Math.floor(before / plan.eta)) + 1));
   }
-  return total;
+  return alive;
+}
+
+/** Epochs all trials train in total under `plan` at most (the unit its cost is measured in). */
+export function totalEpochs(plan: HalvingPlan): number {
+  const alive = aliveByRung(plan);
+  return plan.rungEpochs.reduce(
+    (total, epochs, k) => total + (alive[k] as number) * (epochs - (plan.rungEpochs[k - 1] ?? 0)),
+    0,
+  );
+}
+
+/** Validations under `plan`: one per trial at the end of each rung it trains. */
+export function totalValidations(plan: HalvingPlan): number {
+  return aliveByRung(plan).reduce((a, b) => a + b, 0);
+}
+
+/** What a search costs: an epoch takes `epochSeconds`, a validation `validationSeconds`. */
+export interface TrialCosts {
+  epochSeconds: number;
+  validationSeconds: number;
 }
 
 /**
- * The schedule that fits `seconds` when one epoch, with its validation, takes `epochSeconds`:
- * as many trials as leave at least two epochs in the first rung (three with a first rung of
- * one epoch, when even that is tight). The last rung is at most `fullEpochs` (the preset's own
- * epoch count): longer rungs only overtrain at the search's constant lr, so on a small graph
- * a large budget buys more trials, not longer ones.
+ * The schedule that fits `seconds`: as many trials as leave at least two epochs in the first
+ * rung (three with a first rung of one epoch, when even that is tight). Trials validate once per
+ * rung, not per epoch. The last rung is at most `fullEpochs` (the preset's own epoch count):
+ * longer rungs only overtrain at the search's constant lr, so on a small graph a large budget
+ * buys more trials, not longer ones.
  */
 export function planHalving(
   seconds: number,
-  epochSeconds: number,
+  costs: TrialCosts,
   fullEpochs = Infinity,
 ): HalvingPlan {
-  const affordable = seconds / Math.max(epochSeconds, 1e-6);
   const rungs = (first: number) => Array.from({ length: RUNGS }, (_, k) => first * ETA ** k);
-  const unit = (trials: number) => totalEpochs({ trials, eta: ETA, rungEpochs: rungs(1) });
+  const unit = (trials: number) => ({ trials, eta: ETA, rungEpochs: rungs(1) });
+  /** The longest first rung `trials` trials can afford. */
+  const firstRung = (trials: number) =>
+    Math.floor(
+      (seconds - totalValidations(unit(trials)) * costs.validationSeconds) /
+        (totalEpochs(unit(trials)) * Math.max(costs.epochSeconds, 1e-6)),
+    );
   const fullFirst = Math.max(1, Math.ceil(fullEpochs / ETA ** (RUNGS - 1)));
   for (const trials of TRIAL_COUNTS) {
-    const first = Math.floor(affordable / unit(trials));
+    const first = firstRung(trials);
     if (first > fullFirst) {
-      const wide = WIDE_TRIAL_COUNTS.find((n) => fullFirst * unit(n) <= affordable) ?? trials;
+      const wide = WIDE_TRIAL_COUNTS.find((n) => firstRung(n) >= fullFirst) ?? trials;
       return { trials: wide, eta: ETA, rungEpochs: rungs(fullFirst) };
     }
     if (first >= 2 || (trials === TRIAL_COUNTS.at(-1) && first >= 1)) {

@@ -89,8 +89,14 @@ export async function tune(
   const elapsed = () => (Date.now() - started) / 1000;
   const base = resolveTrainingConfig(preset, overrides, graph);
   const estimate = await estimateEpoch(data, base, options.device);
-  const perEpoch = (estimate.epochSeconds + estimate.validationSeconds) * TRIAL_SLOWDOWN;
-  const plan = planHalving(budgetSeconds * SEARCH_SHARE - elapsed(), perEpoch, base.epochs);
+  const plan = planHalving(
+    budgetSeconds * SEARCH_SHARE - elapsed(),
+    {
+      epochSeconds: estimate.epochSeconds * TRIAL_SLOWDOWN,
+      validationSeconds: estimate.validationSeconds * TRIAL_SLOWDOWN,
+    },
+    base.epochs,
+  );
   const seed = options.seed ?? base.seed;
   const trials: TrialRecord[] = sampleTrials(plan.trials, seed, base).map((settings, id) => ({
     id,

@@ -3,12 +3,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { graphSize, tune } from '../../../src/model';
 import { neighbours, sampleTrials, SEARCH_SPACE } from '../../../src/model/tuning/search-space';
-import { planHalving, totalEpochs } from '../../../src/model/tuning/successive-halving';
+import {
+  planHalving,
+  totalEpochs,
+  totalValidations,
+} from '../../../src/model/tuning/successive-halving';
 import { classGraph, writeDatasetDir } from '../../support/generated-graph';
 
 describe('the budgeted tuner', () => {
   it('plans successive halving that fits the time, with more trials when it can', () => {
-    const roomy = planHalving(3600, 1);
+    const perEpoch = { epochSeconds: 1, validationSeconds: 0 };
+    const roomy = planHalving(3600, perEpoch);
     expect(roomy.trials).toBe(27);
     expect(roomy.rungEpochs).toEqual([
       roomy.rungEpochs[0],
@@ -16,20 +21,31 @@ describe('the budgeted tuner', () => {
       9 * (roomy.rungEpochs[0] as number),
     ]);
     expect(totalEpochs(roomy)).toBeLessThanOrEqual(3600);
-    const tight = planHalving(60, 1);
+    const tight = planHalving(60, perEpoch);
     expect(tight.trials).toBeLessThan(27);
     expect(totalEpochs(tight)).toBeLessThanOrEqual(60);
     // 27 trials x 2 epochs, then the best 9 and the preset x 4 more, then 3 and the preset x 12.
     expect(totalEpochs({ trials: 27, eta: 3, rungEpochs: [2, 6, 18] })).toBe(54 + 40 + 48);
     // A budget that affords more than the full run (30 epochs) to 27 trials: the last rung is
     // the full run, and the time left goes to more trials.
-    const wide = planHalving(3600, 1, 30);
+    const wide = planHalving(3600, perEpoch, 30);
     expect(wide.rungEpochs).toEqual([4, 12, 36]);
     expect(wide.trials).toBe(243);
     expect(totalEpochs(wide)).toBeLessThanOrEqual(3600);
-    expect(planHalving(1000, 1, 30).trials).toBe(81);
+    expect(planHalving(1000, perEpoch, 30).trials).toBe(81);
     // A full run longer than the rungs the budget affords changes nothing.
-    expect(planHalving(3600, 1, 500)).toEqual(roomy);
+    expect(planHalving(3600, perEpoch, 500)).toEqual(roomy);
+    // Trials validate once per rung: 27 + 10 + 4 validations, not one per epoch.
+    expect(totalValidations({ trials: 27, eta: 3, rungEpochs: [2, 6, 18] })).toBe(41);
+    const costs = { epochSeconds: 1, validationSeconds: 20 };
+    const validated = planHalving(3600, costs);
+    const cost = (p: typeof validated) =>
+      totalEpochs(p) * costs.epochSeconds + totalValidations(p) * costs.validationSeconds;
+    expect(cost(validated)).toBeLessThanOrEqual(3600);
+    // One more epoch in the first rung (and so three and nine more later) would not fit.
+    const first = validated.rungEpochs[0] as number;
+    const longer = validated.rungEpochs.map((e) => (e / first) * (first + 1));
+    expect(cost({ ...validated, rungEpochs: longer })).toBeGreaterThan(3600);
   });
 
   it('tries the sized preset, then its one-setting neighbours, then random points', () => {
@@ -69,6 +85,9 @@ describe('the budgeted tuner', () => {
       ]),
     );
     expect(near).toHaveLength(11);
+    // A step that lands on the preset's own value is not a trial: batch 32 has no smaller step.
+    expect(neighbours({ ...sized, batchSize: 32 })).not.toContainEqual({ batchSize: 32 });
+    expect(neighbours({ ...sized, batchSize: 32 })).toHaveLength(10);
     // The first pass touches every setting, so a short search still tries each.
     expect(sampleTrials(8, 42, sized).slice(1)).toEqual([
       { relationDim: 30 },
