@@ -286,7 +286,9 @@ interface KeptCandidate {
  * `planned` (a run of its own epochs, lr annealed over them) as a continuation of the winner's
  * last rung: the epoch count goes on from where the rung stopped, and the lr is rescaled so that
  * the anneal starts at the planned lr there (the engine's lr is lr x decay^epoch). The shapes are
- * the trial's, which resuming requires.
+ * the trial's, which resuming requires. No early stopping: the winner starts on the plateau its
+ * constant lr reached, which only a lower lr passes, so the anneal runs to its end within the
+ * time left and the best validated model is kept.
  */
 function continuation(
   planned: EngineConfig,
@@ -302,6 +304,7 @@ function continuation(
     activation,
     epochs: done + planned.epochs,
     lr: planned.lr / planned.decay ** done,
+    patience: 0,
   };
 }
 
