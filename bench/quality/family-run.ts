@@ -30,13 +30,9 @@ import type {
 } from '../../src/model';
 import { takeDataOption } from '../datasets';
 import { buildFamily } from './family';
+import { option } from './cli-option';
 
 const RESULTS = path.join(__dirname, 'family-results.jsonl');
-
-function option(argv: string[], name: string): string | undefined {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 ? argv[i + 1] : undefined;
-}
 
 async function main(): Promise<void> {
   const { data, rest } = takeDataOption(process.argv.slice(2));

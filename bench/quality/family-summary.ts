@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { option } from './cli-option';
 
 interface FamilyRow {
   graph: string;
@@ -23,11 +24,6 @@ interface FamilyRow {
 
 const RESULTS = path.join(__dirname, 'family-results.jsonl');
 const DEFAULT_MODES = ['default', 'time budget 15m', 'time budget 45m', 'tune 20m'];
-
-function option(argv: string[], name: string): string | undefined {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 ? argv[i + 1] : undefined;
-}
 
 const modes = option(process.argv.slice(2), 'modes')?.split(',') ?? DEFAULT_MODES;
 const rows = fs

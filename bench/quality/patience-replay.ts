@@ -9,6 +9,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { option } from './cli-option';
 
 interface Run {
   graph: string;
@@ -62,11 +63,6 @@ function replay(
     }
   }
   return { stop: curve.at(-1)?.[0] ?? 0, best, bestEpoch };
-}
-
-function option(argv: string[], name: string): string | undefined {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 ? argv[i + 1] : undefined;
 }
 
 function main(): void {
