@@ -57,11 +57,20 @@ describe('the default preset sized to the graph', () => {
     const sized = resolveTrainingConfig('default', {}, large);
     expect([sized.relationDim, sized.batchSize, sized.evalEvery]).toEqual([100, 512, 1]);
     expect(resolveTrainingConfig('default', { batchSize: 64 }, large).batchSize).toBe(64);
-    // FB15k-237's size is over the training budget: 20 epochs, so the fast schedule: a 4x lr
-    // annealed to a tenth, no dropout.
-    expect(sized.epochs).toBe(20);
-    expect([sized.lr, sized.dropoutIn, sized.dropoutH1, sized.dropoutH2]).toEqual([0.012, 0, 0, 0]);
-    expect(Math.pow(sized.decay as number, 20)).toBeCloseTo(0.1, 10);
+    // FB15k-237's size is over the training budget: 40 epochs, the lr scaled to the batch of
+    // 512 and annealed to a tenth, with dropout.
+    expect(sized.epochs).toBe(40);
+    expect([sized.lr, sized.dropoutIn]).toEqual([0.006, 0.3]);
+    expect(Math.pow(sized.decay as number, 40)).toBeCloseTo(0.1, 10);
+    // WN18RR's (45 epochs, about 190 training queries per entity) is the fast schedule: a 4x lr,
+    // no dropout.
+    const wn = resolveTrainingConfig(
+      'default',
+      {},
+      { entities: 40943, relations: 11, trainTriples: 86835 },
+    );
+    expect(wn.epochs).toBe(45);
+    expect([wn.lr, wn.dropoutIn, wn.dropoutH1, wn.dropoutH2]).toEqual([0.012, 0, 0, 0]);
     expect(small.epochs).toBe(500);
     // The reference presets are the papers' settings whatever the graph.
     expect(resolveTrainingConfig('fb15k-237', {}, large)).toEqual(
@@ -79,15 +88,16 @@ describe('the default preset sized to the graph', () => {
     const medium = { entities: 1000, relations: 11, trainTriples: 86835 };
     expect(resolveTrainingConfig('default', {}, medium).lr).toBeCloseTo(0.003 * Math.SQRT2, 12);
     expect(resolveTrainingConfig('default', { batchSize: 128 }, medium).lr).toBe(0.003);
-    // A 30% sample of FB15k-237 has a budget of 69 epochs: annealed, but with dropout.
+    // A 30% sample of FB15k-237 has a budget of 139 epochs: annealed, with dropout.
     const fb30 = resolveTrainingConfig(
       'default',
       {},
       { entities: 14097, relations: 237, trainTriples: 81634 },
     );
-    expect([fb30.epochs, fb30.dropoutIn]).toEqual([69, 0.3]);
-    // An overridden dropout is kept on a graph with the fast schedule; the rest stay off.
-    const dropout = resolveTrainingConfig('default', { dropoutH2: 0.5 }, large);
+    expect([fb30.epochs, fb30.dropoutIn]).toEqual([139, 0.3]);
+    // An overridden dropout is kept on a graph with the fast schedule (WN18RR); the rest stay off.
+    const wn = { entities: 40943, relations: 11, trainTriples: 86835 };
+    const dropout = resolveTrainingConfig('default', { dropoutH2: 0.5 }, wn);
     expect([dropout.dropoutIn, dropout.dropoutH2]).toEqual([0, 0.5]);
     expect(() =>
       resolveTrainingConfig('default', { batchSize: 'big' as unknown as number }, large),
