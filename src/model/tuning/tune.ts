@@ -6,7 +6,6 @@ import { train, TrainOptions, TrainSummary } from '../train';
 import type { TrainingData } from '../training-data';
 import { resolveTrainingConfig } from '../training-settings';
 import type { EngineConfig, TrainingOverrides } from '../training-settings';
-import { trainRestarts } from './restarts';
 import { sampleTrials } from './search-space';
 import { HalvingPlan, planHalving } from './successive-halving';
 
@@ -33,14 +32,13 @@ export interface TuneResult {
   trials: TrialRecord[];
   /** The winner trained within what was left of the budget (none when too little was left). */
   final?: TrainSummary;
-  /** The kept model's training: the final run's, the winning trial's last rung's, ... */
+  /** The kept model's training: the final run's, or the winning trial's last rung's. */
   summary: TrainSummary;
   /** The engine config the kept model was trained with. */
   config: EngineConfig;
   /**
    * The model saved in `outDir`, the best validated of: the winner continued (`final`), the
-   * winning trial as it was, the sized preset trained in what was left (`preset`), and the best
-   * of those trained again with other seeds while whole runs fit (`restart`).
+   * winning trial as it was, and the sized preset trained in what was left (`preset`).
    */
   kept: KeptCandidate['kind'];
   /** Validation MRR of the kept model. */
@@ -67,7 +65,6 @@ export const KEPT_DESCRIPTION: Record<KeptCandidate['kind'], string> = {
   final: 'the winner continued',
   trial: "the winning trial's model",
   preset: "the sized preset's own run",
-  restart: 'a restart of the best settings with another seed',
 };
 
 /** The file beside a tuned model with every trial's settings and scores. */
@@ -77,9 +74,8 @@ export const TUNING_FILE = 'tuning.json';
  * Searches the sensitive settings within `budgetSeconds` by successive halving (many short
  * trials: the sized preset, its one-setting neighbours, random points; the best third and the
  * preset continued, twice), chosen by validation MRR only, then trains the
- * winner within what is left (`planTimeBudget`), and spends what is then left on other seeds of
- * the best so far (`trainRestarts`). The user's `overrides` are kept in every trial. The same
- * seed and number of trials give the same trials and the same choices.
+ * winner within what is left (`planTimeBudget`). The user's `overrides` are kept in every
+ * trial. The same seed and number of trials give the same trials and the same choices.
  */
 export async function tune(
   data: TrainingData,
@@ -226,34 +222,7 @@ export async function tune(
       : []),
   ];
   const mrrOf = (c: KeptCandidate) => c.validMrr ?? c.summary.valid?.overall.mrr ?? -1;
-  const bestOf = (list: KeptCandidate[]) => list.reduce((a, b) => (mrrOf(b) > mrrOf(a) ? b : a));
-  // What is left goes to other seeds of the best settings so far (small graphs: runs of seconds).
-  const leading = bestOf(candidates);
-  const restartsDir = path.join(options.outDir, 'restarts');
-  const restarts = await trainRestarts(data, preset, leading.settings, graph, {
-    secondsLeft: () => budgetSeconds - elapsed(),
-    firstSeed: leading.config.seed,
-    outDir: restartsDir,
-    signal: options.signal,
-    device: options.device,
-    onProgress: options.onProgress,
-  });
-  for (const restart of restarts) {
-    options.onTrial?.(
-      `restart with seed ${restart.seed} (${restart.summary.epochsRun} epochs): ` +
-        `valid MRR ${(restart.summary.valid?.overall.mrr ?? 0).toFixed(4)}`,
-    );
-  }
-  const best = bestOf([
-    ...candidates,
-    ...restarts.map((r) => ({
-      kind: 'restart' as const,
-      summary: r.summary,
-      config: r.config,
-      settings: leading.settings,
-      dir: r.dir,
-    })),
-  ]);
+  const best = candidates.reduce((a, b) => (mrrOf(b) > mrrOf(a) ? b : a));
   if (best.dir) {
     for (const file of ['model.safetensors', 'manifest.json']) {
       fs.copyFileSync(path.join(best.dir, file), path.join(options.outDir, file));
@@ -261,7 +230,6 @@ export async function tune(
   }
   fs.rmSync(path.join(options.outDir, 'trials'), { recursive: true, force: true });
   fs.rmSync(presetDir, { recursive: true, force: true });
-  fs.rmSync(restartsDir, { recursive: true, force: true });
   const reportFile = path.join(options.outDir, TUNING_FILE);
   const report = {
     seed,
@@ -284,13 +252,7 @@ export async function tune(
           validMrr: presetRun?.valid?.overall.mrr ?? null,
         }
       : null,
-    restarts: restarts.map((r) => ({
-      seed: r.seed,
-      epochs: r.summary.epochsRun,
-      validMrr: r.summary.valid?.overall.mrr ?? null,
-    })),
     kept: best.kind,
-    keptSeed: best.config.seed,
   };
   fs.writeFileSync(reportFile, `${JSON.stringify(report, null, 2)}\n`);
   const modelDir = options.outDir;
@@ -308,12 +270,9 @@ export async function tune(
   };
 }
 
-/**
- * A model the tuner may keep: the winner continued, the winning trial, the preset's own run, a
- * restart of the best of those with another seed.
- */
+/** A model the tuner may keep: the winner continued, the winning trial, the preset's own run. */
 interface KeptCandidate {
-  kind: 'final' | 'trial' | 'preset' | 'restart';
+  kind: 'final' | 'trial' | 'preset';
   summary: TrainSummary;
   config: EngineConfig;
   settings: TrainingOverrides;

@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { graphSize, tune } from '../../../src/model';
-import { MAX_RESTARTS, trainRestarts } from '../../../src/model/tuning/restarts';
 import { neighbours, sampleTrials, SEARCH_SPACE } from '../../../src/model/tuning/search-space';
 import {
   planHalving,
@@ -131,20 +130,15 @@ describe('the budgeted tuner', () => {
       winner: number;
       trials: { id: number; rungs: { validMrr: number }[] }[];
       preset: { validMrr: number | null } | null;
-      restarts: { seed: number; validMrr: number | null }[];
       kept: string;
     };
     const winner = report.trials.find((t) => t.id === report.winner);
     expect(winner?.rungs.at(-1)?.validMrr).toBe(best);
-    // The kept model is the best validated of the winner continued, the winning trial, (when
-    // the winner is not the preset and time was left) the sized preset's own run, and the
-    // restarts of the best of those with other seeds.
+    // The kept model is the best validated of the winner continued, the winning trial and (when
+    // the winner is not the preset and time was left) the sized preset's own run.
     const presetMrr = report.preset?.validMrr ?? 0;
     expect(report.preset !== null && report.winner === 0).toBe(false);
-    const restartMrrs = report.restarts.map((r) => r.validMrr ?? 0);
-    expect(result.validMrr).toBe(
-      Math.max(result.final?.valid?.overall.mrr ?? 0, best, presetMrr, ...restartMrrs),
-    );
+    expect(result.validMrr).toBe(Math.max(result.final?.valid?.overall.mrr ?? 0, best, presetMrr));
     expect(report.kept).toBe(result.kept);
     // The final run went on from the winner's last rung, epochs counted on from there.
     const winnerEpochs = result.trials.find((t) => t.id === report.winner)?.rungs.at(-1)?.epochs;
@@ -153,37 +147,5 @@ describe('the budgeted tuner', () => {
     expect(result.final?.valid?.overall.mrr).toBeGreaterThanOrEqual(best);
     expect(fs.existsSync(path.join(outDir, 'manifest.json'))).toBe(true);
     expect(fs.existsSync(path.join(outDir, 'trials'))).toBe(false);
-  });
-
-  it('restarts the kept settings with other seeds only while whole runs fit', async () => {
-    const data = { dir: writeDatasetDir(classGraph(120)) };
-    const graph = await graphSize(data);
-    const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kgc-restarts-'));
-    const settings = { threads: 2, epochs: 20, evalEvery: 5 };
-    const restarts = await trainRestarts(data, 'default', settings, graph, {
-      secondsLeft: () => 600,
-      firstSeed: 7,
-      outDir,
-    });
-    // Plenty of time: every restart runs, each with its own seed and the same settings.
-    expect(restarts.map((r) => r.seed)).toEqual(
-      Array.from({ length: MAX_RESTARTS }, (_, k) => 7 + k + 1),
-    );
-    for (const restart of restarts) {
-      expect(restart.config.seed).toBe(restart.seed);
-      expect(restart.config.epochs).toBe(20);
-      expect(restart.summary.valid?.overall.mrr).toBeGreaterThan(0);
-      expect(fs.existsSync(path.join(restart.dir, 'model.safetensors'))).toBe(true);
-    }
-    // Seeds matter: the runs are not copies of one another.
-    const mrrs = new Set(restarts.map((r) => r.summary.valid?.overall.mrr));
-    expect(mrrs.size).toBeGreaterThan(1);
-    // Too little time for a whole run of many epochs: none is started.
-    const none = await trainRestarts(data, 'default', { ...settings, epochs: 100000 }, graph, {
-      secondsLeft: () => 5,
-      firstSeed: 7,
-      outDir,
-    });
-    expect(none).toEqual([]);
   });
 });
