@@ -60,7 +60,7 @@ fn keep_or<T>(user_set: bool, given: T, sized: T) -> T {
 
 /// Scoring work the `default` preset spends at most on one graph: training queries (twice the
 /// training triples, with reverses) x entities x `d_e`, summed over epochs; 40 epochs of
-/// FB15k-237 at d_e 200, about 10 minutes on 2 cores with AVX-512 (an interactive run). Smaller
+/// FB15k-237 at d_e 200, about 9 minutes on 2 cores with AVX-512 (an interactive run). Smaller
 /// graphs never reach it within [`DEFAULT_MAX_EPOCHS`].
 pub const TRAINING_BUDGET: f64 = 6.4e13;
 /// Epochs trained however large the graph.
@@ -328,13 +328,14 @@ mod tests {
     #[test]
     fn overrides_win_and_what_depends_on_them_follows() {
         let fb = with_entities(14_541, 237, 272_115);
-        let resolve = |pairs: &[(&str, serde_json::Value)]| {
+        let resolve_on = |size: GraphSize, pairs: &[(&str, serde_json::Value)]| {
             let overrides: crate::Overrides = pairs
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.clone()))
                 .collect();
-            Config::resolve("default", Some(fb), &overrides).unwrap()
+            Config::resolve("default", Some(size), &overrides).unwrap()
         };
+        let resolve = |pairs: &[(&str, serde_json::Value)]| resolve_on(fb, pairs);
         // More epochs than the budget: the decay anneals over the user's 100.
         let long = resolve(&[("epochs", 100.into())]);
         assert_eq!(long.epochs, 100);
@@ -345,13 +346,9 @@ mod tests {
         // Overridden lr and dropout are kept as given; the rest of the fast schedule (WN18RR's
         // budget) stays.
         let wn = with_entities(40_943, 11, 86_835);
-        let resolve_wn = |key: &str, value: serde_json::Value| {
-            let overrides: crate::Overrides = [(key.to_string(), value)].into_iter().collect();
-            Config::resolve("default", Some(wn), &overrides).unwrap()
-        };
-        let lr = resolve_wn("lr", 0.01.into());
+        let lr = resolve_on(wn, &[("lr", 0.01.into())]);
         assert_eq!((lr.lr, lr.dropout_h2), (0.01, 0.0));
-        let dropout = resolve_wn("dropout_h2", 0.5.into());
+        let dropout = resolve_on(wn, &[("dropout_h2", 0.5.into())]);
         assert_eq!(
             (dropout.lr, dropout.dropout_in, dropout.dropout_h2),
             (0.012, 0.0, 0.5)
