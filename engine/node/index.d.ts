@@ -86,6 +86,10 @@ export interface GraphSize {
   /** Base relations (before reverses). */
   relations: number
   trainTriples: number
+  /** Training queries of one epoch: unique (head, relation) pairs of train and reversed train. */
+  queries: number
+  /** `exp` of the entropy of the queries' relation ids (reversed ones under their own ids). */
+  effectiveRelations: number
 }
 
 export type Init = 'kaiming_uniform' | 'xavier_normal'

@@ -40,13 +40,44 @@ pub const TINY_GRAPH_TRIPLES: usize = 10_000;
 pub const SPARSE_RELATION_TRIPLES: usize = 50;
 
 /// What the `default` preset scales with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GraphSize {
     pub entities: usize,
     /// Base relations (before reverses).
     pub relations: usize,
     pub train_triples: usize,
+    /// Training queries of one epoch: the unique `(head, relation)` pairs of train and reversed
+    /// train, a reversed pair under its own relation id.
+    pub queries: usize,
+    /// `exp` of the entropy of the queries' relation ids: a batch meets about as many distinct
+    /// relations as it would with this many equally frequent ones.
+    pub effective_relations: f64,
+}
+
+impl GraphSize {
+    /// The size of `train` (`[head, relation, tail]` ids, relations below `relations`).
+    pub fn of(entities: usize, relations: usize, train: &[[u32; 3]]) -> GraphSize {
+        let mut pairs: Vec<(u32, u32)> = train
+            .iter()
+            .flat_map(|&[h, r, t]| [(r, h), (r + relations as u32, t)])
+            .collect();
+        pairs.sort_unstable();
+        pairs.dedup();
+        let queries = pairs.len();
+        let mut entropy = 0.0;
+        for run in pairs.chunk_by(|a, b| a.0 == b.0) {
+            let share = run.len() as f64 / queries as f64;
+            entropy -= share * share.ln();
+        }
+        GraphSize {
+            entities,
+            relations,
+            train_triples: train.len(),
+            queries,
+            effective_relations: entropy.exp(),
+        }
+    }
 }
 
 /// The user's value where they set one, else the sized one.
@@ -58,11 +89,14 @@ fn keep_or<T>(user_set: bool, given: T, sized: T) -> T {
     }
 }
 
-/// Scoring work the `default` preset spends at most on one graph: training queries (twice the
-/// training triples, with reverses) x entities x `d_e`, summed over epochs; 40 epochs of
-/// FB15k-237 at d_e 200, about 9 minutes on 2 cores with AVX-512 (an interactive run). Smaller
-/// graphs never reach it within [`DEFAULT_MAX_EPOCHS`].
-pub const TRAINING_BUDGET: f64 = 6.4e13;
+/// Training work ([`epoch_work`], summed over epochs) the `default` preset spends at most on one
+/// graph: 40 epochs of FB15k-237 at d_e 200, about 9 minutes on 2 cores with AVX-512 (an
+/// interactive run), and about as long on graphs of other shapes. Small graphs never reach it
+/// within [`DEFAULT_MAX_EPOCHS`].
+pub const TRAINING_BUDGET: f64 = 2.75e13;
+/// Work of one query's own `d_e x d_e` matrix (its dropout mask, `x @ A` and their gradients) in
+/// units of `d_e^2` multiply-adds of the entity scoring: memory-bound, so dearer per operation.
+pub const PER_QUERY_MATRIX_WORK: f64 = 8.0;
 /// Epochs trained however large the graph.
 pub const MIN_EPOCHS: usize = 5;
 /// Where the budget binds, the lr decays per epoch so that it ends at this fraction of its start.
@@ -89,11 +123,30 @@ pub enum EpochBudget {
     Epochs(usize),
 }
 
-/// Epochs that fit in [`TRAINING_BUDGET`] for a graph of `size` at width `d_e`.
-pub fn budget_epochs(size: GraphSize, d_e: usize) -> usize {
-    let epoch_work =
-        2.0 * size.train_triples.max(1) as f64 * size.entities.max(1) as f64 * d_e.max(1) as f64;
-    ((TRAINING_BUDGET / epoch_work).floor() as usize).max(MIN_EPOCHS)
+/// Work of one training epoch in multiply-adds, as the engine spends it (fitted to measured epoch
+/// times across the quality family; bench/quality/RESULTS.md, session 20):
+/// - scoring: queries x entities x `d_e` (every query against every entity, and its gradients);
+/// - each query's matrix: queries x [`PER_QUERY_MATRIX_WORK`] x `d_e^2`;
+/// - the core: `R[r] @ W` (`d_r x d_e^2`) once per distinct relation of a batch, and its gradient.
+pub fn epoch_work(size: GraphSize, d_e: usize, d_r: usize, batch_size: usize) -> f64 {
+    let queries = size.queries.max(1) as f64;
+    let (d_e, d_r, batch) = (
+        d_e.max(1) as f64,
+        d_r.max(1) as f64,
+        batch_size.max(1) as f64,
+    );
+    let relations = size.effective_relations.max(1.0);
+    let distinct_per_batch = relations * (1.0 - (1.0 - 1.0 / relations).powf(batch));
+    let scoring = queries * size.entities.max(1) as f64 * d_e;
+    let matrices = queries * PER_QUERY_MATRIX_WORK * d_e * d_e;
+    let core = queries / batch * distinct_per_batch * d_r * d_e * d_e;
+    scoring + matrices + core
+}
+
+/// Epochs that fit in [`TRAINING_BUDGET`] for a graph of `size` at these widths and batch.
+pub fn budget_epochs(size: GraphSize, d_e: usize, d_r: usize, batch_size: usize) -> usize {
+    let work = epoch_work(size, d_e, d_r, batch_size);
+    ((TRAINING_BUDGET / work).floor() as usize).max(MIN_EPOCHS)
 }
 
 /// `base` (the `default` preset, with the user's overrides applied) with its size-dependent
@@ -122,6 +175,7 @@ pub fn size_default(
     } else {
         100
     };
+    let d_r = keep_or(pinned("d_r"), base.d_r, d_r);
     let sparse_relations = t < SPARSE_RELATION_TRIPLES * size.relations.max(1);
     let inverse_mode = if sparse_relations {
         InverseMode::SameRelation
@@ -133,7 +187,7 @@ pub fn size_default(
     // the budget is short (in epochs, or in queries per entity on a sparse graph), fast: a higher
     // lr and no dropout (too little training to overfit).
     let budget = match epoch_budget {
-        EpochBudget::Work => budget_epochs(size, base.d_e),
+        EpochBudget::Work => budget_epochs(size, base.d_e, d_r, batch_size),
         EpochBudget::Epochs(epochs) => epochs.max(1),
     };
     let budget_bound = budget < DEFAULT_MAX_EPOCHS;
@@ -159,7 +213,7 @@ pub fn size_default(
     let dropout =
         |field: &str, given: f64| keep_or(pinned(field), given, if fast { 0.0 } else { given });
     Config {
-        d_r: keep_or(pinned("d_r"), base.d_r, d_r),
+        d_r,
         inverse_mode: keep_or(pinned("inverse_mode"), base.inverse_mode, inverse_mode),
         batch_size,
         lr: keep_or(pinned("lr"), base.lr, lr),
@@ -178,17 +232,85 @@ pub fn size_default(
 mod tests {
     use super::*;
 
+    /// A graph of this shape with one training query per triple, its relations equally frequent.
+    fn with_entities(entities: usize, relations: usize, train_triples: usize) -> GraphSize {
+        GraphSize {
+            entities,
+            relations,
+            train_triples,
+            queries: train_triples,
+            effective_relations: 2.0 * relations as f64,
+        }
+    }
+
+    // The shared benchmarks as `GraphSize::of` counts them.
+    const FB15K_237: GraphSize = GraphSize {
+        entities: 14_541,
+        relations: 237,
+        train_triples: 272_115,
+        queries: 149_689,
+        effective_relations: 185.01,
+    };
+    const WN18RR: GraphSize = GraphSize {
+        entities: 40_943,
+        relations: 11,
+        train_triples: 86_835,
+        queries: 103_509,
+        effective_relations: 8.47,
+    };
+    /// A 5,000-entity sample of FB15k-237 (bench/quality's FB15k-237-e5k).
+    const FB15K_237_E5K: GraphSize = GraphSize {
+        entities: 5_000,
+        relations: 221,
+        train_triples: 114_812,
+        queries: 60_740,
+        effective_relations: 145.52,
+    };
+
     fn sized(relations: usize, train_triples: usize) -> Config {
         size_default(
             Config::preset("default").unwrap(),
-            GraphSize {
-                entities: 1000,
-                relations,
-                train_triples,
-            },
+            with_entities(1000, relations, train_triples),
             |_| false,
             EpochBudget::Work,
         )
+    }
+
+    #[test]
+    fn a_graph_is_counted_in_training_queries_and_how_evenly_they_spread_over_relations() {
+        // (0, r0, 1), (0, r0, 2): one query (0, r0), two reversed ones (1, r0'), (2, r0');
+        // (1, r1, 2): one each way. Five queries over r0, r0', r1, r1' as 1, 2, 1, 1.
+        let size = GraphSize::of(3, 2, &[[0, 0, 1], [0, 0, 2], [1, 1, 2]]);
+        assert_eq!((size.queries, size.train_triples), (5, 3));
+        let shares: [f64; 4] = [0.2, 0.4, 0.2, 0.2];
+        let entropy: f64 = -shares.iter().map(|p| p * p.ln()).sum::<f64>();
+        assert!((size.effective_relations - entropy.exp()).abs() < 1e-12);
+        // Equally frequent relations: exactly their number.
+        let even = GraphSize::of(2, 2, &[[0, 0, 1], [0, 1, 1]]);
+        assert!((even.effective_relations - 4.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn epoch_work_counts_scoring_each_querys_matrix_and_the_core_per_batch() {
+        // One relation: every batch meets it once.
+        let one = GraphSize {
+            entities: 100,
+            relations: 1,
+            train_triples: 50,
+            queries: 64,
+            effective_relations: 1.0,
+        };
+        let (d_e, d_r) = (10.0, 3.0);
+        let expected = 64.0 * 100.0 * d_e
+            + 64.0 * PER_QUERY_MATRIX_WORK * d_e * d_e
+            + 64.0 / 32.0 * 1.0 * d_r * d_e * d_e;
+        assert!((epoch_work(one, 10, 3, 32) - expected).abs() < 1e-6);
+        // Many relations: a batch of 512 meets about 185 (1 - e^-2.77) = 173 of FB15k-237's 185.
+        let batches = 149_689.0 / 512.0;
+        let one_more_d_r =
+            epoch_work(FB15K_237, 200, 101, 512) - epoch_work(FB15K_237, 200, 100, 512);
+        let distinct = one_more_d_r / (batches * 200.0 * 200.0);
+        assert!((distinct - 173.0).abs() < 1.0, "{distinct}");
     }
 
     #[test]
@@ -239,10 +361,12 @@ mod tests {
             (small.lr, small_medium.lr, medium.lr),
             (0.003, 0.003, 0.003 * 2f64.sqrt())
         );
-        // (272,115 x 1,000 entities: a budget of 588 epochs, over the preset's 500, with dropout.)
+        // (272,115 triples over 1,000 entities: the core's work, once per relation in a batch
+        // that meets most of the 474 relation ids, makes that a budget of 34 epochs, annealed,
+        // with dropout.)
         assert_eq!(
             (large.lr, large.dropout_in, large.dropout_h2, large.epochs),
-            (0.003 * 2.0, 0.3, 0.4, 500)
+            (0.003 * 2.0, 0.3, 0.4, 34)
         );
         // Everything else is the preset's.
         assert_eq!((large.d_e, large.label_smoothing), (200, 0.1));
@@ -257,32 +381,18 @@ mod tests {
         assert!(large.validate().is_ok() && sized(0, 0).validate().is_ok());
     }
 
-    fn with_entities(entities: usize, relations: usize, train_triples: usize) -> GraphSize {
-        GraphSize {
-            entities,
-            relations,
-            train_triples,
-        }
-    }
-
     #[test]
     fn large_graphs_train_for_the_budget_with_the_lr_annealed_over_it() {
         let default = || Config::preset("default").unwrap();
-        // FB15k-237: 2 * 272,115 queries x 14,541 entities x 200 = 1.58e12 per epoch: 40 epochs.
-        let fb = with_entities(14_541, 237, 272_115);
-        assert_eq!(budget_epochs(fb, 200), 40);
-        let sized = size_default(default(), fb, |_| false, EpochBudget::Work);
+        // FB15k-237 (d_r 100, batch 512): 6.8e11 per epoch, 40 epochs.
+        assert_eq!(budget_epochs(FB15K_237, 200, 100, 512), 40);
+        let sized = size_default(default(), FB15K_237, |_| false, EpochBudget::Work);
         assert_eq!(sized.epochs, 40);
         // The lr ends at a tenth of its start: decay^40 = 0.1.
         assert!((sized.decay.powi(40) - ANNEALED_LR_FRACTION).abs() < 1e-12);
-        // WN18RR: 2 * 86,835 x 40,943 x 200 = 1.42e12 per epoch: 45 epochs, fast schedule (191
-        // training queries per entity).
-        let wn = size_default(
-            default(),
-            with_entities(40_943, 11, 86_835),
-            |_| false,
-            EpochBudget::Work,
-        );
+        // WN18RR (d_r 30, batch 256): its entities make most of the work: 31 epochs, the fast
+        // schedule (132 training queries per entity).
+        let wn = size_default(default(), WN18RR, |_| false, EpochBudget::Work);
         assert_eq!(
             (
                 wn.epochs,
@@ -290,26 +400,21 @@ mod tests {
                 wn.lr,
                 wn.dropout_in + wn.dropout_h1 + wn.dropout_h2
             ),
-            (45, 256, 0.012, 0.0)
+            (31, 256, 0.012, 0.0)
         );
         // FB15k-237 (40 epochs, 1,497 queries per entity) keeps dropout, at the lr scaled to its
-        // batch of 512; so does a 30% sample of it (139 epochs).
+        // batch of 512; so does a 5,000-entity sample of it (141 epochs).
         assert_eq!((sized.lr, sized.dropout_h1), (0.006, 0.2));
         // Half the budget's epochs would be the fast schedule (20 epochs).
-        let short = size_default(default(), fb, |_| false, EpochBudget::Epochs(20));
+        let short = size_default(default(), FB15K_237, |_| false, EpochBudget::Epochs(20));
         assert_eq!((short.lr, short.dropout_h1), (0.012, 0.0));
-        let fb30 = size_default(
-            default(),
-            with_entities(14_097, 237, 81_634),
-            |_| false,
-            EpochBudget::Work,
-        );
+        let e5k = size_default(default(), FB15K_237_E5K, |_| false, EpochBudget::Work);
         assert_eq!(
-            (fb30.epochs, fb30.lr, fb30.dropout_in),
-            (139, 0.003 * 2f64.sqrt(), 0.3)
+            (e5k.epochs, e5k.lr, e5k.dropout_in),
+            (141, 0.003 * 2f64.sqrt(), 0.3)
         );
-        assert!((fb30.decay.powi(139) - ANNEALED_LR_FRACTION).abs() < 1e-12);
-        assert_eq!(fb30.dropout_h1, 0.2);
+        assert!((e5k.decay.powi(141) - ANNEALED_LR_FRACTION).abs() < 1e-12);
+        assert_eq!(e5k.dropout_h1, 0.2);
         // UMLS (135 entities, 5,216 triples) is nowhere near the budget: the preset's schedule.
         let umls = size_default(
             default(),
@@ -320,14 +425,14 @@ mod tests {
         assert_eq!((umls.epochs, umls.decay), (DEFAULT_MAX_EPOCHS, 0.995));
         // However large the graph, a few epochs.
         assert_eq!(
-            budget_epochs(with_entities(5_000_000, 500, 50_000_000), 200),
+            budget_epochs(with_entities(5_000_000, 500, 50_000_000), 200, 100, 512),
             MIN_EPOCHS
         );
     }
 
     #[test]
     fn overrides_win_and_what_depends_on_them_follows() {
-        let fb = with_entities(14_541, 237, 272_115);
+        let fb = FB15K_237;
         let resolve_on = |size: GraphSize, pairs: &[(&str, serde_json::Value)]| {
             let overrides: crate::Overrides = pairs
                 .iter()
@@ -345,7 +450,7 @@ mod tests {
         assert_eq!((both.epochs, both.decay), (100, 1.0));
         // Overridden lr and dropout are kept as given; the rest of the fast schedule (WN18RR's
         // budget) stays.
-        let wn = with_entities(40_943, 11, 86_835);
+        let wn = WN18RR;
         let lr = resolve_on(wn, &[("lr", 0.01.into())]);
         assert_eq!((lr.lr, lr.dropout_h2), (0.01, 0.0));
         let dropout = resolve_on(wn, &[("dropout_h2", 0.5.into())]);
@@ -369,7 +474,7 @@ mod tests {
             0.003
         );
         // A wider model has fewer epochs in the same budget.
-        assert_eq!(resolve(&[("d_e", 400.into())]).epochs, 20);
+        assert_eq!(resolve(&[("d_e", 400.into())]).epochs, 14);
         // Reference presets take overrides but are never sized.
         let reference = Config::resolve(
             "fb15k-237",
@@ -398,10 +503,7 @@ mod tests {
         // UMLS-sized: 50 validations, the preset's 5 is more.
         assert_eq!(resolve(with_entities(135, 46, 5_216), &[]).patience, 5);
         // FB15k-237: 40 budget epochs, validated every epoch: 4, so the preset's 5.
-        assert_eq!(
-            resolve(with_entities(14_541, 237, 272_115), &[]).patience,
-            5
-        );
+        assert_eq!(resolve(FB15K_237, &[]).patience, 5);
         // The planned validations follow the user's epochs and interval; their patience stays.
         let user = |key: &str, value: usize| {
             resolve(with_entities(2_000, 40, 33_000), &[(key, value.into())]).patience

@@ -49,6 +49,10 @@ pub struct GraphSize {
     /// Base relations (before reverses).
     pub relations: u32,
     pub train_triples: u32,
+    /// Training queries of one epoch: unique (head, relation) pairs of train and reversed train.
+    pub queries: u32,
+    /// `exp` of the entropy of the queries' relation ids (reversed ones under their own ids).
+    pub effective_relations: f64,
 }
 
 /// The full settings of a preset with `overrides` applied; with `graph`, `default` is sized to
@@ -72,6 +76,8 @@ pub fn preset_config(
         entities: g.entities as usize,
         relations: g.relations as usize,
         train_triples: g.train_triples as usize,
+        queries: g.queries as usize,
+        effective_relations: g.effective_relations,
     });
     let budget = match budget_epochs {
         Some(epochs) => EpochBudget::Epochs(epochs as usize),

@@ -12,12 +12,49 @@ function datasetDir(): string {
   return dir;
 }
 
+// The shared benchmarks as graphSize counts them.
+const umls = {
+  entities: 135,
+  relations: 46,
+  trainTriples: 5216,
+  queries: 1560,
+  effectiveRelations: 53.66,
+};
+const nations = {
+  entities: 14,
+  relations: 55,
+  trainTriples: 1592,
+  queries: 909,
+  effectiveRelations: 96.07,
+};
+const fb15k237 = {
+  entities: 14541,
+  relations: 237,
+  trainTriples: 272115,
+  queries: 149689,
+  effectiveRelations: 185.01,
+};
+const wn18rr = {
+  entities: 40943,
+  relations: 11,
+  trainTriples: 86835,
+  queries: 103509,
+  effectiveRelations: 8.47,
+};
+
 describe('the default preset sized to the graph', () => {
   it('counts a dataset folder the way the engine builds its vocabularies', async () => {
-    expect(await graphSize({ dir: datasetDir() })).toEqual({
+    const size = await graphSize({ dir: datasetDir() });
+    // Queries: (a, likes), (b, likes), (c, knows) and reversed (b, likes'), (c, likes'),
+    // (a, knows'): 2, 2, 1 and 1 per relation id.
+    const shares = [2 / 6, 2 / 6, 1 / 6, 1 / 6];
+    const entropy = -shares.reduce((sum, p) => sum + p * Math.log(p), 0);
+    expect(size).toEqual({
       entities: 5,
       relations: 3,
       trainTriples: 3,
+      queries: 6,
+      effectiveRelations: expect.closeTo(Math.exp(entropy), 12),
     });
     const arrays = {
       entities: ['a', 'b'],
@@ -26,18 +63,21 @@ describe('the default preset sized to the graph', () => {
       valid: new Uint32Array(),
       test: new Uint32Array(),
     };
-    expect(await graphSize(arrays)).toEqual({ entities: 2, relations: 1, trainTriples: 2 });
+    // (0, r), (1, r) each way: 4 queries, 2 per relation id.
+    expect(await graphSize(arrays)).toEqual({
+      entities: 2,
+      relations: 1,
+      trainTriples: 2,
+      queries: 4,
+      effectiveRelations: expect.closeTo(2, 12),
+    });
     await expect(graphSize({ dir: '/nonexistent-kgc' })).rejects.toMatchObject({
       code: ErrorCode.FILE_NOT_FOUND,
     });
   });
 
   it('picks width, batch size and validation interval from the size; overrides win', () => {
-    const small = resolveTrainingConfig(
-      'default',
-      {},
-      { entities: 135, relations: 46, trainTriples: 5216 },
-    );
+    const small = resolveTrainingConfig('default', {}, umls);
     expect([
       small.relationDim,
       small.batchSize,
@@ -47,13 +87,9 @@ describe('the default preset sized to the graph', () => {
     ]).toEqual([10, 32, 10, 'prelu', 0.1]);
     expect(small.inverseMode).toBe('new_relation');
     // Nations-like: 29 training triples per relation, too few to split between r and r_reverse.
-    const sparse = resolveTrainingConfig(
-      'default',
-      {},
-      { entities: 14, relations: 55, trainTriples: 1592 },
-    );
+    const sparse = resolveTrainingConfig('default', {}, nations);
     expect([sparse.relationDim, sparse.inverseMode]).toEqual([10, 'same_relation']);
-    const large = { entities: 14541, relations: 237, trainTriples: 272115 };
+    const large = fb15k237;
     const sized = resolveTrainingConfig('default', {}, large);
     expect([sized.relationDim, sized.batchSize, sized.evalEvery]).toEqual([100, 512, 1]);
     expect(resolveTrainingConfig('default', { batchSize: 64 }, large).batchSize).toBe(64);
@@ -62,14 +98,10 @@ describe('the default preset sized to the graph', () => {
     expect(sized.epochs).toBe(40);
     expect([sized.lr, sized.dropoutIn]).toEqual([0.006, 0.3]);
     expect(Math.pow(sized.decay as number, 40)).toBeCloseTo(0.1, 10);
-    // WN18RR's (45 epochs, about 190 training queries per entity) is the fast schedule: a 4x lr,
+    // WN18RR's (31 epochs, about 130 training queries per entity) is the fast schedule: a 4x lr,
     // no dropout.
-    const wn = resolveTrainingConfig(
-      'default',
-      {},
-      { entities: 40943, relations: 11, trainTriples: 86835 },
-    );
-    expect(wn.epochs).toBe(45);
+    const wn = resolveTrainingConfig('default', {}, wn18rr);
+    expect(wn.epochs).toBe(31);
     expect([wn.lr, wn.dropoutIn, wn.dropoutH1, wn.dropoutH2]).toEqual([0.012, 0, 0, 0]);
     expect(small.epochs).toBe(500);
     // The reference presets are the papers' settings whatever the graph.
@@ -79,24 +111,30 @@ describe('the default preset sized to the graph', () => {
   });
 
   it('sizes around the overrides: what depends on them follows, bad values name the setting', () => {
-    const large = { entities: 14541, relations: 237, trainTriples: 272115 };
+    const large = fb15k237;
     const longer = resolveTrainingConfig('default', { epochs: 100 }, large);
     expect(longer.epochs).toBe(100);
     expect(Math.pow(longer.decay as number, 100)).toBeCloseTo(0.1, 10);
     expect(resolveTrainingConfig('default', { epochs: 100, decay: 1 }, large).decay).toBe(1);
     // Under the budget the lr follows an overridden batch size (sqrt scaling above 128 only).
-    const medium = { entities: 1000, relations: 11, trainTriples: 86835 };
+    const medium = { ...wn18rr, entities: 1000, queries: 86835, effectiveRelations: 22 };
     expect(resolveTrainingConfig('default', {}, medium).lr).toBeCloseTo(0.003 * Math.SQRT2, 12);
     expect(resolveTrainingConfig('default', { batchSize: 128 }, medium).lr).toBe(0.003);
-    // A 30% sample of FB15k-237 has a budget of 139 epochs: annealed, with dropout.
-    const fb30 = resolveTrainingConfig(
+    // A 5,000-entity sample of FB15k-237 has a budget of 141 epochs: annealed, with dropout.
+    const e5k = resolveTrainingConfig(
       'default',
       {},
-      { entities: 14097, relations: 237, trainTriples: 81634 },
+      {
+        entities: 5000,
+        relations: 221,
+        trainTriples: 114812,
+        queries: 60740,
+        effectiveRelations: 145.52,
+      },
     );
-    expect([fb30.epochs, fb30.dropoutIn]).toEqual([139, 0.3]);
+    expect([e5k.epochs, e5k.dropoutIn]).toEqual([141, 0.3]);
     // An overridden dropout is kept on a graph with the fast schedule (WN18RR); the rest stay off.
-    const wn = { entities: 40943, relations: 11, trainTriples: 86835 };
+    const wn = wn18rr;
     const dropout = resolveTrainingConfig('default', { dropoutH2: 0.5 }, wn);
     expect([dropout.dropoutIn, dropout.dropoutH2]).toEqual([0, 0.5]);
     expect(() =>

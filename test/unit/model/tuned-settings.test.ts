@@ -5,7 +5,13 @@ import { chooseTunedSettings, saveTunedSettings } from '../../../src/model';
 import { TUNED_SETTINGS_FILE } from '../../../src/model/tuning/tuned-settings';
 
 describe('stored tuned settings', () => {
-  const graph = { entities: 1000, relations: 20, trainTriples: 20_000 };
+  const graph = {
+    entities: 1000,
+    relations: 20,
+    trainTriples: 20_000,
+    queries: 25_000,
+    effectiveRelations: 30,
+  };
   const tuned = {
     settings: { relationDim: 30, lr: 0.001 },
     preset: 'default',

@@ -157,11 +157,7 @@ fn overrides(args: &TrainArgs) -> Result<Overrides, String> {
 
 fn train(args: TrainArgs) -> CliResult {
     let data = load_dataset(&args.dataset)?;
-    let size = neptune_core::GraphSize {
-        entities: data.n_entities(),
-        relations: data.n_relations(),
-        train_triples: data.train.len(),
-    };
+    let size = neptune_core::GraphSize::of(data.n_entities(), data.n_relations(), &data.train);
     let cfg = Config::resolve(&args.preset, Some(size), &overrides(&args)?)?;
     eprintln!("config: {}", serde_json::to_string(&cfg)?);
     let mut trainer = Trainer::new(cfg)?;

@@ -62,11 +62,7 @@ const EPOCHS: usize = 8;
 #[test]
 fn gpu_training_follows_the_cpu_learning_curve() {
     let (name, data) = graph();
-    let size = GraphSize {
-        entities: data.n_entities(),
-        relations: data.n_relations(),
-        train_triples: data.train.len(),
-    };
+    let size = GraphSize::of(data.n_entities(), data.n_relations(), &data.train);
     // The default preset as sized for this graph, for the first epochs, narrower and with the
     // reference batch size: the software device runs the kernels about a thousand times slower
     // than a GPU, so CI's shapes are small.
