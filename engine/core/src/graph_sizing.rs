@@ -435,7 +435,6 @@ mod tests {
 
     #[test]
     fn overrides_win_and_what_depends_on_them_follows() {
-        let fb = FB15K_237;
         let resolve_on = |size: GraphSize, pairs: &[(&str, serde_json::Value)]| {
             let overrides: crate::Overrides = pairs
                 .iter()
@@ -443,7 +442,7 @@ mod tests {
                 .collect();
             Config::resolve("default", Some(size), &overrides).unwrap()
         };
-        let resolve = |pairs: &[(&str, serde_json::Value)]| resolve_on(fb, pairs);
+        let resolve = |pairs: &[(&str, serde_json::Value)]| resolve_on(FB15K_237, pairs);
         // More epochs than the budget: the decay anneals over the user's 100.
         let long = resolve(&[("epochs", 100.into())]);
         assert_eq!(long.epochs, 100);
@@ -453,10 +452,9 @@ mod tests {
         assert_eq!((both.epochs, both.decay), (100, 1.0));
         // Overridden lr and dropout are kept as given; the rest of the fast schedule (WN18RR's
         // budget) stays.
-        let wn = WN18RR;
-        let lr = resolve_on(wn, &[("lr", 0.01.into())]);
+        let lr = resolve_on(WN18RR, &[("lr", 0.01.into())]);
         assert_eq!((lr.lr, lr.dropout_h2), (0.01, 0.0));
-        let dropout = resolve_on(wn, &[("dropout_h2", 0.5.into())]);
+        let dropout = resolve_on(WN18RR, &[("dropout_h2", 0.5.into())]);
         assert_eq!(
             (dropout.lr, dropout.dropout_in, dropout.dropout_h2),
             (0.012, 0.0, 0.5)
@@ -481,7 +479,7 @@ mod tests {
         // Reference presets take overrides but are never sized.
         let reference = Config::resolve(
             "fb15k-237",
-            Some(fb),
+            Some(FB15K_237),
             &[("epochs".to_string(), 3.into())].into_iter().collect(),
         )
         .unwrap();
@@ -537,7 +535,7 @@ mod tests {
     #[test]
     fn a_wall_clock_budget_schedules_the_epochs_that_fit() {
         let none = crate::Overrides::new();
-        let fb = with_entities(14_505, 237, 272_115);
+        let fb = FB15K_237;
         let within = |epochs| {
             Config::resolve_within("default", Some(fb), &none, EpochBudget::Epochs(epochs)).unwrap()
         };
@@ -552,7 +550,7 @@ mod tests {
         assert!((long.decay.powi(90) - ANNEALED_LR_FRACTION).abs() < 1e-9);
         // A sparse graph (WN18RR: 4.2 training queries per entity and epoch) keeps the fast
         // schedule up to 400 queries per entity (94 epochs); FB15k-237 (37.4) does not.
-        let wn = with_entities(40_943, 11, 86_835);
+        let wn = WN18RR;
         let wn_within = |epochs| {
             Config::resolve_within("default", Some(wn), &none, EpochBudget::Epochs(epochs)).unwrap()
         };
