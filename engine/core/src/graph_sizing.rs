@@ -21,6 +21,10 @@
 //!   long run's slow rise under validation noise is not stopped with most of its epochs left.
 //! - Reversed triples share their relation's id (`same_relation`) when relations have fewer
 //!   than [`SPARSE_RELATION_TRIPLES`] training triples each on average.
+//! - Input dropout [`HEAVY_INPUT_DROPOUT`] instead of the preset's on graphs of middling density
+//!   ([`MIN_HEAVY_DROPOUT_DENSITY`] to [`MAX_HEAVY_DROPOUT_DENSITY`] training triples per entity)
+//!   that train at least [`MIN_HEAVY_DROPOUT_EPOCHS`] epochs: many entities, each in a handful
+//!   of triples, overfit the head's embedding.
 //!
 //! Evidence for each rule (paired runs, the graphs that chose it): bench/quality/RESULTS.md,
 //! "Evidence for the default preset's rules".
@@ -41,6 +45,17 @@ pub const SMALL_GRAPH_TRIPLES: usize = 40_000;
 pub const TINY_GRAPH_TRIPLES: usize = 10_000;
 /// Mean training triples per relation below which reversed triples share the relation's id.
 pub const SPARSE_RELATION_TRIPLES: usize = 50;
+/// Input dropout (on the head's embedding) of graphs of middling density; the preset's is 0.3.
+pub const HEAVY_INPUT_DROPOUT: f64 = 0.4;
+/// Training triples per entity from which input dropout is heavy: sparser graphs (WN18RR's
+/// samples, about 2) have too little signal per entity to drop more of it.
+pub const MIN_HEAVY_DROPOUT_DENSITY: f64 = 5.0;
+/// Training triples per entity up to which input dropout is heavy: denser graphs (UMLS 39,
+/// Kinship 82) pin each entity's embedding down with their own data.
+pub const MAX_HEAVY_DROPOUT_DENSITY: f64 = 30.0;
+/// Epochs a run must plan for heavy input dropout: it learns more slowly, and on the graph that
+/// chose it, runs with it early-stopped after 204 to 300 epochs (three seeds).
+pub const MIN_HEAVY_DROPOUT_EPOCHS: usize = 300;
 
 /// What the `default` preset scales with.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -213,8 +228,17 @@ pub fn size_default(
     let patience = base
         .patience
         .max((validations * PATIENT_SHARE).round() as usize);
-    let dropout =
-        |field: &str, given: f64| keep_or(pinned(field), given, if fast { 0.0 } else { given });
+    let density = t as f64 / size.entities.max(1) as f64;
+    let heavy_input = epochs >= MIN_HEAVY_DROPOUT_EPOCHS
+        && (MIN_HEAVY_DROPOUT_DENSITY..=MAX_HEAVY_DROPOUT_DENSITY).contains(&density);
+    let dropout = |field: &str, given: f64, sized: f64| {
+        keep_or(pinned(field), given, if fast { 0.0 } else { sized })
+    };
+    let dropout_in = if heavy_input {
+        HEAVY_INPUT_DROPOUT
+    } else {
+        base.dropout_in
+    };
     Config {
         d_r,
         inverse_mode: keep_or(pinned("inverse_mode"), base.inverse_mode, inverse_mode),
@@ -224,9 +248,9 @@ pub fn size_default(
         epochs,
         patience: keep_or(pinned("patience"), base.patience, patience),
         decay: keep_or(pinned("decay"), base.decay, decay),
-        dropout_in: dropout("dropout_in", base.dropout_in),
-        dropout_h1: dropout("dropout_h1", base.dropout_h1),
-        dropout_h2: dropout("dropout_h2", base.dropout_h2),
+        dropout_in: dropout("dropout_in", base.dropout_in, dropout_in),
+        dropout_h1: dropout("dropout_h1", base.dropout_h1, base.dropout_h1),
+        dropout_h2: dropout("dropout_h2", base.dropout_h2, base.dropout_h2),
         ..base
     }
 }
@@ -268,6 +292,15 @@ mod tests {
         train_triples: 114_812,
         queries: 60_740,
         effective_relations: 145.52,
+    };
+
+    /// A 2,000-entity sample of FB15k-237 (bench/quality's FB15k-237-e2k).
+    const FB15K_237_E2K: GraphSize = GraphSize {
+        entities: 2_000,
+        relations: 201,
+        train_triples: 33_647,
+        queries: 18_890,
+        effective_relations: 163.69,
     };
 
     fn sized(relations: usize, train_triples: usize) -> Config {
@@ -431,6 +464,66 @@ mod tests {
             budget_epochs(with_entities(5_000_000, 500, 50_000_000), 200, 100, 512),
             MIN_EPOCHS
         );
+    }
+
+    #[test]
+    fn input_dropout_is_heavier_on_graphs_of_middling_density_that_train_long_enough() {
+        let default = || Config::preset("default").unwrap();
+        let on =
+            |size: GraphSize, budget: EpochBudget| size_default(default(), size, |_| false, budget);
+        // 2,000 entities in 33,000 triples (16.5 each), the whole 500 epochs: 0.4 on the input,
+        // the rest as the preset's.
+        let mid = on(with_entities(2_000, 40, 33_000), EpochBudget::Work);
+        assert_eq!(
+            (mid.epochs, mid.dropout_in, mid.dropout_h1, mid.dropout_h2),
+            (DEFAULT_MAX_EPOCHS, HEAVY_INPUT_DROPOUT, 0.2, 0.4)
+        );
+        // The bounds: 5 and 30 triples per entity are in, just outside them is not.
+        let density = |triples| on(with_entities(1_000, 40, triples), EpochBudget::Work).dropout_in;
+        assert_eq!(
+            (
+                density(4_999),
+                density(5_000),
+                density(30_000),
+                density(30_001)
+            ),
+            (0.3, HEAVY_INPUT_DROPOUT, HEAVY_INPUT_DROPOUT, 0.3)
+        );
+        // UMLS (39 per entity) and a 5,000-entity sample of WN18RR (2.1) keep the preset's.
+        assert_eq!(
+            on(with_entities(135, 46, 5_216), EpochBudget::Work).dropout_in,
+            0.3
+        );
+        assert_eq!(
+            on(with_entities(5_000, 11, 10_613), EpochBudget::Work).dropout_in,
+            0.3
+        );
+        // A graph of that density whose budget affords too few epochs (FB15k-237-e5k, 23 per
+        // entity, 141 epochs) does too; one whose budget affords enough (FB15k-237-e2k, 17 per
+        // entity, 415 epochs) does not. So does the middling graph under a wall-clock budget of
+        // fewer epochs, or with fewer epochs set by the user.
+        assert_eq!(on(FB15K_237_E5K, EpochBudget::Work).dropout_in, 0.3);
+        let e2k = on(FB15K_237_E2K, EpochBudget::Work);
+        assert_eq!((e2k.epochs, e2k.dropout_in), (415, HEAVY_INPUT_DROPOUT));
+        let mid_size = with_entities(2_000, 40, 33_000);
+        assert_eq!(on(mid_size, EpochBudget::Epochs(299)).dropout_in, 0.3);
+        assert_eq!(
+            on(mid_size, EpochBudget::Epochs(300)).dropout_in,
+            HEAVY_INPUT_DROPOUT
+        );
+        let short = Config {
+            epochs: 200,
+            ..default()
+        };
+        let pinned_epochs = size_default(short, mid_size, |f| f == "epochs", EpochBudget::Work);
+        assert_eq!(pinned_epochs.dropout_in, 0.3);
+        // The user's dropout is kept.
+        let user = Config {
+            dropout_in: 0.2,
+            ..default()
+        };
+        let pinned = size_default(user, mid_size, |f| f == "dropout_in", EpochBudget::Work);
+        assert_eq!(pinned.dropout_in, 0.2);
     }
 
     #[test]

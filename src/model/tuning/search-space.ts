@@ -1,11 +1,16 @@
 import { seededRandom } from '../../seeded-random';
 import type { EngineConfig, TrainingOverrides } from '../training-settings';
 
-/** Dropout on the input, the core and after BN1, together: none, light, or the reference's. */
+/**
+ * Dropout on the input, the core and after BN1, together, lightest first: none, light, the
+ * reference's, and the reference's with heavier input dropout (the `default` preset's on graphs
+ * of middling density).
+ */
 const DROPOUTS = [
   { dropoutIn: 0, dropoutH1: 0, dropoutH2: 0 },
   { dropoutIn: 0.1, dropoutH1: 0.1, dropoutH2: 0.2 },
   { dropoutIn: 0.3, dropoutH1: 0.2, dropoutH2: 0.4 },
+  { dropoutIn: 0.4, dropoutH1: 0.2, dropoutH2: 0.4 },
 ] as const;
 
 /** The settings the tuner searches, each over the values that mattered on some graph. */
@@ -103,7 +108,7 @@ export function sampleTrials(
     trials.push(trial);
   };
   for (const trial of neighbours(sized)) add(trial);
-  // The space has 972 points; give up on distinctness long before sampling could loop.
+  // The space has 1,296 points; give up on distinctness long before sampling could loop.
   for (let attempt = 0; trials.length < count && attempt < count * 50; attempt++) {
     add({
       relationDim: pick(SEARCH_SPACE.relationDim, random),

@@ -75,6 +75,7 @@ describe('the budgeted tuner', () => {
         { lr: 0.006 },
         { lr: 0.0015 },
         { dropoutIn: 0.1, dropoutH1: 0.1, dropoutH2: 0.2 },
+        { dropoutIn: 0.4, dropoutH1: 0.2, dropoutH2: 0.4 },
         { entityDim: 300 },
         { entityDim: 100 },
         { batchSize: 64 },
@@ -84,10 +85,14 @@ describe('the budgeted tuner', () => {
         { inverseMode: 'same_relation' },
       ]),
     );
-    expect(near).toHaveLength(11);
+    expect(near).toHaveLength(12);
+    // The heaviest level has no heavier neighbour.
+    const heavy = neighbours({ ...sized, dropoutIn: 0.4 });
+    expect(heavy).toContainEqual({ dropoutIn: 0.3, dropoutH1: 0.2, dropoutH2: 0.4 });
+    expect(heavy).toHaveLength(11);
     // A step that lands on the preset's own value is not a trial: batch 32 has no smaller step.
     expect(neighbours({ ...sized, batchSize: 32 })).not.toContainEqual({ batchSize: 32 });
-    expect(neighbours({ ...sized, batchSize: 32 })).toHaveLength(10);
+    expect(neighbours({ ...sized, batchSize: 32 })).toHaveLength(11);
     // The first pass touches every setting, so a short search still tries each.
     expect(sampleTrials(8, 42, sized).slice(1)).toEqual([
       { relationDim: 30 },
