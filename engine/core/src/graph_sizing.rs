@@ -209,7 +209,8 @@ pub fn size_default(
         EpochBudget::Epochs(epochs) => epochs.max(1),
     };
     let budget_bound = budget < DEFAULT_MAX_EPOCHS;
-    let queries_per_entity = 2.0 * t as f64 / size.entities.max(1) as f64;
+    let triples_per_entity = t as f64 / size.entities.max(1) as f64;
+    let queries_per_entity = 2.0 * triples_per_entity;
     let fast = budget <= FAST_SCHEDULE_EPOCHS
         || (budget_bound && budget as f64 * queries_per_entity <= FAST_SCHEDULE_QUERIES_PER_ENTITY);
     let epochs = keep_or(pinned("epochs"), base.epochs, base.epochs.min(budget));
@@ -228,9 +229,8 @@ pub fn size_default(
     let patience = base
         .patience
         .max((validations * PATIENT_SHARE).round() as usize);
-    let density = t as f64 / size.entities.max(1) as f64;
     let heavy_input = epochs >= MIN_HEAVY_DROPOUT_EPOCHS
-        && (MIN_HEAVY_DROPOUT_DENSITY..=MAX_HEAVY_DROPOUT_DENSITY).contains(&density);
+        && (MIN_HEAVY_DROPOUT_DENSITY..=MAX_HEAVY_DROPOUT_DENSITY).contains(&triples_per_entity);
     let dropout = |field: &str, given: f64, sized: f64| {
         keep_or(pinned(field), given, if fast { 0.0 } else { sized })
     };
@@ -473,7 +473,8 @@ mod tests {
             |size: GraphSize, budget: EpochBudget| size_default(default(), size, |_| false, budget);
         // 2,000 entities in 33,000 triples (16.5 each), the whole 500 epochs: 0.4 on the input,
         // the rest as the preset's.
-        let mid = on(with_entities(2_000, 40, 33_000), EpochBudget::Work);
+        let mid_size = with_entities(2_000, 40, 33_000);
+        let mid = on(mid_size, EpochBudget::Work);
         assert_eq!(
             (mid.epochs, mid.dropout_in, mid.dropout_h1, mid.dropout_h2),
             (DEFAULT_MAX_EPOCHS, HEAVY_INPUT_DROPOUT, 0.2, 0.4)
@@ -505,7 +506,6 @@ mod tests {
         assert_eq!(on(FB15K_237_E5K, EpochBudget::Work).dropout_in, 0.3);
         let e2k = on(FB15K_237_E2K, EpochBudget::Work);
         assert_eq!((e2k.epochs, e2k.dropout_in), (415, HEAVY_INPUT_DROPOUT));
-        let mid_size = with_entities(2_000, 40, 33_000);
         assert_eq!(on(mid_size, EpochBudget::Epochs(299)).dropout_in, 0.3);
         assert_eq!(
             on(mid_size, EpochBudget::Epochs(300)).dropout_in,
