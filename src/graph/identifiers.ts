@@ -25,14 +25,3 @@ export function idProblem(what: string, value: string): string | undefined {
     return `${what} contains a control character (tab, line break or similar)`;
   return undefined;
 }
-
-/**
- * A validated relation name as a static Cypher relationship type, backticks doubled (Cypher's
- * escape). Only for queries that need the planner to see the type (count-store lookups); every
- * other query passes names as parameters.
- */
-export function relationshipTypeLiteral(name: string): string {
-  const problem = idProblem('relation name', name);
-  if (problem) throw new Error(`Refusing to use an invalid relation name in Cypher: ${problem}`);
-  return `\`${name.replaceAll('`', '``')}\``;
-}
