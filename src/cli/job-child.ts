@@ -14,11 +14,24 @@ function send(message: ChildMessage): void {
  * SIGTERM or SIGINT, or when the worker goes away (the IPC channel closes).
  */
 async function main(): Promise<void> {
-  const request = JSON.parse(process.argv[2] ?? '{}') as ChildJobRequest;
-  const config = loadConfig();
-  const db = openDatabase(config);
   const controller = new AbortController();
   const stop = () => controller.abort();
+  // A stray rejection (a timer's callback, a stream) would end the process with a stack trace
+  // and no word to the worker: report it as the job's failure and stop the job cleanly.
+  process.on('unhandledRejection', (reason) => {
+    fail(reason);
+    stop();
+  });
+  let request: ChildJobRequest;
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    request = JSON.parse(process.argv[2] ?? '{}') as ChildJobRequest;
+    config = loadConfig();
+  } catch (error) {
+    fail(error);
+    return;
+  }
+  const db = openDatabase(config);
   process.on('message', (message: { type?: string }) => {
     if (message?.type === 'stop') stop();
   });
@@ -55,14 +68,28 @@ async function main(): Promise<void> {
       activeMrr: result.activeMrr,
     });
   } catch (error) {
-    const failure = toKgcError(error);
-    send({ type: 'failed', code: failure.code, message: failure.message });
-    process.exitCode = 1;
+    fail(error);
   } finally {
     progress?.stop();
-    await db.close();
-    if (process.connected) process.disconnect();
+    await db.close().catch((error: unknown) => fail(error));
   }
 }
 
-if (require.main === module) void main();
+/** Tells the worker why the job failed (once) and sets a failing exit code. */
+let failed = false;
+function fail(error: unknown): void {
+  process.exitCode = 1;
+  if (failed) return;
+  failed = true;
+  const failure = toKgcError(error);
+  process.stderr.write(`job: failed [${failure.code}] ${failure.message}\n`);
+  send({ type: 'failed', code: failure.code, message: failure.message });
+}
+
+if (require.main === module) {
+  main()
+    .catch(fail)
+    .finally(() => {
+      if (process.connected) process.disconnect();
+    });
+}
