@@ -21,6 +21,8 @@ export function parseApiKeys(value: string | undefined): ApiKeyEntry[] {
   if (value === undefined) return [];
   const entries: ApiKeyEntry[] = [];
   const names = new Set<string>();
+  // Hash (hex, lower case) -> the name of the entry that has it.
+  const hashes = new Map<string, string>();
   value
     .split(',')
     .map((part) => part.trim())
@@ -56,7 +58,16 @@ export function parseApiKeys(value: string | undefined): ApiKeyEntry[] {
           `${where} ("${name}"): the hash must be 64 hex digits (the key's SHA-256), not the key itself.`,
         );
       }
+      const owner = hashes.get(hex.toLowerCase());
+      if (owner !== undefined) {
+        // Two names for one key: which name a request is logged under would be a guess.
+        throw new KgcError(
+          ErrorCode.INVALID_CONFIG,
+          `${where} ("${name}"): its hash is the same as entry "${owner}"'s (one key under two names); give each name its own key (npx kgc apikey create).`,
+        );
+      }
       names.add(name);
+      hashes.set(hex.toLowerCase(), name);
       entries.push({ name, role: role as ApiRole, sha256: Buffer.from(hex, 'hex') });
     });
   return entries;

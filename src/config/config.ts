@@ -60,6 +60,26 @@ export interface ApiConfig {
   corsOrigins: string[];
 }
 
+/**
+ * What a slow or broken client may hold (docs/api.md, Operations): a request's headers and
+ * whole body must arrive within their timeouts, an idle keep-alive connection is closed, and
+ * connections past the limit are dropped as they open.
+ */
+export interface HttpLimits {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  maxConnections: number;
+}
+
+/** The limits a server gets when none are given (tests that call listen() directly). */
+export const DEFAULT_HTTP_LIMITS: HttpLimits = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 1_000,
+};
+
 export interface Config {
   neo4j: ExternalNeo4jConfig | LocalNeo4jConfig;
   client: DatabaseClientConfig;
@@ -70,7 +90,7 @@ export interface Config {
   javaHome: string | undefined;
   /** The model `kgc serve` loads when no --model is given. */
   modelDir: string | undefined;
-  http: { host: string; port: number };
+  http: { host: string; port: number } & HttpLimits;
   api: ApiConfig;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   lifecycle: LifecycleConfig;
@@ -111,7 +131,7 @@ const NEO4J_SCHEMES = ['bolt', 'bolt+s', 'bolt+ssc', 'neo4j', 'neo4j+s', 'neo4j+
 
 function readNeo4j(env: Env): Config['neo4j'] {
   const database = readString(env, 'NEO4J_DATABASE', 'neo4j');
-  const uri = readUri(env, 'NEO4J_URI', NEO4J_SCHEMES);
+  const uri = readUri(env, 'NEO4J_URI', NEO4J_SCHEMES, 'NEO4J_USER and NEO4J_PASSWORD');
   if (uri !== undefined) {
     const password = readOptionalString(env, 'NEO4J_PASSWORD');
     if (password === undefined) {
@@ -150,6 +170,29 @@ function readApi(env: Env): ApiConfig {
     dbTimeoutMs: readInt(env, 'KGC_API_DB_TIMEOUT_MS', 10_000, { min: 100, max: 600_000 }),
     corsOrigins: readList(env, 'KGC_CORS_ORIGINS'),
   };
+}
+
+function readHttpLimits(env: Env): HttpLimits {
+  const d = DEFAULT_HTTP_LIMITS;
+  const ms = { min: 100, max: 3_600_000 };
+  const limits: HttpLimits = {
+    headersTimeoutMs: readInt(env, 'KGC_HTTP_HEADERS_TIMEOUT_MS', d.headersTimeoutMs, ms),
+    requestTimeoutMs: readInt(env, 'KGC_HTTP_REQUEST_TIMEOUT_MS', d.requestTimeoutMs, ms),
+    keepAliveTimeoutMs: readInt(env, 'KGC_HTTP_KEEP_ALIVE_TIMEOUT_MS', d.keepAliveTimeoutMs, ms),
+    maxConnections: readInt(env, 'KGC_HTTP_MAX_CONNECTIONS', d.maxConnections, {
+      min: 1,
+      max: 1_000_000,
+    }),
+  };
+  // Node refuses a header timeout longer than the whole request's (the headers are part of it).
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new KgcError(
+      ErrorCode.INVALID_CONFIG,
+      `Invalid KGC_HTTP_HEADERS_TIMEOUT_MS=${limits.headersTimeoutMs}: it must not exceed ` +
+        `KGC_HTTP_REQUEST_TIMEOUT_MS=${limits.requestTimeoutMs} (the headers are part of the request).`,
+    );
+  }
+  return limits;
 }
 
 function readCron(env: Env, name: string): string | undefined {
@@ -213,6 +256,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     http: {
       host: readString(env, 'KGC_HTTP_HOST', '127.0.0.1'),
       port: readInt(env, 'KGC_HTTP_PORT', 4000, { min: 0, max: 65535 }),
+      ...readHttpLimits(env),
     },
     api: readApi(env),
     logLevel: readEnum(env, 'KGC_LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error'] as const),

@@ -61,17 +61,40 @@ export function readMemorySize(env: Env, name: string, fallback: string): string
   return value.toLowerCase();
 }
 
-export function readUri(env: Env, name: string, schemes: readonly string[]): string | undefined {
+/** `value` with any `user:password@` part masked: config errors reach logs. */
+function withoutUserInfo(value: string): string {
+  return value.replace(/^([^:/?#]*:\/\/)[^/?#]*@/, '$1***@');
+}
+
+/**
+ * A URI with one of `schemes`. Credentials in it (`user:password@host`) are refused: the URI is
+ * logged and shown in errors, so the password would leak; they have variables of their own.
+ */
+export function readUri(
+  env: Env,
+  name: string,
+  schemes: readonly string[],
+  credentials = 'separate variables',
+): string | undefined {
   const value = raw(env, name);
   if (value === undefined) return undefined;
-  let scheme: string;
+  const expected = `a URI with scheme ${schemes.join(', ')}`;
+  let url: URL;
   try {
-    scheme = new URL(value).protocol.replace(/:$/, '');
+    url = new URL(value);
   } catch {
-    throw invalid(name, value, `a URI with scheme ${schemes.join(', ')}`);
+    throw invalid(name, withoutUserInfo(value), expected);
   }
-  if (!schemes.includes(scheme))
-    throw invalid(name, value, `a URI with scheme ${schemes.join(', ')}`);
+  if (url.username !== '' || url.password !== '' || /^[^:/?#]*:\/\/[^/?#]*@/.test(value)) {
+    throw new KgcError(
+      ErrorCode.INVALID_CONFIG,
+      `Invalid ${name}: it carries credentials (user:password@host), which would reach logs; ` +
+        `remove them from the URI and set ${credentials} instead.`,
+    );
+  }
+  if (!schemes.includes(url.protocol.replace(/:$/, ''))) {
+    throw invalid(name, value, expected);
+  }
   return value;
 }
 

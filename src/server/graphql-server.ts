@@ -8,6 +8,7 @@ import type { RequestContext } from '../resolvers';
 import { ErrorCode, isKgcError } from '../errors';
 import { createFormatError, isInternalCode } from './format-error';
 import { buildGraphQLSchema } from './graphql-schema';
+import { maxIntrospectionDepthRule } from './introspection-depth';
 import type { Logger } from './logger';
 
 /** Per-request facts the HTTP layer logs once the response is sent. */
@@ -87,7 +88,9 @@ export function createGraphQLServer(api: ApiConfig): ApolloServer<ServerContext>
     parseOptions: { maxTokens: api.maxQueryTokens },
     validationRules: [
       supportedOperationRule,
+      // Armor's depth rule skips __schema; introspection has a limit of its own.
       maxDepthRule({ n: api.maxQueryDepth, ...reportAsValidationError }),
+      maxIntrospectionDepthRule(),
       maxAliasesRule({ n: api.maxAliases, ...reportAsValidationError }),
     ],
     plugins: [tracePlugin],

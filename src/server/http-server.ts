@@ -4,18 +4,21 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HeaderMap } from '@apollo/server';
 import type { ApolloServer } from '@apollo/server';
-import type { ApiConfig } from '../config';
+import { DEFAULT_HTTP_LIMITS } from '../config';
+import type { ApiConfig, HttpLimits } from '../config';
 import { ErrorCode, isKgcError, KgcError } from '../errors';
 import type { Database } from '../graph';
 import type { ServingModel } from '../model';
 import { createLoaders, MissingLinksBatcher } from '../resolvers';
 import { authenticate } from './authenticate';
 import { setCorsHeaders } from './cors';
+import { guardServer, serverOptions } from './http-limits';
 import { isInternalCode } from './format-error';
 import { createGraphQLServer, RequestTrace, ServerContext } from './graphql-server';
 import type { Logger } from './logger';
 import { ServerMetrics } from './metrics';
 import { readBody } from './read-body';
+import { errorCodeLabel, requestLabels } from './request-labels';
 import { ReadinessCheck } from './readiness';
 import { SERVICE_VERSION } from './service-version';
 
@@ -35,10 +38,12 @@ export interface ServerDeps {
   /** Defaults: fresh metrics; readiness of the database and the model (migrations unchecked). */
   metrics?: ServerMetrics;
   readiness?: ReadinessCheck;
+  /** Timeouts and the connection limit; default DEFAULT_HTTP_LIMITS. */
+  http?: HttpLimits;
 }
 
 /** ServerDeps with the defaults filled in, plus the server-wide missingLinks batcher. */
-type Deps = Required<Omit<ServerDeps, 'registryScope'>> &
+type Deps = Required<Omit<ServerDeps, 'registryScope' | 'http'>> &
   Pick<ServerDeps, 'registryScope'> & { batcher: MissingLinksBatcher };
 
 /** How long a stopping server still reads requests already sent on open connections. */
@@ -69,8 +74,11 @@ export async function listen(
   let inFlight = 0;
   let draining = false;
   let idle: (() => void) | undefined;
-  const server = http.createServer((request, response) => {
+  const limits = given.http ?? DEFAULT_HTTP_LIMITS;
+  let track: ReturnType<typeof guardServer> = () => undefined;
+  const server = http.createServer(serverOptions(limits), (request, response) => {
     inFlight += 1;
+    track(request, response);
     // While draining, tell keep-alive clients not to send more on this connection.
     if (draining) response.setHeader('connection', 'close');
     response.on('close', () => {
@@ -84,15 +92,13 @@ export async function listen(
       response.end();
     });
   });
-  server.on('clientError', (error, socket) => {
-    // Malformed HTTP (bad request line, oversized headers): answer 400 and drop the socket.
-    deps.logger.debug({ err: error }, 'malformed HTTP request');
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
-    else socket.destroy();
-  });
+  track = guardServer(server, limits, deps.logger);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => resolve());
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   const address = server.address() as AddressInfo;
   return {
@@ -197,8 +203,11 @@ async function handle(
     sendError(response, known);
   } finally {
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    deps.metrics.observeRequest(trace.operation ?? path, response.statusCode, seconds);
-    for (const code of trace.codes) deps.metrics.countError(code);
+    deps.metrics.observeRequest(
+      requestLabels(path, request.method, trace.operation, response.statusCode),
+      seconds,
+    );
+    for (const code of trace.codes) deps.metrics.countError(errorCodeLabel(code));
     deps.logger.info(
       {
         reqId: trace.id,

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ApiMetrics } from '../resolvers';
+import type { RequestLabels } from './request-labels';
 
 /** Seconds; API latencies live between a tenth of a millisecond and a few seconds. */
 const LATENCY_BUCKETS = [
@@ -14,8 +15,8 @@ export class ServerMetrics implements ApiMetrics {
   readonly registry = new Registry();
   private readonly requests = new Histogram({
     name: 'kgc_request_duration_seconds',
-    help: 'HTTP request latency by GraphQL operation (or path) and status',
-    labelNames: ['operation', 'status'] as const,
+    help: 'HTTP request latency by route, method, GraphQL operation and status (fixed label sets)',
+    labelNames: ['route', 'method', 'operation', 'status'] as const,
     buckets: LATENCY_BUCKETS,
     registers: [this.registry],
   });
@@ -55,8 +56,8 @@ export class ServerMetrics implements ApiMetrics {
     collectDefaultMetrics({ register: this.registry, prefix: 'kgc_' });
   }
 
-  observeRequest(operation: string, status: number, seconds: number): void {
-    this.requests.observe({ operation, status: String(status) }, seconds);
+  observeRequest(labels: RequestLabels, seconds: number): void {
+    this.requests.observe({ ...labels }, seconds);
   }
 
   observeScoring(queries: number, seconds: number): void {

@@ -49,16 +49,30 @@ export class ModelFollower {
     await this.polling;
   }
 
-  /** One look at the registry; exposed so tests and the demo need not wait for the timer. */
+  /**
+   * One look at the registry; exposed so tests and the demo need not wait for the timer. Never
+   * rejects: a failure is logged and the current version keeps serving (a rejection on the
+   * timer's path would be unhandled and end the process).
+   */
   poll(): Promise<void> {
-    this.polling ??= this.check().finally(() => (this.polling = undefined));
+    this.polling ??= this.check()
+      .catch((error: unknown) => {
+        this.logger.error(
+          { err: error, serving: this.serving?.version },
+          'checking the active model version failed; keeping the current one',
+        );
+      })
+      .finally(() => (this.polling = undefined));
     return this.polling;
   }
 
   private schedule(): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
-      void this.poll().finally(() => this.schedule());
+      // poll() does not reject; the catch is the last line should logging itself throw.
+      this.poll()
+        .catch(() => undefined)
+        .finally(() => this.schedule());
     }, this.options.pollMs);
     this.timer.unref();
   }

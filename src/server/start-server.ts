@@ -81,6 +81,7 @@ export async function startServer(
         registryScope: options.follow?.scope ?? config.lifecycle.registryScope,
         metrics,
         readiness: new ReadinessCheck(db, migrations, model),
+        http: config.http,
       },
       config.http.host,
       config.http.port,

@@ -104,6 +104,11 @@ describe('an API no request can crash', () => {
         `{ ${Array.from({ length: 40 }, (_, i) => `a${i}: health { status }`).join(' ')} }`,
         'GRAPHQL_VALIDATION_FAILED',
       ],
+      // Introspection nested 100 ofType deep: exempt from the depth rule, not from its own.
+      [
+        `{ __schema { types { fields { type { ${'ofType { '.repeat(100)}name${' }'.repeat(100)} } } } } }`,
+        'GRAPHQL_VALIDATION_FAILED',
+      ],
     ];
     for (const [query, code] of cases) {
       const response = await post(JSON.stringify({ query }));

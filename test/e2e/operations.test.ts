@@ -146,7 +146,8 @@ describe('operations: batching, readiness, metrics, logs', () => {
       const line = text.split('\n').find((l) => pattern.test(l));
       return line ? Number(line.split(' ').pop()) : 0;
     };
-    const requests = /^kgc_request_duration_seconds_count\{operation="missingLinks",status="200"\}/;
+    const requests =
+      /^kgc_request_duration_seconds_count\{route="\/graphql",method="POST",operation="missingLinks",status="200"\}/;
     const badInput = /^kgc_errors_total\{code="BAD_USER_INPUT"\}/;
     const before = [await counter(requests), await counter(badInput)];
     for (let i = 0; i < 3; i++)

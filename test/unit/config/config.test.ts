@@ -123,4 +123,59 @@ describe('loadConfig', () => {
       /KGC_TRAIN_DEVICE.*one of auto, cpu, gpu/,
     );
   });
+
+  it('refuses a NEO4J_URI carrying credentials without echoing the password', () => {
+    const secret = 'hunter2-S3cret';
+    for (const uri of [
+      `bolt://neo4j:${secret}@db.example:7687`,
+      `neo4j+s://app:${secret}@abc.databases.neo4j.io`,
+      `bolt://${secret}@db:7687`,
+      // Not a parseable URL (port out of range): still masked in the message.
+      `bolt://neo4j:${secret}@db:99999999`,
+      // Not a Neo4j scheme: the credentials are refused first, the value never echoed.
+      `http://neo4j:${secret}@db:7474`,
+    ]) {
+      const error = errorOf(() => loadConfig({ NEO4J_URI: uri, NEO4J_PASSWORD: 'x' }));
+      expect(error.code).toBe(ErrorCode.INVALID_CONFIG);
+      expect(error.message).toMatch(/NEO4J_URI/);
+      expect(error.message).not.toContain(secret);
+    }
+    const carried = errorOf(() =>
+      loadConfig({ NEO4J_URI: `bolt://neo4j:${secret}@db:7687`, NEO4J_PASSWORD: 'x' }),
+    );
+    expect(carried.message).toMatch(/credentials.*NEO4J_USER and NEO4J_PASSWORD/);
+  });
+
+  it('reads the HTTP limits for slow clients, with defaults', () => {
+    expect(loadConfig({}).http).toEqual({
+      host: '127.0.0.1',
+      port: 4000,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 5_000,
+      maxConnections: 1000,
+    });
+    const set = loadConfig({
+      KGC_HTTP_HEADERS_TIMEOUT_MS: '2000',
+      KGC_HTTP_REQUEST_TIMEOUT_MS: '4000',
+      KGC_HTTP_KEEP_ALIVE_TIMEOUT_MS: '1000',
+      KGC_HTTP_MAX_CONNECTIONS: '50',
+    }).http;
+    expect(set).toMatchObject({
+      headersTimeoutMs: 2000,
+      requestTimeoutMs: 4000,
+      keepAliveTimeoutMs: 1000,
+      maxConnections: 50,
+    });
+    expect(() => loadConfig({ KGC_HTTP_MAX_CONNECTIONS: '0' })).toThrow(
+      /KGC_HTTP_MAX_CONNECTIONS="0"/,
+    );
+    const inverted = errorOf(() =>
+      loadConfig({ KGC_HTTP_HEADERS_TIMEOUT_MS: '5000', KGC_HTTP_REQUEST_TIMEOUT_MS: '1000' }),
+    );
+    expect(inverted.code).toBe(ErrorCode.INVALID_CONFIG);
+    expect(inverted.message).toMatch(
+      /KGC_HTTP_HEADERS_TIMEOUT_MS=5000.*KGC_HTTP_REQUEST_TIMEOUT_MS=1000/,
+    );
+  });
 });

@@ -24,6 +24,11 @@ describe('API keys', () => {
       ['ops:admin:not-a-hash', /the hash must be 64 hex digits/],
       [`ops:admin:${hash},ops:reader:${hash}`, /entry 2: the name "ops" is used twice/],
       [`bad name:admin:${hash}`, /the name must be/],
+      // One key under two names (the hash compared case-blind: it is the same key).
+      [
+        `ops:admin:${hash},app:reader:${hash.toUpperCase()}`,
+        /KGC_API_KEYS entry 2 \("app"\): its hash is the same as entry "ops"'s/,
+      ],
     ];
     for (const [value, message] of cases) {
       expect(() => loadConfig({ KGC_API_KEYS: value })).toThrow(message);
@@ -31,7 +36,7 @@ describe('API keys', () => {
         loadConfig({ KGC_API_KEYS: value });
       } catch (error) {
         expect((error as { code: string }).code).toBe(ErrorCode.INVALID_CONFIG);
-        expect((error as Error).message).not.toContain(hash);
+        expect((error as Error).message.toLowerCase()).not.toContain(hash);
       }
     }
   });
