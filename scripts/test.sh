@@ -5,6 +5,9 @@
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export KGC_GPU=1
+# The test build of the binding carries the exports that panic on purpose (engine-binding.test.ts);
+# scripts/check-binding-types.sh checks that a production build does not.
+export KGC_TEST_EXPORTS=1
 # The public benchmark datasets, when present beside the checkout (CI's layout): the GPU
 # learning-curve test trains UMLS from there, the fixed workload FB15k-237.
 if [[ -z ${KGC_DATASETS:-} && -d ../shared/datasets ]]; then
@@ -29,12 +32,12 @@ if [[ -f engine/Cargo.toml ]]; then
     cargo "$tool" --version >/dev/null 2>&1 || rustup component add "$([[ $tool == fmt ]] && echo rustfmt || echo clippy)"
   done
   (cd engine && cargo fmt --check) || lint=failed
-  (cd engine && cargo clippy --release -p neptune_core --all-targets --quiet -- -D warnings) || lint=failed
+  (cd engine && cargo clippy --locked --release -p neptune_core --all-targets --quiet -- -D warnings) || lint=failed
   # The binding's own test target cannot link (napi symbols come from node at load time).
-  (cd engine && cargo clippy --release -p neptune_node --features gpu --quiet -- -D warnings) || lint=failed
-  (cd engine && cargo clippy --release -p neptune_gpu --all-targets --quiet -- -D warnings) || lint=failed
+  (cd engine && cargo clippy --locked --release -p neptune_node --features gpu,test-exports --quiet -- -D warnings) || lint=failed
+  (cd engine && cargo clippy --locked --release -p neptune_gpu --all-targets --quiet -- -D warnings) || lint=failed
   # A serving build loads, scores and evaluates without the training code.
-  (cd engine && cargo clippy --release -p neptune_core --lib --no-default-features --quiet -- -D warnings) || lint=failed
+  (cd engine && cargo clippy --locked --release -p neptune_core --lib --no-default-features --quiet -- -D warnings) || lint=failed
   # The committed index.d.ts / index.js are what napi-rs generates from the binding's source.
   bash scripts/check-binding-types.sh || lint=failed
 fi
@@ -47,7 +50,7 @@ if [[ -f engine/Cargo.toml ]]; then
   # The GPU tests run on the first Vulkan adapter (lavapipe here); XDG_RUNTIME_DIR keeps Mesa
   # from warning about it.
   (cd engine && XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}" \
-    cargo test -p neptune_core -p neptune_gpu --release 2>&1) | tee "$cargo_log"
+    cargo test --locked -p neptune_core -p neptune_gpu --release 2>&1) | tee "$cargo_log"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
   rust_passed=$(grep -Eo '[0-9]+ passed' "$cargo_log" | awk '{s+=$1} END {print s+0}')
   rust_failed=$(grep -Eo '[0-9]+ failed' "$cargo_log" | awk '{s+=$1} END {print s+0}')
