@@ -72,9 +72,29 @@ read -r jest_passed jest_failed < <(node -e '
   console.log(r.numPassedTests, r.numFailedTests + r.numRuntimeErrorTestSuites);
 ' "$jest_json" 2>/dev/null || echo "0 1")
 
+# Node 20 is past its end of life; the image runs Node 24 LTS. The API and end-to-end tests (HTTP,
+# the CLI, the native addon, which is N-API and loads under both) run again under Node 24, its
+# binary from the `node` package on the npm registry; on PATH too, so spawned CLIs use it.
+printf '\n==> Jest under Node 24 (e2e: the API over HTTP and the CLI)\n'
+node24_json="$(mktemp)"
+node24_passed=0; node24_failed=1
+if node24="$(bash scripts/node24.sh)"; then
+  "$node24" --version
+  PATH="$(dirname "$node24"):$PATH" "$node24" node_modules/jest/bin/jest.js test/e2e --ci \
+    --selectProjects integration --json --outputFile="$node24_json" || status=1
+  read -r node24_passed node24_failed < <(node -e '
+    const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+    console.log(r.numPassedTests, r.numFailedTests + r.numRuntimeErrorTestSuites);
+  ' "$node24_json" 2>/dev/null || echo "0 1")
+else
+  echo "Node 24 could not be installed from the npm registry" >&2
+  status=1
+fi
+
 printf '\n==> Summary\n'
 echo "lint and type check: $lint"
 echo "cargo: $rust_passed passed, $rust_failed failed"
 echo "jest: $jest_passed passed, $jest_failed failed"
-echo "total: $((rust_passed + jest_passed)) passed, $((rust_failed + jest_failed)) failed"
+echo "jest under Node 24 (e2e): $node24_passed passed, $node24_failed failed"
+echo "total: $((rust_passed + jest_passed + node24_passed)) passed, $((rust_failed + jest_failed + node24_failed)) failed"
 exit $status
