@@ -6,7 +6,7 @@
 FROM rust:1-bookworm AS rust
 
 # Build: the native engine (cargo) and the TypeScript (tsc), with every dev tool.
-FROM node:20-bookworm AS build
+FROM node:24-bookworm AS build
 COPY --from=rust /usr/local/cargo /usr/local/cargo
 COPY --from=rust /usr/local/rustup /usr/local/rustup
 ENV CARGO_HOME=/usr/local/cargo RUSTUP_HOME=/usr/local/rustup PATH=/usr/local/cargo/bin:$PATH
@@ -17,12 +17,12 @@ COPY . .
 RUN npm run build:engine && npm run build
 
 # The production packages alone, installed on the runtime's own base image.
-FROM node:20-bookworm-slim AS packages
+FROM node:24-bookworm-slim AS packages
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=packages /app/node_modules ./node_modules

@@ -31,7 +31,7 @@ has_java_17_or_21() {
 has_java_17_or_21 || apt_install "Java 17" openjdk-17-jre-headless
 command -v mvn >/dev/null || apt_install "Maven" maven
 command -v cargo >/dev/null || die "Rust (cargo) is missing: install it with rustup (https://rustup.rs) and rerun."
-command -v node >/dev/null || die "Node.js 20 is missing: install it and rerun."
+command -v node >/dev/null || die "Node.js is missing: install Node.js 24 LTS (20 or newer runs) and rerun."
 if [[ ${KGC_GPU:-} == 1 && $(uname -s) == Linux ]]; then
   compgen -G '/usr/lib/*/libvulkan.so.1' >/dev/null || compgen -G '/usr/lib/libvulkan.so.1' >/dev/null \
     || apt_install "The Vulkan loader" libvulkan1

@@ -5,6 +5,9 @@
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export KGC_GPU=1
+# The test build of the binding carries the exports that panic on purpose (engine-binding.test.ts);
+# scripts/check-binding-types.sh checks that a production build does not.
+export KGC_TEST_EXPORTS=1
 # The public benchmark datasets, when present beside the checkout (CI's layout): the GPU
 # learning-curve test trains UMLS from there, the fixed workload FB15k-237.
 if [[ -z ${KGC_DATASETS:-} && -d ../shared/datasets ]]; then
@@ -29,12 +32,12 @@ if [[ -f engine/Cargo.toml ]]; then
     cargo "$tool" --version >/dev/null 2>&1 || rustup component add "$([[ $tool == fmt ]] && echo rustfmt || echo clippy)"
   done
   (cd engine && cargo fmt --check) || lint=failed
-  (cd engine && cargo clippy --release -p neptune_core --all-targets --quiet -- -D warnings) || lint=failed
+  (cd engine && cargo clippy --locked --release -p neptune_core --all-targets --quiet -- -D warnings) || lint=failed
   # The binding's own test target cannot link (napi symbols come from node at load time).
-  (cd engine && cargo clippy --release -p neptune_node --features gpu --quiet -- -D warnings) || lint=failed
-  (cd engine && cargo clippy --release -p neptune_gpu --all-targets --quiet -- -D warnings) || lint=failed
+  (cd engine && cargo clippy --locked --release -p neptune_node --features gpu,test-exports --quiet -- -D warnings) || lint=failed
+  (cd engine && cargo clippy --locked --release -p neptune_gpu --all-targets --quiet -- -D warnings) || lint=failed
   # A serving build loads, scores and evaluates without the training code.
-  (cd engine && cargo clippy --release -p neptune_core --lib --no-default-features --quiet -- -D warnings) || lint=failed
+  (cd engine && cargo clippy --locked --release -p neptune_core --lib --no-default-features --quiet -- -D warnings) || lint=failed
   # The committed index.d.ts / index.js are what napi-rs generates from the binding's source.
   bash scripts/check-binding-types.sh || lint=failed
 fi
@@ -47,7 +50,7 @@ if [[ -f engine/Cargo.toml ]]; then
   # The GPU tests run on the first Vulkan adapter (lavapipe here); XDG_RUNTIME_DIR keeps Mesa
   # from warning about it.
   (cd engine && XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}" \
-    cargo test -p neptune_core -p neptune_gpu --release 2>&1) | tee "$cargo_log"
+    cargo test --locked -p neptune_core -p neptune_gpu --release 2>&1) | tee "$cargo_log"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
   rust_passed=$(grep -Eo '[0-9]+ passed' "$cargo_log" | awk '{s+=$1} END {print s+0}')
   rust_failed=$(grep -Eo '[0-9]+ failed' "$cargo_log" | awk '{s+=$1} END {print s+0}')
@@ -69,9 +72,29 @@ read -r jest_passed jest_failed < <(node -e '
   console.log(r.numPassedTests, r.numFailedTests + r.numRuntimeErrorTestSuites);
 ' "$jest_json" 2>/dev/null || echo "0 1")
 
+# Node 20 is past its end of life; the image runs Node 24 LTS. The API and end-to-end tests (HTTP,
+# the CLI, the native addon, which is N-API and loads under both) run again under Node 24, its
+# binary from the `node` package on the npm registry; on PATH too, so spawned CLIs use it.
+printf '\n==> Jest under Node 24 (e2e: the API over HTTP and the CLI)\n'
+node24_json="$(mktemp)"
+node24_passed=0; node24_failed=1
+if node24="$(bash scripts/node24.sh)"; then
+  "$node24" --version
+  PATH="$(dirname "$node24"):$PATH" "$node24" node_modules/jest/bin/jest.js test/e2e --ci \
+    --selectProjects integration --json --outputFile="$node24_json" || status=1
+  read -r node24_passed node24_failed < <(node -e '
+    const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+    console.log(r.numPassedTests, r.numFailedTests + r.numRuntimeErrorTestSuites);
+  ' "$node24_json" 2>/dev/null || echo "0 1")
+else
+  echo "Node 24 could not be installed from the npm registry" >&2
+  status=1
+fi
+
 printf '\n==> Summary\n'
 echo "lint and type check: $lint"
 echo "cargo: $rust_passed passed, $rust_failed failed"
 echo "jest: $jest_passed passed, $jest_failed failed"
-echo "total: $((rust_passed + jest_passed)) passed, $((rust_failed + jest_failed)) failed"
+echo "jest under Node 24 (e2e): $node24_passed passed, $node24_failed failed"
+echo "total: $((rust_passed + jest_passed + node24_passed)) passed, $((rust_failed + jest_failed + node24_failed)) failed"
 exit $status

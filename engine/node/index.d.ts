@@ -31,12 +31,6 @@ export declare class NeptuneModel {
   topKBatch(heads: Uint32Array, relations: Uint32Array, k: number, excludes?: Array<Uint32Array> | undefined | null): TopK
 }
 
-/** Panics inside a synchronous export (test support). */
-export declare function __panicForTests(message: string): void
-
-/** Panics inside an async task's computation, off the JS thread (test support). */
-export declare function __panicInTaskForTests(message: string): Promise<void>
-
 export type Activation = 'prelu' | 'leaky_relu' | 'relu'
 
 /** A dataset handed over from JS: vocabularies plus flat `[h, r, t, h, r, t, ...]` id arrays. */

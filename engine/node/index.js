@@ -836,8 +836,6 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.NeptuneModel = nativeBinding.NeptuneModel
-module.exports.__panicForTests = nativeBinding.__panicForTests
-module.exports.__panicInTaskForTests = nativeBinding.__panicInTaskForTests
 module.exports.Activation = nativeBinding.Activation
 module.exports.Direction = nativeBinding.Direction
 module.exports.EngineErrorCode = nativeBinding.EngineErrorCode

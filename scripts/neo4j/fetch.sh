@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Assembles a Neo4j home (lib/ with every runtime jar) from Maven Central.
 # Usage: fetch.sh <home-dir>. Idempotent: a complete home is left alone; Maven's ~/.m2 cache
-# means no network after the first fetch on a machine.
+# means no network after the first fetch on a machine. Every jar is checked against its pinned
+# sha256 (jars.sha256) before the home is marked complete.
 set -euo pipefail
 home="${1:?usage: fetch.sh <home-dir>}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -18,6 +19,7 @@ mvn -q -B -f "$here/pom.xml" dependency:copy-dependencies \
 for jar in "neo4j-bolt-$version.jar" "neo4j-server-$version.jar"; do
   [[ -f "$tmp/lib/$jar" ]] || { echo "Neo4j fetch incomplete: $jar missing" >&2; exit 1; }
 done
+bash "$here/verify-jars.sh" "$tmp/lib" || { rm -rf "$tmp"; exit 1; }
 touch "$tmp/.complete"
 rm -rf "$home"
 mkdir -p "$(dirname "$home")"

@@ -10,6 +10,7 @@ mod estimate_task;
 mod evaluate_task;
 mod load_task;
 mod model;
+#[cfg(feature = "test-exports")]
 mod panic_check;
 mod train_task;
 mod training_config;

@@ -1,6 +1,7 @@
 //! Two exports that panic on purpose, so the test suite can check that a panic in a synchronous
 //! export or in an async task's computation becomes a JS error (code `ENGINE_INTERNAL` or napi's
-//! `GenericFailure`) and the process lives on. Nothing else calls them.
+//! `GenericFailure`) and the process lives on. Nothing else calls them; compiled only with the
+//! `test-exports` feature (the test build), so a production binding does not carry them.
 
 use crate::errors::{guarded, reject, EngineResult};
 use napi::bindgen_prelude::AsyncTask;

@@ -7,12 +7,14 @@ import { getActiveVersion } from '../../graph/registry';
 import {
   acceptPrediction,
   countRecovered,
+  demoCurlCommand,
   DEMO_RELATIONS,
   demoSamplePerson,
   demoWorld,
   sampleQuestion,
   SAMPLE_QUERY,
   writeDemoGraph,
+  writeDemoKey,
 } from '../../demo';
 import { ingestFile } from '../../ingest';
 import { runRetrainJob } from '../../jobs';
@@ -123,8 +125,11 @@ async function runDemo(
 
   // An admin key for this process only: the demo accepts a prediction as an admin would.
   const admin = createApiKey('demo-admin', 'admin');
+  // A reader key for the printed curl: it sends what the server asks for, with no admin rights.
+  const reader = createApiKey('demo-reader', 'reader');
   const serveConfig = { ...config, api: { ...config.api, keys: [...config.api.keys] } };
-  serveConfig.api.keys.push(...loadConfig({ KGC_API_KEYS: admin.entry }).api.keys);
+  const demoKeys = [admin.entry, reader.entry].join(',');
+  serveConfig.api.keys.push(...loadConfig({ KGC_API_KEYS: demoKeys }).api.keys);
   const server = await startServer(serveConfig, {
     migrationsDir: MIGRATIONS_DIR,
     follow: { store, scope, pollMs: config.lifecycle.modelPollSeconds * 1000 },
@@ -185,9 +190,10 @@ async function runDemo(
       url: server.url,
     };
     if (options.serve) {
-      out.info(
-        `Try it: curl -s ${server.url} -H 'content-type: application/json' -d '${JSON.stringify({ query: SAMPLE_QUERY, variables: sample })}'`,
-      );
+      const keyFile = writeDemoKey(config.stateDir, reader.key);
+      const body = { query: SAMPLE_QUERY, variables: sample };
+      out.info(`Try it (the demo's reader key is in ${keyFile}):`);
+      out.info(`  ${demoCurlCommand(server.url, keyFile, body)}`);
       out.info(
         'Serving until Ctrl-C (this demo process only: `npx kgc serve` serves the same registry); `npx kgc neo4j stop` stops Neo4j.',
       );

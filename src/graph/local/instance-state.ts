@@ -1,11 +1,14 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { processCommandLine, processStartTime } from './process-identity';
 
 /** What `kgc neo4j start` leaves behind so `status` and `stop` (and the app) find the server. */
 export interface InstanceState {
   /** The bootloader process; SIGTERM to it shuts the server down gracefully. */
   pid: number;
+  /** The bootloader's start time (processStartTime): a reused PID is not mistaken for it. */
+  pidStartTime?: string;
   boltPort: number;
   startedAt: string;
   neo4jVersion: string;
@@ -63,4 +66,18 @@ export function isProcessAlive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** The bootloader's main class, on its command line. */
+const BOOTLOADER = 'org.neo4j.server.startup.Neo4jCommand';
+
+/**
+ * Whether the recorded process still runs and is the one that was started, not an unrelated
+ * process that got its PID since: the start time must match (a state from before start times
+ * were recorded falls back to the bootloader's command line).
+ */
+export function isInstanceProcess(state: InstanceState): boolean {
+  if (!isProcessAlive(state.pid)) return false;
+  if (state.pidStartTime !== undefined) return processStartTime(state.pid) === state.pidStartTime;
+  return processCommandLine(state.pid)?.includes(BOOTLOADER) ?? false;
 }

@@ -1,14 +1,17 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import neo4j from 'neo4j-driver';
 import { ErrorCode, KgcError } from '../../errors';
 import type { ConnectionTarget } from '../database';
 import { findFreePort, isPortTaken } from './free-port';
+import { setInitialPassword } from './initial-password';
+import type { AdminCommand } from './initial-password';
 import {
   clearState,
   createCredentials,
   InstanceState,
+  isInstanceProcess,
   isProcessAlive,
   readCredentials,
   readState,
@@ -17,6 +20,7 @@ import {
 import { renderNeo4jConf } from './neo4j-conf';
 import { ensureNeo4jHome } from './neo4j-home';
 import { neo4jVersion } from './neo4j-version';
+import { processCommandLine, processStartTime } from './process-identity';
 import { findJava } from './java-runtime';
 
 export interface LocalNeo4jOptions {
@@ -58,7 +62,7 @@ export class LocalNeo4j {
   connection(): ConnectionTarget | undefined {
     const state = readState(this.dir);
     const credentials = readCredentials(this.dir);
-    if (!state || !credentials || !isProcessAlive(state.pid)) return undefined;
+    if (!state || !credentials || !isInstanceProcess(state)) return undefined;
     return {
       uri: `bolt://127.0.0.1:${state.boltPort}`,
       user: credentials.user,
@@ -105,7 +109,8 @@ export class LocalNeo4j {
     const env = { ...process.env, NEO4J_HOME: home, NEO4J_CONF: path.join(this.dir, 'conf') };
     const classpath = `${path.join(home, 'lib')}/*`;
 
-    const credentials = readCredentials(this.dir) ?? this.initialisePassword(java, classpath, env);
+    const credentials =
+      readCredentials(this.dir) ?? (await this.initialisePassword({ java, classpath, env }));
     const consoleLog = fs.openSync(path.join(this.dir, 'logs', 'console.log'), 'a');
     const child = spawn(
       java,
@@ -116,6 +121,7 @@ export class LocalNeo4j {
     child.unref();
     const state: InstanceState = {
       pid: child.pid ?? -1,
+      pidStartTime: child.pid === undefined ? undefined : processStartTime(child.pid),
       boltPort,
       startedAt: new Date().toISOString(),
       neo4jVersion: neo4jVersion(),
@@ -132,36 +138,49 @@ export class LocalNeo4j {
     return target;
   }
 
-  /** Graceful stop (SIGTERM: the server checkpoints), SIGKILL after the timeout. */
+  /**
+   * Graceful stop (SIGTERM: the server checkpoints), SIGKILL after the timeout. Only processes
+   * proven to be this instance's are signalled: the recorded bootloader (start time checked) and
+   * the server JVM whose command line names this instance's conf folder.
+   */
   async stop(timeoutMs = 60_000): Promise<boolean> {
     const state = readState(this.dir);
-    const pids = [state?.pid, this.serverPid()].filter(
-      (pid): pid is number => pid !== undefined && pid > 0 && isProcessAlive(pid),
-    );
+    const pids = [
+      state && isInstanceProcess(state) ? state.pid : undefined,
+      this.serverPid(),
+    ].filter((pid): pid is number => pid !== undefined);
     if (pids.length === 0) {
       clearState(this.dir);
       return false;
     }
+    // Fixed now, so a PID reused while the server stops is never signalled.
+    const started = new Map(pids.map((pid) => [pid, processStartTime(pid)]));
+    const ours = (pid: number) => isProcessAlive(pid) && processStartTime(pid) === started.get(pid);
     for (const pid of pids) signal(pid, 'SIGTERM');
     const deadline = Date.now() + timeoutMs;
-    while (pids.some(isProcessAlive) && Date.now() < deadline) await sleep(200);
-    for (const pid of pids.filter(isProcessAlive)) signal(pid, 'SIGKILL');
+    while (pids.some(ours) && Date.now() < deadline) await sleep(200);
+    for (const pid of pids.filter(ours)) signal(pid, 'SIGKILL');
     clearState(this.dir);
     return true;
   }
 
-  /** The forked server JVM, as the bootloader records it. */
+  /** The forked server JVM, as the bootloader records it, if it runs with this instance's conf. */
   private serverPid(): number | undefined {
+    let pid: number;
     try {
-      const pid = Number(fs.readFileSync(path.join(this.dir, 'run', 'neo4j.pid'), 'utf8').trim());
-      return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+      pid = Number(fs.readFileSync(path.join(this.dir, 'run', 'neo4j.pid'), 'utf8').trim());
     } catch {
       return undefined;
     }
+    if (!Number.isInteger(pid) || pid <= 0 || !isProcessAlive(pid)) return undefined;
+    const conf = path.join(this.dir, 'conf');
+    const flags = new Set([conf, path.resolve(conf)].map((dir) => `--config-dir=${dir}`));
+    const args = processCommandLine(pid)?.split(' ') ?? [];
+    return args.some((arg) => flags.has(arg)) ? pid : undefined;
   }
 
   /** The password must be set before the first start, or drivers hit a forced change. */
-  private initialisePassword(java: string, classpath: string, env: NodeJS.ProcessEnv) {
+  private async initialisePassword(admin: AdminCommand) {
     if (fs.existsSync(path.join(this.dir, 'data', 'databases'))) {
       throw new KgcError(
         ErrorCode.NEO4J_SETUP_FAILED,
@@ -169,25 +188,11 @@ export class LocalNeo4j {
       );
     }
     const credentials = createCredentials(this.dir);
-    const result = spawnSync(
-      java,
-      [
-        '-Xmx128m',
-        '-cp',
-        classpath,
-        'org.neo4j.server.startup.Neo4jAdminCommand',
-        'dbms',
-        'set-initial-password',
-        credentials.password,
-      ],
-      { env, encoding: 'utf8' },
-    );
-    if (result.status !== 0) {
+    try {
+      await setInitialPassword(admin, this.dir, credentials.password);
+    } catch (error) {
       fs.rmSync(path.join(this.dir, 'credentials.json'), { force: true });
-      throw new KgcError(
-        ErrorCode.NEO4J_SETUP_FAILED,
-        `Setting the initial Neo4j password failed: ${result.stderr.trim().split('\n')[0]}`,
-      );
+      throw error;
     }
     return credentials;
   }

@@ -1,10 +1,11 @@
-import * as vega from 'vega';
-import * as vegaLite from 'vega-lite';
+import type * as vegaLite from 'vega-lite';
 import type { CurvePoint } from './version-info';
 
 /**
  * The training curve as an SVG: loss and validation MRR per epoch, one panel each (their
  * scales differ), drawn by vega-lite compiled to vega and rendered headless (no canvas needed).
+ * vega is loaded here, on first use: only the retraining job draws curves, so the API process
+ * never loads it.
  */
 export async function renderTrainingCurve(points: CurvePoint[], title: string): Promise<string> {
   const values = points.flatMap((p) => [
@@ -30,7 +31,8 @@ export async function renderTrainingCurve(points: CurvePoint[], title: string): 
       },
     },
   };
-  const compiled = vegaLite.compile(spec);
+  const [vega, { compile }] = await Promise.all([import('vega'), import('vega-lite')]);
+  const compiled = compile(spec);
   const view = new vega.View(vega.parse(compiled.spec), { renderer: 'none' });
   try {
     return await view.toSVG();

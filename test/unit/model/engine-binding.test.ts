@@ -4,17 +4,33 @@ import path from 'node:path';
 import { ErrorCode } from '../../../src/errors';
 import { mapEngineError, nativeEngine } from '../../../src/model/native-engine';
 
+/** Compiled only into the test build (cargo feature test-exports), so absent from the types. */
+interface PanicExports {
+  __panicForTests?: (message: string) => void;
+  __panicInTaskForTests?: (message: string) => Promise<void>;
+}
+
+function panicExports(): Required<PanicExports> {
+  const exports = nativeEngine() as unknown as PanicExports;
+  if (!exports.__panicForTests || !exports.__panicInTaskForTests) {
+    throw new Error(
+      'the binding lacks its test exports: rebuild it with KGC_TEST_EXPORTS=1 bash scripts/build-engine.sh',
+    );
+  }
+  return exports as Required<PanicExports>;
+}
+
 describe('the native binding', () => {
   const engine = nativeEngine();
 
   it('turns a panic in a synchronous export into a JS error, and keeps working', () => {
-    expect(() => engine.__panicForTests('boom')).toThrow(/boom/);
+    expect(() => panicExports().__panicForTests('boom')).toThrow(/boom/);
     // The process and the binding are still alive.
     expect(engine.presets()).toContain('default');
   });
 
   it('turns a panic in an async task into a rejection with ENGINE_INTERNAL', async () => {
-    const failure = await engine.__panicInTaskForTests('kaboom').catch((e: unknown) => e);
+    const failure = await panicExports().__panicInTaskForTests('kaboom').catch((e: unknown) => e);
     expect(failure).toMatchObject({ code: 'ENGINE_INTERNAL', message: 'engine panic: kaboom' });
     expect(mapEngineError(failure).code).toBe(ErrorCode.ENGINE_ERROR);
   });
