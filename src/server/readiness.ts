@@ -6,8 +6,8 @@ export interface Readiness {
   ready: boolean;
   /** Why not, one line each (empty when ready). */
   reasons: string[];
-  /** Ready, but not as configured (a fallback model version), one line each. */
-  degraded: string[];
+  /** Present only when ready but not as configured (a fallback model version), one line each. */
+  degraded?: string[];
 }
 
 const CHECK_TIMEOUT_MS = 1000;
@@ -68,6 +68,6 @@ export class ReadinessCheck {
     } else if (fallback) {
       degraded.push(`model: ${refused}; serving ${fallback.serving ?? 'none'} instead`);
     }
-    return { ready: reasons.length === 0, reasons, degraded };
+    return { ready: reasons.length === 0, reasons, ...(degraded.length > 0 ? { degraded } : {}) };
   }
 }
