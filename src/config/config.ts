@@ -121,6 +121,11 @@ export interface LifecycleConfig {
   leaseSeconds: number;
   /** How often `kgc serve` checks the registry for a newly promoted (or rolled back) version. */
   modelPollSeconds: number;
+  /**
+   * How many versions stay on disk after a publish or promotion; the active version and the
+   * rollback target are always among them (docs/lifecycle.md, "Retention").
+   */
+  modelKeep: number;
 }
 
 /** `auto` picks a hardware GPU when the engine was built with its GPU backend and one is present. */
@@ -232,6 +237,7 @@ function readLifecycle(env: Env, stateDir: string, cwd: string): LifecycleConfig
     requestPollSeconds: readInt(env, 'KGC_RETRAIN_POLL_SECONDS', 5, { min: 1, max: 3600 }),
     leaseSeconds: readInt(env, 'KGC_JOB_LEASE_SECONDS', 60, { min: 2, max: 86400 }),
     modelPollSeconds: readInt(env, 'KGC_MODEL_POLL_SECONDS', 2, { min: 1, max: 3600 }),
+    modelKeep: readInt(env, 'KGC_MODEL_KEEP', 10, { min: 1, max: 100000 }),
   };
 }
 

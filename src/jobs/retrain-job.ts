@@ -13,11 +13,32 @@ import { DEFAULT_STABLE_SPLIT } from '../export';
 import { ModelStore } from '../model';
 import type { RetrainOptions, RetrainResult } from './retrain-types';
 import { LeaseKeeper } from './lease-keeper';
+import { applyRetention } from './model-retention';
 import { PhaseTimer } from './job-phases';
 import { retrainSteps } from './retrain-steps';
 
 function newRunId(): string {
   return `run-${new Date().toISOString().replace(/[-:.]/g, '')}-${crypto.randomBytes(3).toString('hex')}`;
+}
+
+/** Retention after a publish; a failure is logged, never the job's (its version is safe). */
+async function retain(
+  db: Database,
+  store: ModelStore,
+  keep: number,
+  scope: string,
+  log: (line: string) => void,
+): Promise<void> {
+  try {
+    const { removed } = await applyRetention(db, store, keep, scope);
+    if (removed.length > 0) {
+      log(
+        `removed ${removed.length} old version(s) (KGC_MODEL_KEEP=${keep}): ${removed.join(', ')}`,
+      );
+    }
+  } catch (error) {
+    log(`could not apply retention: ${(error as Error).message}`);
+  }
 }
 
 /**
@@ -96,6 +117,7 @@ export async function runRetrainJob(
         changedEdges: result.changedEdges ?? undefined,
         timings: timer.seconds,
       });
+      if (result.version) await retain(db, store, config.lifecycle.modelKeep, scope, log);
       return { ...result, runId, timings: timer.seconds };
     } catch (error) {
       const phase = timer.last ?? undefined;

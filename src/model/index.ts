@@ -33,3 +33,4 @@ export {
 } from './store/version-info';
 export type { CurvePoint, TuningInfo, VersionInfo } from './store/version-info';
 export { renderTrainingCurve } from './store/training-curve';
+export { versionsToPrune } from './store/retention';

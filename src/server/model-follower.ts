@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { Database } from '../graph';
-import { getActiveVersion } from '../graph/registry';
+import { getActiveVersion, promotedVersions } from '../graph/registry';
 import { ModelStore, openVersionDir, loadScorerAsync } from '../model';
 import type { ServingModel } from '../model';
 import type { Logger } from './logger';
@@ -11,13 +11,27 @@ export interface FollowOptions {
   pollMs: number;
 }
 
+/** The active version does not load; `serving` is what answers instead (undefined: nothing). */
+export interface ModelFallback {
+  active: string;
+  serving: string | undefined;
+}
+
+export interface FollowerEvents {
+  onSwap?: (model: ServingModel) => void;
+  /** A version was refused because its files do not load. */
+  onRefused?: (version: string) => void;
+}
+
 /**
  * Serves the registry's active version and follows promotions and rollbacks without a restart:
  * a new version is loaded beside the one serving (off the JS thread, so requests keep being
  * answered meanwhile), then swapped in with one assignment. Requests
  * take the model once when they start (see RequestContext), so none mixes two versions; the old
  * one is freed by the garbage collector once its last request ends. A version that cannot be
- * loaded (missing or corrupt directory) is refused and logged, and the current one keeps serving.
+ * loaded (missing or corrupt directory) is refused and logged, and the current one keeps serving;
+ * with none yet (a start on a corrupt active version), the most recently promoted version that
+ * loads serves instead. Either way `fallback()` reports it until a loadable version is active.
  */
 export class ModelFollower {
   private serving: ServingModel | undefined;
@@ -25,16 +39,26 @@ export class ModelFollower {
   private timer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
   private stopped = false;
+  private readonly events: FollowerEvents;
 
   constructor(
     private readonly db: Database,
     private readonly options: FollowOptions,
     private readonly logger: Logger,
-    private readonly onSwap?: (model: ServingModel) => void,
-  ) {}
+    events?: FollowerEvents | ((model: ServingModel) => void),
+  ) {
+    this.events = typeof events === 'function' ? { onSwap: events } : (events ?? {});
+  }
 
   current(): ServingModel | undefined {
     return this.serving;
+  }
+
+  /** Set while the registry's active version is refused (its files do not load). */
+  fallback(): ModelFallback | undefined {
+    return this.refused === undefined
+      ? undefined
+      : { active: this.refused, serving: this.serving?.version };
   }
 
   /** Loads the active version now (if any), then keeps following it. */
@@ -77,6 +101,19 @@ export class ModelFollower {
     this.timer.unref();
   }
 
+  private async load(version: string, registered: string): Promise<ServingModel> {
+    const dir = fs.existsSync(registered) ? registered : this.options.store.dir(version);
+    openVersionDir(dir, version);
+    return { scorer: await loadScorerAsync(dir), source: version, version };
+  }
+
+  private swap(next: ServingModel, started: number, message: string): void {
+    const previous = this.serving?.version;
+    this.serving = next;
+    this.events.onSwap?.(next);
+    this.logger.info({ version: next.version, previous, loadMs: Date.now() - started }, message);
+  }
+
   private async check(): Promise<void> {
     let active;
     try {
@@ -89,27 +126,62 @@ export class ModelFollower {
       return;
     }
     if (!active || active.version === this.serving?.version || active.version === this.refused) {
+      if (active?.version === this.serving?.version) this.refused = undefined;
       return;
     }
-    const dir = fs.existsSync(active.dir) ? active.dir : this.options.store.dir(active.version);
+    const started = Date.now();
     try {
-      const { version } = openVersionDir(dir, active.version);
-      const started = Date.now();
-      const next: ServingModel = { scorer: await loadScorerAsync(dir), source: version, version };
-      const previous = this.serving?.version;
-      this.serving = next;
+      const next = await this.load(active.version, active.dir);
       this.refused = undefined;
-      this.onSwap?.(next);
-      this.logger.info(
-        { version, previous, loadMs: Date.now() - started },
-        previous ? 'serving a new model version' : 'serving the active model version',
+      this.swap(
+        next,
+        started,
+        this.serving ? 'serving a new model version' : 'serving the active model version',
       );
     } catch (error) {
       this.refused = active.version;
+      this.events.onRefused?.(active.version);
       this.logger.error(
         { err: error, version: active.version, serving: this.serving?.version },
-        'refused to load the active model version; still serving the previous one',
+        this.serving
+          ? 'refused to load the active model version; still serving the previous one'
+          : 'refused to load the active model version; looking for an earlier promoted one',
       );
+      if (!this.serving) await this.fallBack(active.version);
     }
+  }
+
+  /** Serves the most recently promoted version that loads, other than the refused active one. */
+  private async fallBack(refused: string): Promise<void> {
+    let earlier;
+    try {
+      earlier = await promotedVersions(this.db, this.options.scope);
+    } catch (error) {
+      this.logger.error({ err: error }, 'cannot list earlier model versions to fall back to');
+      return;
+    }
+    for (const candidate of earlier) {
+      if (candidate.version === refused) continue;
+      const started = Date.now();
+      try {
+        const next = await this.load(candidate.version, candidate.dir);
+        this.swap(next, started, 'serving a fallback model version');
+        this.logger.error(
+          { active: refused, serving: next.version },
+          'the active model version does not load: serving the most recently promoted version that does (roll back, promote or retrain to clear this)',
+        );
+        return;
+      } catch (error) {
+        this.events.onRefused?.(candidate.version);
+        this.logger.warn(
+          { err: error, version: candidate.version },
+          'an earlier model version does not load either',
+        );
+      }
+    }
+    this.logger.error(
+      { active: refused },
+      'no promoted model version loads: serving no model (retrain with `npx kgc train`)',
+    );
   }
 }

@@ -1,10 +1,13 @@
 import { Database, MigrationRunner } from '../graph';
 import type { ServingModel } from '../model';
+import type { ModelFallback } from './model-follower';
 
 export interface Readiness {
   ready: boolean;
   /** Why not, one line each (empty when ready). */
   reasons: string[];
+  /** Present only when ready but not as configured (a fallback model version), one line each. */
+  degraded?: string[];
 }
 
 const CHECK_TIMEOUT_MS = 1000;
@@ -32,6 +35,8 @@ export class ReadinessCheck {
     /** Where the migrations live; without, only the database and the model are checked. */
     private readonly migrations: { dir: string; chain?: string } | undefined,
     private readonly model: () => ServingModel | undefined,
+    /** Set while the active model version is refused (see ModelFollower). */
+    private readonly fallback: () => ModelFallback | undefined = () => undefined,
   ) {}
 
   async check(): Promise<Readiness> {
@@ -54,7 +59,15 @@ export class ReadinessCheck {
         reasons.push('database: unavailable');
       }
     }
-    if (!this.model()) reasons.push('model: none loaded');
-    return { ready: reasons.length === 0, reasons };
+    const degraded: string[] = [];
+    const fallback = this.fallback();
+    // No error text here: /readyz is anonymous, and the log has the details.
+    const refused = fallback && `the active version ${fallback.active} does not load (see the log)`;
+    if (!this.model()) {
+      reasons.push(refused ? `model: ${refused}, nor does any earlier one` : 'model: none loaded');
+    } else if (fallback) {
+      degraded.push(`model: ${refused}; serving ${fallback.serving ?? 'none'} instead`);
+    }
+    return { ready: reasons.length === 0, reasons, ...(degraded.length > 0 ? { degraded } : {}) };
   }
 }

@@ -4,6 +4,7 @@ import { loadServingModel } from '../model';
 import { listen, RunningServer } from './http-server';
 import { Logger, silentLogger } from './logger';
 import { ServerMetrics } from './metrics';
+import { modelFallbackMetrics } from './model-fallback-metrics';
 import { FollowOptions, ModelFollower } from './model-follower';
 import { ReadinessCheck } from './readiness';
 
@@ -60,10 +61,14 @@ export async function startServer(
     const migrations = { dir: options.migrationsDir, chain: options.migrationChain };
     await new MigrationRunner(db, migrations).assertUpToDate();
     const pinned = options.modelDir ? loadServingModel(options.modelDir) : undefined;
-    const follower =
-      !pinned && options.follow
-        ? new ModelFollower(db, options.follow, logger, (m) => metrics.setModelVersion(m.version))
-        : undefined;
+    let follower: ModelFollower | undefined;
+    if (!pinned && options.follow) {
+      const fallbackMetrics = modelFallbackMetrics(metrics.registry, () => follower?.fallback());
+      follower = new ModelFollower(db, options.follow, logger, {
+        onSwap: (m) => metrics.setModelVersion(m.version),
+        ...fallbackMetrics,
+      });
+    }
     await follower?.start();
     const model = () => pinned ?? follower?.current();
     metrics.setModelVersion(model()?.version);
@@ -80,7 +85,7 @@ export async function startServer(
         logger,
         registryScope: options.follow?.scope ?? config.lifecycle.registryScope,
         metrics,
-        readiness: new ReadinessCheck(db, migrations, model),
+        readiness: new ReadinessCheck(db, migrations, model, () => follower?.fallback()),
         http: config.http,
       },
       config.http.host,

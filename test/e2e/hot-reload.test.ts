@@ -4,12 +4,21 @@ import { Database } from '../../src/graph';
 import { promoteVersion, rollbackVersion } from '../../src/graph/registry';
 import { runRetrainJob } from '../../src/jobs';
 import { createApiKey } from '../../src/server/api-keys';
+import { createLogger } from '../../src/server/logger';
 import { startServer, StartedServer } from '../../src/server/start-server';
 import { lifecycleFixture, TINY, writeClassGraph } from '../support/lifecycle';
 import { gql, MIGRATIONS } from '../support/served-model';
 import { testDatabase, testServerConfig } from '../support/test-database';
 
 const admin = createApiKey('ops', 'admin');
+
+async function readyz(url: string) {
+  const response = await fetch(url.replace(/graphql$/, 'readyz'));
+  return {
+    status: response.status,
+    body: (await response.json()) as { ready: boolean; reasons: string[]; degraded?: string[] },
+  };
+}
 
 describe('serving follows the registry: promotions and rollbacks without a restart', () => {
   let db: Database;
@@ -99,6 +108,49 @@ describe('serving follows the registry: promotions and rollbacks without a resta
     const result = await query();
     expect(result.errors).toBeUndefined();
     expect(result.data?.model.version).toBe(first);
+    // Reported: ready but degraded, and the metric says so.
+    const ready = await readyz(server.url);
+    expect(ready.status).toBe(200);
+    expect(ready.body).toMatchObject({ ready: true, reasons: [] });
+    expect(ready.body.degraded).toEqual([
+      `model: the active version ${second} does not load (see the log); serving ${first} instead`,
+    ]);
+    const metrics = await (await fetch(server.url.replace(/graphql$/, 'metrics'))).text();
+    expect(metrics).toMatch(/^kgc_model_fallback 1$/m);
+    expect(metrics).toContain(`kgc_model_load_failures_total{version="${second}"} 1`);
+  });
+
+  it('starts on a corrupt active version by serving the newest promoted one that loads, loudly', async () => {
+    // `second` is active and corrupt (above); `first` was promoted before it.
+    const lines: Record<string, unknown>[] = [];
+    const logger = createLogger('info', {
+      write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>),
+    });
+    const fresh = await startServer(testServerConfig({ KGC_API_KEYS: admin.entry }), {
+      migrationsDir: MIGRATIONS,
+      follow: { store: fixture.store, scope: fixture.scope, pollMs: 60_000 },
+      logger,
+    });
+    try {
+      expect(fresh.follower!.current()?.version).toBe(first);
+      const ready = await readyz(fresh.url);
+      expect(ready.status).toBe(200);
+      expect(ready.body.degraded).toEqual([expect.stringContaining(`serving ${first} instead`)]);
+      // Loud: at error level (pino 50), naming both versions.
+      expect(lines).toContainEqual(
+        expect.objectContaining({ level: 50, active: second, serving: first }),
+      );
+      const metrics = await (await fetch(fresh.url.replace(/graphql$/, 'metrics'))).text();
+      expect(metrics).toMatch(/^kgc_model_fallback 1$/m);
+      // Promoting a version that loads clears it.
+      await promoteVersion(db, first, fixture.scope);
+      await fresh.follower!.poll();
+      expect((await readyz(fresh.url)).body).toEqual({ status: 'ready', ready: true, reasons: [] });
+      const after = await (await fetch(fresh.url.replace(/graphql$/, 'metrics'))).text();
+      expect(after).toMatch(/^kgc_model_fallback 0$/m);
+    } finally {
+      await fresh.stop();
+    }
   });
 
   it('lists training runs and records retraining requests (admin only)', async () => {

@@ -19,6 +19,8 @@ describe('kgc train against the graph, and kgc models', () => {
   let db: Database;
   let env: Record<string, string>;
   let scope: string;
+  /** v1 (active after the first test) and v2, trained by the first test. */
+  let trained: string[] = [];
   beforeAll(async () => {
     db = testDatabase();
     const graph = await writeClassGraph(db, 80);
@@ -83,6 +85,68 @@ describe('kgc train against the graph, and kgc models', () => {
     const missing = runCli(['models', 'promote', 'v20200101T000000Z-000000'], env);
     expect(missing.status).toBe(1);
     expect(missing.stderr).toMatch(/^error \[NOT_FOUND\]/);
+    trained = [v1.version as string, v2.version as string];
+  });
+
+  it('refuses to promote or roll back to a version whose files do not load, changing nothing', async () => {
+    const [v1, v2] = trained as [string, string];
+    const weights = (v: string) => path.join(env.KGC_MODEL_STORE!, v, 'model.safetensors');
+    const truncate = (v: string) => {
+      const good = fs.readFileSync(weights(v));
+      fs.writeFileSync(weights(v), good.subarray(0, good.length >> 1));
+      return () => fs.writeFileSync(weights(v), good);
+    };
+    // v1 is active (rolled back to above); v2 truncated.
+    let restore = truncate(v2);
+    const promote = runCli(['models', 'promote', v2], env);
+    expect(promote.status).toBe(1);
+    expect(promote.stderr).toMatch(
+      new RegExp(`^error \\[MODEL_INVALID\\]: Cannot promote ${v2}: its files do not load`),
+    );
+    expect(promote.stderr).toMatch(/Nothing was changed/);
+    expect((await getActiveVersion(db, scope))?.version).toBe(v1);
+    restore();
+    expect(runCli(['models', 'promote', v2], env).status).toBe(0);
+    // Now the rollback target is v1: truncated, the rollback is refused and v2 stays active.
+    restore = truncate(v1);
+    const rollback = runCli(['models', 'rollback'], env);
+    expect(rollback.status).toBe(1);
+    expect(rollback.stderr).toMatch(
+      new RegExp(`^error \\[MODEL_INVALID\\]: Cannot roll back to ${v1}: its files do not load`),
+    );
+    expect((await getActiveVersion(db, scope))?.version).toBe(v2);
+    restore();
+  });
+
+  it('keeps KGC_MODEL_KEEP versions on disk, never the active one or the rollback target', async () => {
+    const [v1, v2] = trained as [string, string];
+    const keep1 = { ...env, KGC_MODEL_KEEP: '1' };
+    const third = runCli(['train', ...TRAIN, '--force', '--json'], keep1, 120_000);
+    expect(third.status).toBe(0);
+    const v3 = lastJson(third.stdout).version as string;
+    // v3 active, v2 its rollback target: both kept although KGC_MODEL_KEEP=1; v1 removed.
+    expect((await getActiveVersion(db, scope))?.version).toBe(v3);
+    expect(third.stderr).toContain(`removed 1 old version(s) (KGC_MODEL_KEEP=1): ${v1}`);
+    expect(fs.readdirSync(env.KGC_MODEL_STORE!).sort()).toEqual([v2, v3].sort());
+    const list = JSON.parse(runCli(['models', 'list', '--json'], env).stdout) as {
+      version: string;
+      prunedAt: string | null;
+    }[];
+    expect(list.map((v) => [v.version, v.prunedAt !== null])).toEqual([
+      [v3, false],
+      [v2, false],
+      [v1, true],
+    ]);
+    const show = runCli(['models', 'show', v1], env);
+    expect(show.status).toBe(0);
+    expect(show.stdout).toMatch(/files pruned .* \(KGC_MODEL_KEEP\)/);
+    const promote = runCli(['models', 'promote', v1], env);
+    expect(promote.stderr).toMatch(/^error \[MODEL_INVALID\]: .*removed by retention/);
+    // A rollback makes v2 active; its own target (v1) is gone, so with KGC_MODEL_KEEP=1 the
+    // retired v3 goes too.
+    const rollback = runCli(['models', 'rollback', '--json'], keep1);
+    expect(JSON.parse(rollback.stdout)).toEqual({ version: v2, previous: v3 });
+    expect(fs.readdirSync(env.KGC_MODEL_STORE!).sort()).toEqual([v2]);
   });
 
   it('refuses --out without --dataset and names the option', () => {
@@ -96,6 +160,6 @@ describe('kgc train against the graph, and kgc models', () => {
     expect(result.status).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ id: expect.stringMatching(/^req-/) });
     expect((await getActiveVersion(db, scope))?.version).toBeDefined();
-    expect((await listTrainingRuns(db, { first: 10 }, scope)).items).toHaveLength(2);
+    expect((await listTrainingRuns(db, { first: 10 }, scope)).items).toHaveLength(3);
   });
 });

@@ -1,8 +1,18 @@
 import { Command } from 'commander';
-import { getVersion, listVersions, promoteVersion, rollbackVersion } from '../../graph/registry';
+import {
+  getActiveVersion,
+  getVersion,
+  listVersions,
+  promoteVersion,
+  prunedVersions,
+  rollbackVersion,
+} from '../../graph/registry';
 import type { ModelVersionRecord } from '../../graph/registry';
+import { applyRetention } from '../../jobs/model-retention';
+import { ModelStore } from '../../model';
 import type { CliOutput } from '../cli-output';
 import { withLifecycleDatabase } from './lifecycle-context';
+import { assertLoadable } from './loadable-version';
 
 interface JsonOption {
   json?: boolean;
@@ -13,7 +23,7 @@ function testMrr(v: ModelVersionRecord): string {
 }
 
 /** The fields `models list --json` promises, one object per version. */
-function listItem(v: ModelVersionRecord) {
+function listItem(v: ModelVersionRecord, prunedAt: string | undefined) {
   return {
     version: v.version,
     status: v.status,
@@ -24,6 +34,8 @@ function listItem(v: ModelVersionRecord) {
     testMrr: v.testMrr,
     triples: v.triples,
     gate: v.gate,
+    /** When retention removed the version's files (KGC_MODEL_KEEP), or null. */
+    prunedAt: prunedAt ?? null,
   };
 }
 
@@ -34,15 +46,17 @@ function listCommand(out: CliOutput): Command {
     .action(async (options: JsonOption) => {
       await withLifecycleDatabase(async (db, config) => {
         const versions = await listVersions(db, config.lifecycle.registryScope);
+        const pruned = await prunedVersions(db, config.lifecycle.registryScope);
         if (options.json) {
-          out.info(JSON.stringify(versions.map(listItem)));
+          out.info(JSON.stringify(versions.map((v) => listItem(v, pruned.get(v.version)))));
           return;
         }
         if (versions.length === 0) out.info('No model versions yet: run `npx kgc train`.');
         for (const v of versions) {
           out.info(
             `${v.active ? '*' : ' '} ${v.version}  ${v.status.padEnd(9)}  test MRR ${testMrr(v)}  ` +
-              `${v.triples} triples  ${v.trigger}  ${v.createdAt}`,
+              `${v.triples} triples  ${v.trigger}  ${v.createdAt}` +
+              (pruned.has(v.version) ? '  (files pruned)' : ''),
           );
         }
       });
@@ -57,8 +71,9 @@ function showCommand(out: CliOutput): Command {
     .action(async (version: string, options: JsonOption) => {
       await withLifecycleDatabase(async (db, config) => {
         const v = await getVersion(db, version, config.lifecycle.registryScope);
+        const prunedAt = (await prunedVersions(db, config.lifecycle.registryScope)).get(version);
         if (options.json) {
-          out.info(JSON.stringify(v));
+          out.info(JSON.stringify({ ...v, prunedAt: prunedAt ?? null }));
           return;
         }
         out.info(`${v.version}: ${v.status}${v.active ? ' (active)' : ''}, test MRR ${testMrr(v)}`);
@@ -66,7 +81,10 @@ function showCommand(out: CliOutput): Command {
         out.info(
           `snapshot: ${v.triples} triples, ${v.entities} entities, ${v.relations} relations`,
         );
-        out.info(`fingerprint ${v.fingerprint}; files in ${v.dir}`);
+        out.info(
+          `fingerprint ${v.fingerprint}; ` +
+            (prunedAt ? `files pruned ${prunedAt} (KGC_MODEL_KEEP)` : `files in ${v.dir}`),
+        );
         if (v.gate) out.info(`gate: ${JSON.stringify(v.gate)}`);
         if (v.metrics) out.info(`metrics: ${JSON.stringify(v.metrics)}`);
       });
@@ -80,9 +98,13 @@ function promoteCommand(out: CliOutput): Command {
     .option('--json', 'print the outcome as JSON')
     .action(async (version: string, options: JsonOption) => {
       await withLifecycleDatabase(async (db, config) => {
-        const result = await promoteVersion(db, version, config.lifecycle.registryScope);
+        const scope = config.lifecycle.registryScope;
+        const store = new ModelStore(config.lifecycle.modelStore);
+        await assertLoadable(db, store, await getVersion(db, version, scope), scope, 'promote');
+        const result = await promoteVersion(db, version, scope);
         if (options.json) out.info(JSON.stringify(result));
         else out.info(`Active: ${result.version} (was ${result.previous ?? 'none'}).`);
+        await retain(out, () => applyRetention(db, store, config.lifecycle.modelKeep, scope));
       });
     });
 }
@@ -93,11 +115,40 @@ function rollbackCommand(out: CliOutput): Command {
     .option('--json', 'print the outcome as JSON')
     .action(async (options: JsonOption) => {
       await withLifecycleDatabase(async (db, config) => {
-        const result = await rollbackVersion(db, config.lifecycle.registryScope);
+        const scope = config.lifecycle.registryScope;
+        const store = new ModelStore(config.lifecycle.modelStore);
+        const active = await getActiveVersion(db, scope);
+        const target = active && (await getVersion(db, active.version, scope)).previousActive;
+        // Without a target, rollbackVersion itself says why there is nothing to roll back to.
+        if (target) {
+          await assertLoadable(
+            db,
+            store,
+            await getVersion(db, target, scope),
+            scope,
+            'roll back to',
+          );
+        }
+        const result = await rollbackVersion(db, scope);
         if (options.json) out.info(JSON.stringify(result));
         else out.info(`Rolled back: ${result.version} is active again (was ${result.previous}).`);
+        await retain(out, () => applyRetention(db, store, config.lifecycle.modelKeep, scope));
       });
     });
+}
+
+/** Retention after a promotion; its outcome goes to stderr, so `--json` stays one line. */
+async function retain(out: CliOutput, apply: () => Promise<{ removed: string[] }>): Promise<void> {
+  try {
+    const { removed } = await apply();
+    if (removed.length > 0) {
+      out.error(
+        `Removed the files of ${removed.length} old version(s) (KGC_MODEL_KEEP): ${removed.join(', ')}`,
+      );
+    }
+  } catch (error) {
+    out.error(`Could not apply retention (KGC_MODEL_KEEP): ${(error as Error).message}`);
+  }
 }
 
 export function modelsCommand(out: CliOutput): Command {

@@ -19,3 +19,10 @@ export {
 export type { RunProgress, TrainingRunRecord } from './training-runs';
 export { acquireLease, getLease, releaseLease, renewLease } from './job-lease';
 export { pendingRetrainRequests, requestRetraining } from './retrain-requests';
+export {
+  markVersionsPruned,
+  promotedVersions,
+  protectedVersions,
+  prunedVersions,
+} from './version-pruning';
+export type { PromotedVersion } from './version-pruning';

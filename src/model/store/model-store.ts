@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ErrorCode, KgcError } from '../../errors';
 import { Scorer } from '../scorer';
+import { durableRename, fsyncPath } from './durable-files';
 import {
   readKeys,
   readVersionInfo,
@@ -36,6 +37,8 @@ function isAlive(pid: number): boolean {
  * Model versions on disk, one directory each, named by version id. A version is written under
  * `.tmp-<version>-<pid>` and renamed into place when complete, so a reader sees a whole version
  * or none; a job killed mid-write leaves only a temporary directory, which `cleanStale` removes.
+ * Every file and the directory are fsynced before the rename and the store after it, so a power
+ * loss too leaves the whole version or nothing (a rename alone may reach the disk before the data).
  */
 export class ModelStore {
   constructor(readonly root: string) {}
@@ -68,7 +71,7 @@ export class ModelStore {
     return dir;
   }
 
-  /** Moves a complete temporary directory into place, atomically (same filesystem). */
+  /** Moves a complete temporary directory into place, atomically (same filesystem) and durably. */
   commit(tempDir: string, version: string): string {
     const target = this.dir(version);
     if (fs.existsSync(target)) {
@@ -77,13 +80,29 @@ export class ModelStore {
         `Model version ${version} already exists in the store.`,
       );
     }
-    fs.renameSync(tempDir, target);
+    durableRename(tempDir, target);
     return target;
   }
 
   /** Removes a version directory (one that never got registered). */
   discard(version: string): void {
     fs.rmSync(this.dir(version), { recursive: true, force: true });
+  }
+
+  /**
+   * Removes a version's files for retention. The directory is first renamed out of the versions'
+   * namespace (a temporary name of this process), so a crash mid-removal never leaves a partial
+   * directory under a version's name; `cleanStale` finishes what a crash interrupted.
+   */
+  remove(version: string): boolean {
+    const dir = this.dir(version);
+    if (!fs.existsSync(dir)) return false;
+    const doomed = path.join(this.root, `${TEMP_PREFIX}pruned-${version}-${process.pid}`);
+    fs.rmSync(doomed, { recursive: true, force: true });
+    fs.renameSync(dir, doomed);
+    fsyncPath(this.root);
+    fs.rmSync(doomed, { recursive: true, force: true });
+    return true;
   }
 
   /** Temporary directories whose writer process is gone; returns the removed names. */

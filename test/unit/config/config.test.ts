@@ -93,6 +93,7 @@ describe('loadConfig', () => {
       requestPollSeconds: 5,
       leaseSeconds: 60,
       trainDevice: 'auto',
+      modelKeep: 10,
     });
     const set = loadConfig(
       {
@@ -105,6 +106,7 @@ describe('loadConfig', () => {
         KGC_JOB_LEASE_SECONDS: '30',
         KGC_MODEL_POLL_SECONDS: '7',
         KGC_TRAIN_DEVICE: 'gpu',
+        KGC_MODEL_KEEP: '3',
       },
       '/srv/app',
     ).lifecycle;
@@ -118,7 +120,13 @@ describe('loadConfig', () => {
       leaseSeconds: 30,
       modelPollSeconds: 7,
       trainDevice: 'gpu',
+      modelKeep: 3,
     });
+    for (const bad of ['0', '-1', '2.5', 'all']) {
+      expect(() => loadConfig({ KGC_MODEL_KEEP: bad }, '/srv/app')).toThrow(
+        /Invalid KGC_MODEL_KEEP=.*an integer from 1 to 100000/,
+      );
+    }
     expect(() => loadConfig({ KGC_TRAIN_DEVICE: 'tpu' }, '/srv/app')).toThrow(
       /KGC_TRAIN_DEVICE.*one of auto, cpu, gpu/,
     );

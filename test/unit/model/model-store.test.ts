@@ -8,68 +8,9 @@ import {
   ModelStore,
   readVersionEdges,
   renderTrainingCurve,
-  resolveTrainingConfig,
-  train,
-  writeKeys,
-  writeVersionInfo,
+  versionsToPrune,
 } from '../../../src/model';
-import type { VersionInfo } from '../../../src/model';
-
-function info(version: string): VersionInfo {
-  return {
-    version,
-    createdAt: new Date().toISOString(),
-    trigger: 'test',
-    preset: 'default',
-    overrides: {},
-    config: resolveTrainingConfig('default'),
-    snapshot: {
-      triples: 3,
-      entities: 3,
-      relations: 1,
-      fingerprint: 'f',
-      train: 3,
-      valid: 0,
-      test: 0,
-      seed: 1,
-      heldOutRate: 0.05,
-      movedToTrain: 0,
-    },
-    training: { epochsRun: 2, modelEpoch: 2, stop: 'completed', seconds: 0, epochSeconds: 0 },
-    metrics: { test: null, valid: null },
-    curve: [],
-    timings: {},
-  };
-}
-
-/** A real (tiny) model written the way the job writes a version. */
-async function writeModelVersion(store: ModelStore): Promise<string> {
-  const version = store.newVersionId();
-  const dir = store.createTemp(version);
-  const triples = new Uint32Array([0, 0, 1, 1, 0, 2, 2, 0, 0, 0, 0, 2]);
-  await train(
-    {
-      entities: ['a', 'b', 'c'],
-      relations: ['r'],
-      train: triples,
-      valid: new Uint32Array(),
-      test: new Uint32Array(),
-    },
-    resolveTrainingConfig('default', {
-      entityDim: 8,
-      relationDim: 4,
-      epochs: 2,
-      evalEvery: 0,
-      threads: 1,
-    }),
-    { outDir: dir },
-  );
-  writeKeys(path.join(dir, 'snapshot.keys'), new Float64Array([1, 2, 3]));
-  writeKeys(path.join(dir, 'trained.keys'), new Float64Array([1, 3]));
-  writeVersionInfo(dir, info(version));
-  store.commit(dir, version);
-  return version;
-}
+import { writeModelVersion } from '../../support/model-version';
 
 describe('the model store', () => {
   let store: ModelStore;
@@ -125,6 +66,94 @@ describe('the model store', () => {
     expect(store.cleanStale()).toEqual([path.basename(deadDir)]);
     expect(fs.existsSync(deadDir)).toBe(false);
     expect(fs.existsSync(live)).toBe(true);
+  });
+
+  it('fsyncs every file and the temp dir before the rename, and the store after it', async () => {
+    const events: string[] = [];
+    const opened = new Map<number, string>();
+    const open = fs.openSync.bind(fs);
+    const temps = jest.spyOn(store, 'createTemp');
+    const spies = [
+      jest.spyOn(fs, 'openSync').mockImplementation((...args: Parameters<typeof fs.openSync>) => {
+        const fd = open(...args);
+        opened.set(fd, String(args[0]));
+        return fd;
+      }),
+      jest.spyOn(fs, 'fsyncSync').mockImplementation((fd: number) => {
+        events.push(`fsync ${opened.get(fd)}`);
+      }),
+      jest.spyOn(fs, 'renameSync').mockImplementationOnce((from, to) => {
+        events.push('rename');
+        fs.cpSync(String(from), String(to), { recursive: true });
+        fs.rmSync(String(from), { recursive: true });
+      }),
+    ];
+    let version: string;
+    try {
+      version = await writeModelVersion(store);
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    const rename = events.indexOf('rename');
+    const before = events.slice(0, rename);
+    const tempDir = temps.mock.results[0]!.value as string;
+    const files = fs.readdirSync(store.dir(version));
+    expect(files).toEqual(expect.arrayContaining(['model.safetensors', 'manifest.json']));
+    for (const file of files) expect(before).toContain(`fsync ${path.join(tempDir, file)}`);
+    // The directory after its files, and nothing of the version after the rename but the store.
+    expect(before[before.length - 1]).toBe(`fsync ${tempDir}`);
+    expect(events.slice(rename + 1)).toEqual([`fsync ${store.root}`]);
+  });
+
+  it('leaves no version when an fsync fails (EIO, disk full): the temp dir is never renamed', async () => {
+    const spy = jest.spyOn(fs, 'fsyncSync').mockImplementation(() => {
+      throw Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
+    });
+    try {
+      await expect(writeModelVersion(store)).rejects.toThrow(/EIO/);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(store.list()).toEqual([]);
+    expect(fs.readdirSync(store.root).every((n) => n.startsWith('.tmp-'))).toBe(true);
+  });
+
+  it('chooses what retention removes: the oldest, never the protected ones, which count toward keep', () => {
+    const v = (n: number) => `v2026010${n}T000000Z-aaaaaa`;
+    const all = [1, 2, 3, 4, 5, 6].map(v);
+    expect(versionsToPrune(all, 3, [])).toEqual([v(1), v(2), v(3)]);
+    // Active v2, rollback target v1: both stay, plus the newest other.
+    expect(versionsToPrune(all, 3, [v(2), v(1)])).toEqual([v(3), v(4), v(5)]);
+    // More protected than keep: only those stay.
+    expect(versionsToPrune(all, 1, [v(2), v(1)])).toEqual([v(3), v(4), v(5), v(6)]);
+    expect(versionsToPrune(all, 10, [v(1)])).toEqual([]);
+    // A protected id that is not on disk takes no place.
+    expect(versionsToPrune(all, 2, ['v20250101T000000Z-bbbbbb'])).toEqual(all.slice(0, 4));
+    expect(() => versionsToPrune(all, 0, [])).toThrow(RangeError);
+  });
+
+  it('removes a version out of the versions namespace first, so a crash leaves no half of it', async () => {
+    const a = await writeModelVersion(store);
+    const b = await writeModelVersion(store);
+    const rm = fs.rmSync.bind(fs);
+    // Crash (an exception here) after the rename, mid-removal.
+    const spy = jest.spyOn(fs, 'rmSync').mockImplementation((target, options) => {
+      if (String(target).includes('.tmp-pruned-') && fs.existsSync(target)) {
+        throw new Error('killed');
+      }
+      rm(target, options);
+    });
+    try {
+      expect(() => store.remove(a)).toThrow('killed');
+    } finally {
+      spy.mockRestore();
+    }
+    expect(store.list()).toEqual([b]);
+    expect(fs.readdirSync(store.root).filter((n) => n.startsWith('.tmp-pruned-'))).toHaveLength(1);
+    expect(store.remove(a)).toBe(false);
+    expect(store.remove(b)).toBe(true);
+    expect(fs.existsSync(store.dir(b))).toBe(false);
+    expect(store.list()).toEqual([]);
   });
 
   it('draws the training curve as an SVG with vega-lite', async () => {
