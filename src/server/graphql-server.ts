@@ -9,6 +9,7 @@ import { ErrorCode, isKgcError } from '../errors';
 import { createFormatError, isInternalCode } from './format-error';
 import { buildGraphQLSchema } from './graphql-schema';
 import type { Logger } from './logger';
+import { queryCostPlugin } from './query-cost';
 
 /** Per-request facts the HTTP layer logs once the response is sent. */
 export interface RequestTrace {
@@ -90,7 +91,7 @@ export function createGraphQLServer(api: ApiConfig): ApolloServer<ServerContext>
       maxDepthRule({ n: api.maxQueryDepth, ...reportAsValidationError }),
       maxAliasesRule({ n: api.maxAliases, ...reportAsValidationError }),
     ],
-    plugins: [tracePlugin],
+    plugins: [tracePlugin, queryCostPlugin(api.maxQueryCost)],
     // The HTTP server owns shutdown (it drains in-flight requests first); Apollo's own handler
     // would stop mid-drain and re-raise the signal, killing the process.
     stopOnTerminationSignals: false,

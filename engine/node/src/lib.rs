@@ -11,6 +11,7 @@ mod evaluate_task;
 mod load_task;
 mod model;
 mod panic_check;
+mod score_task;
 mod train_task;
 mod training_config;
 
