@@ -141,7 +141,7 @@ async function main(): Promise<void> {
       );
     }
     stopper.check();
-    const worst = await timeWorstRequests(base, pairs, args.quick ? 2 : 10);
+    const worst = await timeWorstRequests(base, pairs, trainFile, args.quick ? 2 : 10);
     for (const w of worst) {
       log(
         `worst request (${w.name}; cost ${w.cost}, ${w.queries} queries): p50 ${w.request.p50.toFixed(0)} ms, ` +

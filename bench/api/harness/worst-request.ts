@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import http from 'node:http';
 import { CONNECTED_COST, SCORING_COST } from '../../../src/resolvers/query-cost';
 import { summarize } from './load';
@@ -20,11 +21,14 @@ export interface WorstRequestResult {
   healthz: Pick<LoadResult, 'p50' | 'p90' | 'p99' | 'max' | 'mean'> & { probes: number };
 }
 
-/** The hub: the head with the most training pairs (its known-edge reads are the largest). */
-export function hubOf(pairs: Pair[]): string {
+/** The hub: the head of the most training triples (its known-edge reads are the largest). */
+export function hubOf(trainFile: string): string | undefined {
   const degree = new Map<string, number>();
-  for (const p of pairs) degree.set(p.entity, (degree.get(p.entity) ?? 0) + 1);
-  return [...degree].sort((a, b) => b[1] - a[1])[0]?.[0] ?? (pairs[0] as Pair).entity;
+  for (const line of fs.readFileSync(trainFile, 'utf8').split('\n')) {
+    const head = line.split('\t')[0];
+    if (head) degree.set(head, (degree.get(head) ?? 0) + 1);
+  }
+  return [...degree].sort((a, b) => b[1] - a[1])[0]?.[0];
 }
 
 /**
@@ -34,8 +38,9 @@ export function hubOf(pairs: Pair[]): string {
  */
 export function worstBodies(
   pairs: Pair[],
+  trainFile: string,
 ): { name: string; cost: number; queries: number; body: string }[] {
-  const hub = hubOf(pairs);
+  const hub = hubOf(trainFile) ?? (pairs[0] as Pair).entity;
   const hubPairs = pairs.filter((p) => p.entity === hub);
   const make = (name: string, connected: boolean, pick: (i: number) => Pair) => {
     const each = MAX_K + SCORING_COST + (connected ? CONNECTED_COST : 0);
@@ -87,11 +92,12 @@ function timedGet(agent: http.Agent, url: string): Promise<number> {
 export async function timeWorstRequests(
   base: string,
   pairs: Pair[],
+  trainFile: string,
   repeats: number,
 ): Promise<WorstRequestResult[]> {
   const agent = new http.Agent({ keepAlive: true });
   const results: WorstRequestResult[] = [];
-  for (const worst of worstBodies(pairs)) {
+  for (const worst of worstBodies(pairs, trainFile)) {
     const probes: number[] = [];
     let running = true;
     const prober = (async () => {
