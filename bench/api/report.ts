@@ -5,6 +5,7 @@ import type { BenchArgs } from './harness/cli-args';
 import type { LoadResult } from './harness/load';
 import type { Breakdown } from './harness/prom';
 import type { ReadFloor } from './harness/read-floor';
+import type { WorstRequestResult } from './harness/worst-request';
 
 export interface Step {
   name: string;
@@ -35,6 +36,8 @@ export interface ApiBenchResult {
   /** Neo4j reads one at a time from the bench process: the transaction's floor. */
   readFloor: ReadFloor[];
   targets: Target[];
+  /** The costliest requests the limits allow, one at a time, with /healthz probed meanwhile. */
+  worst?: WorstRequestResult[];
   /** Error lines in the server's log over the whole run, warm-up included. */
   serverLogErrors: { counts: Record<string, number>; first: string | null };
 }

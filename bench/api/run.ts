@@ -22,6 +22,7 @@ import { logErrors, startApiProcess, tail } from './harness/server-process';
 import { Stopper } from './harness/stopper';
 import { Bodies, readPairs, seededRandom } from './harness/workload';
 import { measureReadFloor } from './harness/read-floor';
+import { timeWorstRequests } from './harness/worst-request';
 import { evaluateTargets, printReport, writeResults } from './report';
 import type { ApiBenchResult, Step, WarmupStep } from './report';
 
@@ -140,6 +141,15 @@ async function main(): Promise<void> {
       );
     }
     stopper.check();
+    const worst = await timeWorstRequests(base, pairs, trainFile, args.quick ? 2 : 10);
+    for (const w of worst) {
+      log(
+        `worst request (${w.name}; cost ${w.cost}, ${w.queries} queries): p50 ${w.request.p50.toFixed(0)} ms, ` +
+          `max ${w.request.max.toFixed(0)} ms, ${w.errors} errors; /healthz meanwhile p50 ` +
+          `${w.healthz.p50.toFixed(1)} ms, p99 ${w.healthz.p99.toFixed(1)} ms, max ${w.healthz.max.toFixed(1)} ms`,
+      );
+    }
+    stopper.check();
     const readFloor = await measureReadFloor(
       neo.db,
       pairs,
@@ -176,6 +186,7 @@ async function main(): Promise<void> {
       warmup,
       steps,
       readFloor,
+      worst,
       targets: [],
       serverLogErrors: logErrors(server.logFile),
     };

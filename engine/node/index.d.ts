@@ -29,6 +29,11 @@ export declare class NeptuneModel {
   scoreTriples(heads: Uint32Array, relations: Uint32Array, tails: Uint32Array): Float32Array
   /** Top `k` for each `(heads[i], relations[i])`; `excludes[i]` (optional) belongs to query `i`. */
   topKBatch(heads: Uint32Array, relations: Uint32Array, k: number, excludes?: Array<Uint32Array> | undefined | null): TopK
+  /**
+   * `topKBatch` on the libuv thread pool: the JS thread keeps serving while the engine
+   * scores. The arguments are copied, so the caller may reuse its arrays at once.
+   */
+  topKBatchAsync(heads: Uint32Array, relations: Uint32Array, k: number, excludes?: Array<Uint32Array> | undefined | null): Promise<TopK>
 }
 
 export type Activation = 'prelu' | 'leaky_relu' | 'relu'

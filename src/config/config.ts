@@ -53,6 +53,8 @@ export interface ApiConfig {
   maxQueryDepth: number;
   maxQueryTokens: number;
   maxAliases: number;
+  /** Most cost units one operation may ask for (src/resolvers/query-cost.ts), checked before any work. */
+  maxQueryCost: number;
   introspection: boolean;
   /** An API database call that takes longer fails (DATABASE_UNAVAILABLE): the hang guard. */
   dbTimeoutMs: number;
@@ -171,6 +173,7 @@ function readApi(env: Env): ApiConfig {
     maxQueryDepth: readInt(env, 'KGC_MAX_QUERY_DEPTH', 10, { min: 2, max: 100 }),
     maxQueryTokens: readInt(env, 'KGC_MAX_QUERY_TOKENS', 2000, { min: 50, max: 100_000 }),
     maxAliases: readInt(env, 'KGC_MAX_ALIASES', 30, { min: 1, max: 1000 }),
+    maxQueryCost: readInt(env, 'KGC_MAX_QUERY_COST', 20_000, { min: 100, max: 100_000_000 }),
     introspection: readBoolean(env, 'KGC_INTROSPECTION', true),
     dbTimeoutMs: readInt(env, 'KGC_API_DB_TIMEOUT_MS', 10_000, { min: 100, max: 600_000 }),
     corsOrigins: readList(env, 'KGC_CORS_ORIGINS'),

@@ -5,6 +5,8 @@ export const ErrorCode = {
   /** A request that is not GraphQL over HTTP at all (malformed JSON, wrong method). */
   BAD_REQUEST: 'BAD_REQUEST',
   PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  /** A request whose estimated cost (aliases x queries x k) exceeds KGC_MAX_QUERY_COST. */
+  QUERY_TOO_COSTLY: 'QUERY_TOO_COSTLY',
   NOT_FOUND: 'NOT_FOUND',
   /** No such entity in the graph. */
   ENTITY_NOT_FOUND: 'ENTITY_NOT_FOUND',

@@ -14,6 +14,13 @@ export interface ScoredEntity {
   probability: number;
 }
 
+/** One (entity, relation) query in the model's ids; `head` asks through the reverse relation. */
+export interface ScoringQuery {
+  entity: number;
+  relation: number;
+  direction?: Direction;
+}
+
 export interface TopKOptions {
   /** Entity indices never returned (existing and rejected edges). */
   exclude?: Uint32Array | number[];
@@ -130,34 +137,69 @@ export class Scorer {
 
   /** Several queries in one engine call (cheaper per query than one by one). */
   topKBatch(
-    queries: { entity: number; relation: number; direction?: Direction }[],
+    queries: ScoringQuery[],
     k: number,
     excludes: (Uint32Array | number[] | undefined)[] = [],
   ): ScoredEntity[][] {
     try {
-      const heads = Uint32Array.from(queries, (q) => q.entity);
-      const relations = Uint32Array.from(queries, (q) =>
-        q.direction === 'head' ? this.model.reverseRelation(q.relation) : q.relation,
-      );
-      const lists = excludes.length
-        ? queries.map((_, i) => Uint32Array.from(excludes[i] ?? []))
-        : undefined;
-      const top = this.model.topKBatch(heads, relations, k, lists);
-      return queries.map((_, q) => {
-        const rows: ScoredEntity[] = [];
-        for (let i = top.offsets[q] as number; i < (top.offsets[q + 1] as number); i++) {
-          const index = top.entities[i] as number;
-          rows.push({
-            index,
-            id: this.entities[index] as string,
-            logit: top.logits[i] as number,
-            probability: top.probabilities[i] as number,
-          });
-        }
-        return rows;
-      });
+      const { heads, relations, lists } = this.engineArguments(queries, excludes);
+      return this.rows(queries.length, this.model.topKBatch(heads, relations, k, lists));
     } catch (error) {
       throw mapEngineError(error);
     }
+  }
+
+  /**
+   * `topKBatch` on the engine's worker threads (libuv's pool): the event loop stays free for
+   * other requests and health checks while a large batch scores.
+   */
+  async topKBatchAsync(
+    queries: ScoringQuery[],
+    k: number,
+    excludes: (Uint32Array | number[] | undefined)[] = [],
+  ): Promise<ScoredEntity[][]> {
+    try {
+      const { heads, relations, lists } = this.engineArguments(queries, excludes);
+      const top = await this.model.topKBatchAsync(heads, relations, k, lists);
+      return this.rows(queries.length, top);
+    } catch (error) {
+      throw mapEngineError(error);
+    }
+  }
+
+  private engineArguments(
+    queries: ScoringQuery[],
+    excludes: (Uint32Array | number[] | undefined)[],
+  ): { heads: Uint32Array; relations: Uint32Array; lists: Uint32Array[] | undefined } {
+    const heads = Uint32Array.from(queries, (q) => q.entity);
+    const relations = Uint32Array.from(queries, (q) =>
+      q.direction === 'head' ? this.model.reverseRelation(q.relation) : q.relation,
+    );
+    const lists = excludes.length
+      ? queries.map((_, i) => {
+          const list = excludes[i];
+          return list instanceof Uint32Array ? list : Uint32Array.from(list ?? []);
+        })
+      : undefined;
+    return { heads, relations, lists };
+  }
+
+  private rows(count: number, top: Native.TopK): ScoredEntity[][] {
+    const result: ScoredEntity[][] = new Array(count);
+    for (let q = 0; q < count; q++) {
+      const end = top.offsets[q + 1] as number;
+      const rows: ScoredEntity[] = [];
+      for (let i = top.offsets[q] as number; i < end; i++) {
+        const index = top.entities[i] as number;
+        rows.push({
+          index,
+          id: this.entities[index] as string,
+          logit: top.logits[i] as number,
+          probability: top.probabilities[i] as number,
+        });
+      }
+      result[q] = rows;
+    }
+    return result;
   }
 }

@@ -93,7 +93,10 @@ interface ScoringGroup {
  * (k + margin) lists that exclude only the entity itself. Queries that exclude whole
  * neighbourhoods (excludeConnected) are left to the exact pass.
  */
-function scoreAhead(queries: readonly MissingLinksQuery[], metrics?: ApiMetrics): ScoringGroup[] {
+async function scoreAhead(
+  queries: readonly MissingLinksQuery[],
+  metrics?: ApiMetrics,
+): Promise<ScoringGroup[]> {
   const groups = new Map<ServingModel, ScoringGroup>();
   for (const [i, { args, model }] of queries.entries()) {
     if (args.excludeConnected) continue;
@@ -106,15 +109,20 @@ function scoreAhead(queries: readonly MissingLinksQuery[], metrics?: ApiMetrics)
     group.depth = Math.max(group.depth, args.k + Math.max(SPECULATIVE_MARGIN, args.k));
     groups.set(model, group);
   }
-  for (const group of groups.values()) {
-    const started = process.hrtime.bigint();
-    group.candidates = group.model.scorer.topKBatch(
-      group.scored,
-      group.depth,
-      group.scored.map((q) => [q.entity]),
-    );
-    metrics?.observeScoring(group.members.length, Number(process.hrtime.bigint() - started) / 1e9);
-  }
+  await Promise.all(
+    [...groups.values()].map(async (group) => {
+      const started = process.hrtime.bigint();
+      group.candidates = await group.model.scorer.topKBatchAsync(
+        group.scored,
+        group.depth,
+        group.scored.map((q) => [q.entity]),
+      );
+      metrics?.observeScoring(
+        group.members.length,
+        Number(process.hrtime.bigint() - started) / 1e9,
+      );
+    }),
+  );
   return [...groups.values()];
 }
 
@@ -162,15 +170,18 @@ export async function answerMissingLinks(
       connected: args.excludeConnected,
     })),
   );
-  // The read is on the wire; score meanwhile (a failed read rejects `reading`, awaited below).
+  // The read is on the wire; score meanwhile, off the event loop (either may fail: both are
+  // awaited below, and neither rejection is left unhandled).
+  const scoring = scoreAhead(queries, metrics);
   reading.catch(() => undefined);
+  scoring.catch(() => undefined);
+  const known = await reading;
   const ahead = new Map<number, { candidates: ScoredEntity[]; depth: number }>();
-  for (const group of scoreAhead(queries, metrics)) {
+  for (const group of await scoring) {
     group.members.forEach((i, g) =>
       ahead.set(i, { candidates: group.candidates?.[g] ?? [], depth: group.depth }),
     );
   }
-  const known = await reading;
   const answers: (Prediction[] | KgcError)[] = new Array(queries.length);
   const exact = new Map<
     ServingModel,
@@ -201,23 +212,25 @@ export async function answerMissingLinks(
     group.push({ i, ...resolved, exclude });
     exact.set(query.model, group);
   }
-  for (const [model, group] of exact) {
-    const k = Math.max(...group.map(({ i }) => (queries[i] as MissingLinksQuery).args.k));
-    const started = process.hrtime.bigint();
-    const tops = model.scorer.topKBatch(
-      group.map(({ i, entity, relation }) => ({
-        entity,
-        relation,
-        direction: (queries[i] as MissingLinksQuery).args.direction,
-      })),
-      k,
-      group.map(({ exclude }) => exclude),
-    );
-    metrics?.observeScoring(group.length, Number(process.hrtime.bigint() - started) / 1e9);
-    group.forEach(({ i }, g) => {
-      answers[i] = toPredictions(queries[i] as MissingLinksQuery, tops[g] ?? []);
-    });
-  }
+  await Promise.all(
+    [...exact].map(async ([model, group]) => {
+      const k = Math.max(...group.map(({ i }) => (queries[i] as MissingLinksQuery).args.k));
+      const started = process.hrtime.bigint();
+      const tops = await model.scorer.topKBatchAsync(
+        group.map(({ i, entity, relation }) => ({
+          entity,
+          relation,
+          direction: (queries[i] as MissingLinksQuery).args.direction,
+        })),
+        k,
+        group.map(({ exclude }) => exclude),
+      );
+      metrics?.observeScoring(group.length, Number(process.hrtime.bigint() - started) / 1e9);
+      group.forEach(({ i }, g) => {
+        answers[i] = toPredictions(queries[i] as MissingLinksQuery, tops[g] ?? []);
+      });
+    }),
+  );
   return answers;
 }
 

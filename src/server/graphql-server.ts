@@ -10,6 +10,7 @@ import { createFormatError, isInternalCode } from './format-error';
 import { buildGraphQLSchema } from './graphql-schema';
 import { maxIntrospectionDepthRule } from './introspection-depth';
 import type { Logger } from './logger';
+import { queryCostPlugin } from './query-cost';
 
 /** Per-request facts the HTTP layer logs once the response is sent. */
 export interface RequestTrace {
@@ -93,7 +94,7 @@ export function createGraphQLServer(api: ApiConfig): ApolloServer<ServerContext>
       maxIntrospectionDepthRule(),
       maxAliasesRule({ n: api.maxAliases, ...reportAsValidationError }),
     ],
-    plugins: [tracePlugin],
+    plugins: [tracePlugin, queryCostPlugin(api.maxQueryCost)],
     // The HTTP server owns shutdown (it drains in-flight requests first); Apollo's own handler
     // would stop mid-drain and re-raise the signal, killing the process.
     stopOnTerminationSignals: false,

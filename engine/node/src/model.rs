@@ -2,9 +2,11 @@
 //! ownership of the Rust buffers (no copy).
 
 use crate::errors::{argument_error, engine_error, EngineError};
-use napi::bindgen_prelude::{Float32Array, Uint32Array};
+use crate::score_task::ScoreTask;
+use napi::bindgen_prelude::{AsyncTask, Float32Array, Uint32Array};
 use napi_derive::napi;
 use neptune_core::{Model, Prediction};
+use std::sync::Arc;
 
 /// Top-k results of one or more queries, flattened query-major: query `i` owns
 /// `[offsets[i], offsets[i + 1])` of the three arrays.
@@ -18,13 +20,16 @@ pub struct TopK {
 
 #[napi]
 pub struct NeptuneModel {
-    inner: Model,
+    /// Shared with the scoring tasks in flight on the libuv pool.
+    inner: Arc<Model>,
 }
 
 impl NeptuneModel {
     /// Wraps a model loaded elsewhere (the async `loadModel`).
     pub(crate) fn from_model(inner: Model) -> NeptuneModel {
-        NeptuneModel { inner }
+        NeptuneModel {
+            inner: Arc::new(inner),
+        }
     }
 }
 
@@ -34,7 +39,7 @@ impl NeptuneModel {
     #[napi(factory, catch_unwind)]
     pub fn load(dir: String) -> Result<NeptuneModel, EngineError> {
         Ok(NeptuneModel {
-            inner: Model::load(&dir).map_err(engine_error)?,
+            inner: Arc::new(Model::load(&dir).map_err(engine_error)?),
         })
     }
 
@@ -106,18 +111,7 @@ impl NeptuneModel {
         k: u32,
         excludes: Option<Vec<Uint32Array>>,
     ) -> Result<TopK, EngineError> {
-        if heads.len() != relations.len() {
-            return Err(argument_error(format!(
-                "heads ({}) and relations ({}) differ in length",
-                heads.len(),
-                relations.len()
-            )));
-        }
-        let queries: Vec<(u32, u32)> = heads
-            .iter()
-            .copied()
-            .zip(relations.iter().copied())
-            .collect();
+        let queries = query_pairs(&heads, &relations)?;
         let excludes = excludes.unwrap_or_default();
         let lists: Vec<&[u32]> = excludes.iter().map(|e| &e[..]).collect();
         let rows = self
@@ -126,9 +120,48 @@ impl NeptuneModel {
             .map_err(engine_error)?;
         Ok(flatten(rows))
     }
+
+    /// `topKBatch` on the libuv thread pool: the JS thread keeps serving while the engine
+    /// scores. The arguments are copied, so the caller may reuse its arrays at once.
+    #[napi(catch_unwind, ts_return_type = "Promise<TopK>")]
+    pub fn top_k_batch_async(
+        &self,
+        heads: Uint32Array,
+        relations: Uint32Array,
+        k: u32,
+        excludes: Option<Vec<Uint32Array>>,
+    ) -> Result<AsyncTask<ScoreTask>, EngineError> {
+        let queries = query_pairs(&heads, &relations)?;
+        let excludes = excludes
+            .unwrap_or_default()
+            .iter()
+            .map(|e| e.to_vec())
+            .collect();
+        Ok(AsyncTask::new(ScoreTask::new(
+            Arc::clone(&self.inner),
+            queries,
+            k as usize,
+            excludes,
+        )))
+    }
 }
 
-fn flatten(rows: Vec<Vec<Prediction>>) -> TopK {
+fn query_pairs(heads: &[u32], relations: &[u32]) -> Result<Vec<(u32, u32)>, EngineError> {
+    if heads.len() != relations.len() {
+        return Err(argument_error(format!(
+            "heads ({}) and relations ({}) differ in length",
+            heads.len(),
+            relations.len()
+        )));
+    }
+    Ok(heads
+        .iter()
+        .copied()
+        .zip(relations.iter().copied())
+        .collect())
+}
+
+pub(crate) fn flatten(rows: Vec<Vec<Prediction>>) -> TopK {
     let total: usize = rows.iter().map(Vec::len).sum();
     let (mut entities, mut logits, mut probabilities) = (
         Vec::with_capacity(total),

@@ -65,7 +65,7 @@ describe('the model facade over the native engine', () => {
     expect(events.filter((e) => e.kind === 'validation').map((e) => e.epoch)).toEqual([20, 40, 60]);
   });
 
-  it('scores top k best first, skips excluded entities, and gives sigmoid probabilities', () => {
+  it('scores top k best first, skips excluded entities, and gives sigmoid probabilities', async () => {
     const scorer = Scorer.load(modelDir);
     const head = scorer.entity('e3');
     const isA = scorer.relation('is_a');
@@ -101,6 +101,20 @@ describe('the model facade over the native engine', () => {
     // Same maths, but a batch may sum in another order: equal up to float rounding.
     batch[0]?.forEach((r, i) => expect(r.logit).toBeCloseTo(single[i]!.logit, 4));
     expect(batch[1]?.[0]?.id).toBe('class2');
+
+    // The async path (libuv pool) answers exactly as the synchronous one, exclusions included.
+    const excludes = [[scorer.entity('class2')], undefined];
+    const queries = [
+      { entity: head, relation: isA },
+      { entity: scorer.entity('e6'), relation: isA },
+    ];
+    expect(await scorer.topKBatchAsync(queries, 3, excludes)).toEqual(
+      scorer.topKBatch(queries, 3, excludes),
+    );
+    // A bad id is a rejected promise with the product's code, not a crash.
+    await expect(scorer.topKBatchAsync([{ entity: 1e9, relation: isA }], 3)).rejects.toMatchObject({
+      code: 'BAD_USER_INPUT',
+    });
   });
 
   it('trains the same from id arrays as from files', async () => {

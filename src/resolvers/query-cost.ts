@@ -1,0 +1,32 @@
+/**
+ * What a request costs, in units of one answer row, estimated from its arguments alone (before
+ * any read or scoring): the server refuses an operation whose fields add up to more than
+ * KGC_MAX_QUERY_COST. Aliases add up, so 30 aliases of a batch cost 30 batches.
+ */
+
+/** Scoring one (entity, relation) against every entity and reading its known edges. */
+export const SCORING_COST = 50;
+/** excludeConnected reads every neighbour of the entity: a hub's read grows with its degree. */
+export const CONNECTED_COST = 1000;
+
+/** One missingLinks query with its defaults applied (GraphQL coerces them before this runs). */
+export function missingLinksCost(args: { k?: unknown; excludeConnected?: unknown }): number {
+  const k = typeof args.k === 'number' && args.k > 0 ? args.k : 0;
+  return k + SCORING_COST + (args.excludeConnected === true ? CONNECTED_COST : 0);
+}
+
+/** The cost of each costly root field from its coerced arguments; other fields cost nothing. */
+export const FIELD_COSTS: Readonly<Record<string, (args: Record<string, unknown>) => number>> = {
+  missingLinks: missingLinksCost,
+  missingLinksBatch: (args) =>
+    Array.isArray(args.queries)
+      ? args.queries.reduce<number>(
+          (sum, query) => sum + missingLinksCost((query ?? {}) as Record<string, unknown>),
+          0,
+        )
+      : 0,
+};
+
+/** How to bring a refused request under the limit (part of QUERY_TOO_COSTLY's message). */
+export const REDUCE_COST_HINT =
+  'lower k, send fewer queries or aliases per request (split the batch across requests), or drop excludeConnected';

@@ -1,0 +1,95 @@
+import type { ApolloServerPlugin } from '@apollo/server';
+import {
+  DocumentNode,
+  FieldNode,
+  FragmentDefinitionNode,
+  getArgumentValues,
+  getVariableValues,
+  GraphQLError,
+  GraphQLSchema,
+  Kind,
+  OperationDefinitionNode,
+  OperationTypeNode,
+  SelectionSetNode,
+} from 'graphql';
+import { ErrorCode } from '../errors';
+import { CONNECTED_COST, FIELD_COSTS, REDUCE_COST_HINT, SCORING_COST } from '../resolvers';
+
+/** Root fields of a selection set, through fragment spreads and inline fragments. */
+function rootFields(
+  selectionSet: SelectionSetNode,
+  fragments: Map<string, FragmentDefinitionNode>,
+  seen = new Set<string>(),
+): FieldNode[] {
+  const fields: FieldNode[] = [];
+  for (const selection of selectionSet.selections) {
+    if (selection.kind === Kind.FIELD) fields.push(selection);
+    else if (selection.kind === Kind.INLINE_FRAGMENT) {
+      fields.push(...rootFields(selection.selectionSet, fragments, seen));
+    } else {
+      const name = selection.name.value;
+      const fragment = fragments.get(name);
+      // A fragment spread twice merges into the same fields: count it once.
+      if (!fragment || seen.has(name)) continue;
+      seen.add(name);
+      fields.push(...rootFields(fragment.selectionSet, fragments, seen));
+    }
+  }
+  return fields;
+}
+
+/**
+ * The operation's cost (FIELD_COSTS over its root fields, variables and defaults applied).
+ * Fields whose arguments do not coerce are left out: execution refuses them without work.
+ * @skip and @include are ignored, so a skipped field still counts (an upper bound).
+ */
+export function operationCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode | undefined,
+  variables: Record<string, unknown> | undefined,
+): number {
+  const root = schema.getQueryType();
+  if (operation?.operation !== OperationTypeNode.QUERY || !root) return 0;
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {});
+  if (coerced.errors) return 0;
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) {
+      fragments.set(definition.name.value, definition);
+    }
+  }
+  const defs = root.getFields();
+  let cost = 0;
+  for (const field of rootFields(operation.selectionSet, fragments)) {
+    const costOf = FIELD_COSTS[field.name.value];
+    const def = defs[field.name.value];
+    if (!costOf || !def) continue;
+    try {
+      cost += costOf(getArgumentValues(def, field, coerced.coerced));
+    } catch {
+      // Bad arguments: execution answers this field with its error and does no work.
+    }
+  }
+  return cost;
+}
+
+/** Refuses (QUERY_TOO_COSTLY, HTTP 400) an operation above `maxCost` before it executes. */
+export function queryCostPlugin(maxCost: number): ApolloServerPlugin {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ schema, document, operation, request }) {
+          const cost = operationCost(schema, document, operation, request.variables);
+          if (cost <= maxCost) return;
+          throw new GraphQLError(
+            `This request costs ${cost} units, over the limit of ${maxCost} (KGC_MAX_QUERY_COST; ` +
+              `a missingLinks query costs k + ${SCORING_COST}, plus ${CONNECTED_COST} with excludeConnected, summed over ` +
+              `aliases and batch queries): ${REDUCE_COST_HINT}.`,
+            { extensions: { code: ErrorCode.QUERY_TOO_COSTLY, http: { status: 400 } } },
+          );
+        },
+      };
+    },
+  };
+}
