@@ -21,6 +21,11 @@ export const ErrorCode = {
   FORBIDDEN: 'FORBIDDEN',
   DATABASE_UNAVAILABLE: 'DATABASE_UNAVAILABLE',
   DATABASE_AUTH_FAILED: 'DATABASE_AUTH_FAILED',
+  /**
+   * A database call ran out of its time budget: the server rolled the transaction back (nothing
+   * was written), or Neo4j did not answer at all within the budget plus a grace period.
+   */
+  DATABASE_TIMEOUT: 'DATABASE_TIMEOUT',
   DATABASE_ERROR: 'DATABASE_ERROR',
   CONSTRAINT_VIOLATION: 'CONSTRAINT_VIOLATION',
   MIGRATIONS_PENDING: 'MIGRATIONS_PENDING',

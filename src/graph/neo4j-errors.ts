@@ -10,11 +10,33 @@ function codeOf(error: unknown): string | undefined {
   return undefined;
 }
 
-/** Maps a Neo4j driver error to the product's error codes; KgcErrors pass through. */
-export function mapNeo4jError(error: unknown, target: string): KgcError {
+/**
+ * The server's transaction timeout: `TransactionTimedOut` (db.transaction.timeout) and
+ * `TransactionTimedOutClientConfiguration` (the timeout this client sets on every transaction).
+ */
+export function isTransactionTimeout(code: string): boolean {
+  return code.startsWith('Neo.ClientError.Transaction.TransactionTimedOut');
+}
+
+/**
+ * Maps a Neo4j driver error to the product's error codes; KgcErrors pass through. `budgetMs`:
+ * the call's time budget, named in a DATABASE_TIMEOUT message.
+ */
+export function mapNeo4jError(error: unknown, target: string, budgetMs?: number): KgcError {
   if (error instanceof KgcError) return error;
   const code = codeOf(error) ?? '';
   const detail = error instanceof Error ? error.message : String(error);
+  if (isTransactionTimeout(code)) {
+    // No driver text: the message is safe for clients and says what happened to the data.
+    const within = budgetMs === undefined ? '' : ` within ${budgetMs} ms`;
+    return new KgcError(
+      ErrorCode.DATABASE_TIMEOUT,
+      `The database did not finish the transaction${within}; the server rolled it back, so nothing ` +
+        'of it was written. Retry it; a batch that keeps timing out needs to be smaller or the ' +
+        'timeout larger (KGC_DB_TX_TIMEOUT_MS, KGC_API_DB_TIMEOUT_MS for the API).',
+      { cause: error },
+    );
+  }
   if (code === 'ServiceUnavailable' || code === 'SessionExpired' || code === 'ECONNREFUSED') {
     return new KgcError(
       ErrorCode.DATABASE_UNAVAILABLE,

@@ -1,4 +1,5 @@
 import type { Database } from '../database';
+import { compareIds, rowsInLockOrder } from '../lock-order';
 import {
   COUNT_MISSING_ENDPOINTS,
   CREATE_MISSING_EDGES,
@@ -37,7 +38,7 @@ export class TripleWriter {
   constructor(private readonly db: Database) {}
 
   async writeEdges(rows: TripleRow[]): Promise<BatchResult> {
-    const distinct = dedupe(rows);
+    const distinct = rowsInLockOrder(dedupe(rows));
     const fresh: string[] = [];
     for (const [h, , t] of distinct) {
       for (const id of [h, t]) {
@@ -48,6 +49,8 @@ export class TripleWriter {
       }
     }
     if (fresh.length > 0) {
+      // MERGE locks each id's index entry in row order (lock-order.ts).
+      fresh.sort(compareIds);
       try {
         await this.db.write((tx) => tx.run(MERGE_ENTITIES, { ids: fresh }));
       } catch (error) {
