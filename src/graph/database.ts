@@ -7,7 +7,7 @@ import neo4j, {
 } from 'neo4j-driver';
 import type { DatabaseClientConfig } from '../config';
 import { CircuitBreaker, CircuitBreakerOptions } from './circuit-breaker';
-import { mapNeo4jError } from './neo4j-errors';
+import { Budget, mapNeo4jError } from './neo4j-errors';
 import {
   attemptTimeoutMs,
   backoffMs,
@@ -106,6 +106,12 @@ export class Database {
     return this.target.database;
   }
 
+  /** The budget of a call that started at `startedMs`, and whether it is spent. */
+  private spent(startedMs: number): Budget {
+    // The server's clock started a little later than ours: a little slack.
+    return { ms: this.retry.budgetMs, spent: Date.now() - startedMs >= this.retry.budgetMs - 50 };
+  }
+
   /** The time budget of one transaction, retries included. */
   get budgetMs(): number {
     return this.retry.budgetMs;
@@ -143,7 +149,7 @@ export class Database {
       } catch (error) {
         const wait = backoffMs(attempt);
         if (!mayRetry(error, this.retry, Date.now() - started + wait)) {
-          throw mapNeo4jError(error, this.target.uri, this.retry.budgetMs);
+          throw mapNeo4jError(error, this.target.uri, this.spent(started));
         }
         this.options.onRetry?.((error as Neo4jError).code);
         await sleep(wait);
@@ -181,7 +187,7 @@ export class Database {
             this.options.onRetry?.((error as Neo4jError).code);
             continue;
           }
-          throw mapNeo4jError(error, this.target.uri, this.retry.budgetMs);
+          throw mapNeo4jError(error, this.target.uri, this.spent(startedMs));
         } finally {
           await session.close();
         }

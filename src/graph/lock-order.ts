@@ -25,7 +25,9 @@ export function indexesInLockOrder(
       const x = keys[i]!;
       const y = keys[j]!;
       return (
-        compareIds(x.head, y.head) || compareIds(x.tail, y.tail) || compareIds(x.relation, y.relation)
+        compareIds(x.head, y.head) ||
+        compareIds(x.tail, y.tail) ||
+        compareIds(x.relation, y.relation)
       );
     });
 }

@@ -3,6 +3,7 @@ import { compareIds, rowsInLockOrder } from '../lock-order';
 import {
   COUNT_MISSING_ENDPOINTS,
   CREATE_MISSING_EDGES,
+  LOCK_HEADS,
   MERGE_ENTITIES,
   SET_ENTITY_PROPERTIES,
 } from './ingest-queries';
@@ -60,7 +61,9 @@ export class TripleWriter {
     }
     if (distinct.length === 0)
       return { created: 0, present: 0, failed: 0, duplicates: rows.length };
+    const heads = [...new Set(distinct.map(([h]) => h))];
     const { created, failed } = await this.db.write(async (tx) => {
+      await tx.run(LOCK_HEADS, { ids: heads });
       const result = await tx.run(CREATE_MISSING_EDGES, { rows: distinct });
       const made = result.summary.counters.updates().relationshipsCreated;
       // Only a batch with uncreated rows can hold a row whose endpoint is gone.
