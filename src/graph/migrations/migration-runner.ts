@@ -9,6 +9,8 @@ export interface MigrationOptions {
   /** Separates independent migration chains in one database (tests use unique chains). */
   chain?: string;
   lockTimeoutMs?: number;
+  /** How long the lock outlives its last renewal (a runner that died); default 30 s. */
+  lockTtlMs?: number;
   log?: (line: string) => void;
 }
 
@@ -74,7 +76,7 @@ export class MigrationRunner {
   async migrate(): Promise<MigrationFile[]> {
     const files = loadMigrationFiles(this.options.dir);
     await MigrationLock.ensureConstraint(this.db);
-    const lock = new MigrationLock(this.db, this.chain);
+    const lock = new MigrationLock(this.db, this.chain, this.options.lockTtlMs, this.log);
     await lock.acquire(this.options.lockTimeoutMs ?? 60_000);
     try {
       // Read under the lock: another runner may have just applied some.
@@ -82,7 +84,7 @@ export class MigrationRunner {
       this.validate(files, applied);
       const done: MigrationFile[] = [];
       for (const file of files.filter((f) => !applied.has(Number(f.version)))) {
-        await this.apply(file);
+        await this.apply(file, lock);
         done.push(file);
       }
       return done;
@@ -91,11 +93,12 @@ export class MigrationRunner {
     }
   }
 
-  private async apply(file: MigrationFile): Promise<void> {
+  private async apply(file: MigrationFile, lock: MigrationLock): Promise<void> {
     const started = Date.now();
     this.log(`Applying ${file.file}`);
     // Each statement in its own transaction: schema changes cannot share one with data writes.
     for (const statement of file.statements) {
+      lock.assertHeld();
       try {
         await this.db.autoCommit(statement);
       } catch (error) {
@@ -109,6 +112,7 @@ export class MigrationRunner {
         );
       }
     }
+    lock.assertHeld();
     await this.db.write((tx) =>
       tx.run(
         `MERGE (b:__Neo4jMigration {chain: $chain, version: 'BASELINE'})
