@@ -41,7 +41,7 @@ export interface DatabaseClientConfig {
   connectTimeoutMs: number;
   /**
    * The time budget of one transaction, retries included, enforced by the server: a write still
-   * running then is rolled back (DATABASE_TIMEOUT). Absent: 60 s.
+   * running then is rolled back (DATABASE_TIMEOUT). Absent: 120 s.
    */
   txTimeoutMs?: number;
 }
@@ -211,7 +211,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     client: {
       maxRetrySeconds: readInt(env, 'KGC_DB_RETRY_SECONDS', 15, { min: 0, max: 600 }),
       connectTimeoutMs: readInt(env, 'KGC_DB_CONNECT_TIMEOUT_MS', 5000, { min: 100, max: 120000 }),
-      txTimeoutMs: readInt(env, 'KGC_DB_TX_TIMEOUT_MS', 60_000, { min: 100, max: 3_600_000 }),
+      txTimeoutMs: readInt(env, 'KGC_DB_TX_TIMEOUT_MS', 120_000, { min: 100, max: 3_600_000 }),
     },
     stateDir,
     cacheDir: path.resolve(

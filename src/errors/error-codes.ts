@@ -32,6 +32,8 @@ export const ErrorCode = {
   MIGRATION_CHECKSUM_MISMATCH: 'MIGRATION_CHECKSUM_MISMATCH',
   MIGRATION_INVALID: 'MIGRATION_INVALID',
   MIGRATION_LOCKED: 'MIGRATION_LOCKED',
+  /** A runner stopped by a signal between statements; its lock was released. */
+  MIGRATION_STOPPED: 'MIGRATION_STOPPED',
   NEO4J_SETUP_FAILED: 'NEO4J_SETUP_FAILED',
   /** A triple file has bad lines (strict ingest), or an option names an unusable format. */
   INGEST_INVALID_INPUT: 'INGEST_INVALID_INPUT',

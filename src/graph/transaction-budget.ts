@@ -1,7 +1,7 @@
 import { ManagedTransaction, Neo4jError } from 'neo4j-driver';
 
 /** The time budget of one transaction when the config names none. */
-export const DEFAULT_TX_TIMEOUT_MS = 60_000;
+export const DEFAULT_TX_TIMEOUT_MS = 120_000;
 
 /**
  * How late past its timeout a server may report a timed-out transaction: Neo4j's transaction

@@ -35,6 +35,7 @@ interface AppliedMigration {
 export class MigrationRunner {
   private readonly chain: string;
   private readonly log: (line: string) => void;
+  private stopReason: string | undefined;
 
   constructor(
     private readonly db: Database,
@@ -72,6 +73,26 @@ export class MigrationRunner {
     }
   }
 
+  /**
+   * Asks a running `migrate` to stop before its next migration (a signal): the one under way
+   * finishes and is recorded, the lock is released, and migrate fails with MIGRATION_STOPPED.
+   */
+  stop(reason: string): void {
+    this.stopReason = reason;
+  }
+
+  /** Before each migration: still ours to run (lock held, no stop asked). */
+  private mayGoOn(lock: MigrationLock, next: string): void {
+    lock.assertHeld();
+    if (this.stopReason !== undefined) {
+      throw new KgcError(
+        ErrorCode.MIGRATION_STOPPED,
+        `Migrations stopped (${this.stopReason}) before ${next}; the lock was released. ` +
+          'Run `npx kgc migrate` again to apply the rest.',
+      );
+    }
+  }
+
   /** Applies every pending migration; returns those this call applied. */
   async migrate(): Promise<MigrationFile[]> {
     const files = loadMigrationFiles(this.options.dir);
@@ -84,6 +105,7 @@ export class MigrationRunner {
       this.validate(files, applied);
       const done: MigrationFile[] = [];
       for (const file of files.filter((f) => !applied.has(Number(f.version)))) {
+        this.mayGoOn(lock, file.file);
         await this.apply(file, lock);
         done.push(file);
       }

@@ -210,6 +210,41 @@ describe('MigrationRunner on a real Neo4j', () => {
     expect(await appliedCount(db, chain)).toBe(2);
   });
 
+  it('stops before its next migration when asked (a signal), releasing the lock', async () => {
+    const label = uniqueId('Mig');
+    const chain = uniqueId('chain');
+    const dir = migrationsFor(label);
+    await db.write((tx) => tx.run(`CREATE (:${label}Gate {x: 1})`));
+    fs.writeFileSync(
+      path.join(dir, 'V0001__create_index.cypher'),
+      `MATCH (g:${label}Gate) SET g.x = 2;\n`,
+    );
+    const holder = db.openSession('WRITE');
+    const gate = holder.beginTransaction();
+    await gate.run(`MATCH (g:${label}Gate) SET g.x = 3`);
+    const runner = new MigrationRunner(db, { dir, chain });
+    const running = runner.migrate();
+    const outcome = running.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 500)); // V0001 is under way
+      runner.stop('SIGTERM');
+    } finally {
+      await gate.rollback();
+      await holder.close();
+    }
+    expect(await outcome).toMatchObject({
+      code: ErrorCode.MIGRATION_STOPPED,
+      message: expect.stringContaining('(SIGTERM) before V0002__seed.cypher'),
+    });
+    expect(await appliedCount(db, chain)).toBe(1);
+    expect(await countOf(db, label)).toBe(0);
+    expect(await lockOwners(chain)).toEqual([]);
+    expect(await new MigrationRunner(db, { dir, chain }).migrate()).toHaveLength(1);
+  });
+
   it('reports the project migrations as applied by the test setup', async () => {
     const runner = new MigrationRunner(db, { dir: path.resolve(__dirname, '../../../migrations') });
     const status = await runner.status();
