@@ -1,6 +1,7 @@
 import { Database, TripleWriter } from '../../../src/graph';
 import type { TripleRow } from '../../../src/graph';
 import { ErrorCode } from '../../../src/errors';
+import { TcpProxy } from '../../support/tcp-proxy';
 import { testDatabase, testTarget, uniqueId } from '../../support/test-database';
 
 /** A Database whose transactions have a budget of `txTimeoutMs`. */
@@ -93,6 +94,37 @@ describe('a transaction that runs past its budget', () => {
       ).rejects.toMatchObject({ code: ErrorCode.DATABASE_TIMEOUT });
     } finally {
       await slow.close();
+    }
+  });
+});
+
+describe('a database that stops answering (the API, with its breaker)', () => {
+  it('fails with DATABASE_TIMEOUT after the budget and a grace, then fails fast', async () => {
+    const { proxy, uri } = await TcpProxy.start(testTarget().uri);
+    const api = new Database(
+      { ...testTarget(), uri },
+      { maxRetrySeconds: 0, connectTimeoutMs: 1000 },
+      { failFast: { callTimeoutMs: 500, probeEveryMs: 60_000 } },
+    );
+    try {
+      await api.ping();
+      proxy.hang();
+      const started = Date.now();
+      await expect(api.write((tx) => tx.run('CREATE (:HungWrite)'))).rejects.toMatchObject({
+        code: ErrorCode.DATABASE_TIMEOUT,
+        message: expect.stringMatching(
+          /did not answer within 3500 ms\. It rolls back a transaction still open after 500 ms/,
+        ),
+      });
+      // The server's verdict had 3 s to arrive: the client did not give up before it.
+      expect(Date.now() - started).toBeGreaterThanOrEqual(3400);
+      // The probe finds no answer either: the breaker opens and calls fail at once.
+      await new Promise((resolve) => setTimeout(resolve, 4000));
+      expect(api.unavailable).toBe(true);
+      await expect(api.ping()).rejects.toMatchObject({ code: ErrorCode.DATABASE_UNAVAILABLE });
+    } finally {
+      await proxy.close();
+      await api.close();
     }
   });
 });
