@@ -112,11 +112,6 @@ export class Database {
     return { ms: this.retry.budgetMs, spent: Date.now() - startedMs >= this.retry.budgetMs - 50 };
   }
 
-  /** The time budget of one transaction, retries included. */
-  get budgetMs(): number {
-    return this.retry.budgetMs;
-  }
-
   read<T>(work: Work<T>): Promise<T> {
     return this.guarded(async () => {
       const started = process.hrtime.bigint();
