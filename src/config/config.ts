@@ -39,6 +39,11 @@ export interface DatabaseClientConfig {
   /** How long the driver keeps retrying a transaction on transient errors. */
   maxRetrySeconds: number;
   connectTimeoutMs: number;
+  /**
+   * The time budget of one transaction, retries included, enforced by the server: a write still
+   * running then is rolled back (DATABASE_TIMEOUT). Absent: 120 s.
+   */
+  txTimeoutMs?: number;
 }
 
 /** Who may call the API and what a request may cost (design.md, Security). */
@@ -56,7 +61,10 @@ export interface ApiConfig {
   /** Most cost units one operation may ask for (src/resolvers/query-cost.ts), checked before any work. */
   maxQueryCost: number;
   introspection: boolean;
-  /** An API database call that takes longer fails (DATABASE_UNAVAILABLE): the hang guard. */
+  /**
+   * The API's budget for one database call: the server rolls back a transaction still running
+   * then (DATABASE_TIMEOUT); a database that does not answer at all trips the breaker.
+   */
   dbTimeoutMs: number;
   /** Origins allowed by CORS; empty: no CORS headers (same-origin and non-browser clients). */
   corsOrigins: string[];
@@ -255,6 +263,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     client: {
       maxRetrySeconds: readInt(env, 'KGC_DB_RETRY_SECONDS', 15, { min: 0, max: 600 }),
       connectTimeoutMs: readInt(env, 'KGC_DB_CONNECT_TIMEOUT_MS', 5000, { min: 100, max: 120000 }),
+      txTimeoutMs: readInt(env, 'KGC_DB_TX_TIMEOUT_MS', 120_000, { min: 100, max: 3_600_000 }),
     },
     stateDir,
     cacheDir: path.resolve(

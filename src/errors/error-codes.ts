@@ -23,12 +23,19 @@ export const ErrorCode = {
   FORBIDDEN: 'FORBIDDEN',
   DATABASE_UNAVAILABLE: 'DATABASE_UNAVAILABLE',
   DATABASE_AUTH_FAILED: 'DATABASE_AUTH_FAILED',
+  /**
+   * A database call ran out of its time budget: the server rolled the transaction back (nothing
+   * was written), or Neo4j did not answer at all within the budget plus a grace period.
+   */
+  DATABASE_TIMEOUT: 'DATABASE_TIMEOUT',
   DATABASE_ERROR: 'DATABASE_ERROR',
   CONSTRAINT_VIOLATION: 'CONSTRAINT_VIOLATION',
   MIGRATIONS_PENDING: 'MIGRATIONS_PENDING',
   MIGRATION_CHECKSUM_MISMATCH: 'MIGRATION_CHECKSUM_MISMATCH',
   MIGRATION_INVALID: 'MIGRATION_INVALID',
   MIGRATION_LOCKED: 'MIGRATION_LOCKED',
+  /** A runner stopped by a signal between statements; its lock was released. */
+  MIGRATION_STOPPED: 'MIGRATION_STOPPED',
   NEO4J_SETUP_FAILED: 'NEO4J_SETUP_FAILED',
   /** A triple file has bad lines (strict ingest), or an option names an unusable format. */
   INGEST_INVALID_INPUT: 'INGEST_INVALID_INPUT',

@@ -2,10 +2,15 @@ import { ErrorCode, KgcError } from '../errors';
 
 export interface CircuitBreakerOptions {
   /**
-   * A call that takes longer fails with DATABASE_UNAVAILABLE (a database that hangs), and a
-   * probe decides whether the database is away or was only slow for that call.
+   * A call that takes longer fails with DATABASE_TIMEOUT (a database that hangs), and a probe
+   * decides whether the database is away or was only slow for that call.
    */
   callTimeoutMs: number;
+  /**
+   * The server-side transaction timeout under this backstop, when there is one: the message
+   * then says that a write not committed by then is rolled back by the server.
+   */
+  serverTimeoutMs?: number;
   /** How often an open breaker checks whether the database is back. */
   probeEveryMs: number;
 }
@@ -35,7 +40,7 @@ export class CircuitBreaker {
     if (this.isOpen)
       throw unavailable('the database did not answer recently; retrying in the background');
     let timer: NodeJS.Timeout | undefined;
-    const timedOut = unavailable(`no answer within ${this.options.callTimeoutMs} ms`);
+    const timedOut = noAnswer(this.options);
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(timedOut), this.options.callTimeoutMs);
     });
@@ -107,6 +112,19 @@ export class CircuitBreaker {
       clearTimeout(timer);
     }
   }
+}
+
+function noAnswer(options: CircuitBreakerOptions): KgcError {
+  const server = options.serverTimeoutMs;
+  return new KgcError(
+    ErrorCode.DATABASE_TIMEOUT,
+    `The database did not answer within ${options.callTimeoutMs} ms.` +
+      (server === undefined
+        ? ''
+        : ` It rolls back a transaction still open after ${server} ms, so a write it had not ` +
+          'committed by then is not in the graph; check before retrying a write.') +
+      ' If it keeps happening, check the database.',
+  );
 }
 
 function unavailable(why: string): KgcError {

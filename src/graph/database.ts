@@ -7,7 +7,17 @@ import neo4j, {
 } from 'neo4j-driver';
 import type { DatabaseClientConfig } from '../config';
 import { CircuitBreaker, CircuitBreakerOptions } from './circuit-breaker';
-import { mapNeo4jError } from './neo4j-errors';
+import { Budget, mapNeo4jError } from './neo4j-errors';
+import {
+  attemptTimeoutMs,
+  backoffMs,
+  DEFAULT_TX_TIMEOUT_MS,
+  mayRetry,
+  oneAttempt,
+  RetryPolicy,
+  SERVER_TIMEOUT_GRACE_MS,
+  sleep,
+} from './transaction-budget';
 
 /** Where and how to connect; resolved from config by connection.ts. */
 export interface ConnectionTarget {
@@ -24,30 +34,52 @@ export interface DatabaseOptions {
   failFast?: CircuitBreakerOptions;
   /** Called after every read transaction with its duration (metrics). */
   onRead?: (seconds: number) => void;
+  /** Called before a failed attempt is tried again, with the Neo4j error code (metrics, tests). */
+  onRetry?: (code: string) => void;
 }
 
 /**
- * The one boundary to Neo4j: owns the driver, runs managed transactions (the driver retries
- * transient errors up to `maxRetrySeconds`) and maps every Neo4j error to a KgcError.
+ * The one boundary to Neo4j: owns the driver, runs managed transactions and maps every Neo4j
+ * error to a KgcError. Every transaction has a time budget (KGC_DB_TX_TIMEOUT_MS; on the API
+ * KGC_API_DB_TIMEOUT_MS) that the server enforces: an attempt's timeout is the budget left, so
+ * a write still running when the budget is spent is rolled back by the server and the caller
+ * gets DATABASE_TIMEOUT, never a failure for a write that commits later. Transient errors
+ * (deadlocks) are retried inside that budget.
  */
 export class Database {
   private readonly driver: Driver;
   private readonly breaker: CircuitBreaker | undefined;
+  private readonly retry: RetryPolicy;
 
   constructor(
     readonly target: ConnectionTarget,
     client: DatabaseClientConfig,
     private readonly options: DatabaseOptions = {},
   ) {
+    // The API's call timeout is its budget: the server gives up first, the breaker's timer is
+    // only the backstop for a server that does not answer at all.
+    const budgetMs = Math.min(
+      client.txTimeoutMs ?? DEFAULT_TX_TIMEOUT_MS,
+      options.failFast?.callTimeoutMs ?? Infinity,
+    );
+    this.retry = { budgetMs, unavailableMs: client.maxRetrySeconds * 1000 };
     this.driver = neo4j.driver(target.uri, neo4j.auth.basic(target.user, target.password), {
-      maxTransactionRetryTime: client.maxRetrySeconds * 1000,
+      // Retries are ours (see transact), each attempt bounded by what is left of the budget.
+      maxTransactionRetryTime: 0,
       connectionTimeout: client.connectTimeoutMs,
       connectionAcquisitionTimeout: client.connectTimeoutMs * 2,
       disableLosslessIntegers: true,
       userAgent: 'kgc/0.1',
     });
     this.breaker = options.failFast
-      ? new CircuitBreaker(options.failFast, () => this.probe())
+      ? new CircuitBreaker(
+          {
+            ...options.failFast,
+            callTimeoutMs: budgetMs + SERVER_TIMEOUT_GRACE_MS,
+            serverTimeoutMs: budgetMs,
+          },
+          () => this.probe(),
+        )
       : undefined;
   }
 
@@ -74,30 +106,59 @@ export class Database {
     return this.target.database;
   }
 
+  /** The budget of a call that started at `startedMs`, and whether it is spent. */
+  private spent(startedMs: number): Budget {
+    // The server's clock started a little later than ours: a little slack.
+    return { ms: this.retry.budgetMs, spent: Date.now() - startedMs >= this.retry.budgetMs - 50 };
+  }
+
   read<T>(work: Work<T>): Promise<T> {
     return this.guarded(async () => {
       const started = process.hrtime.bigint();
+      const result = await this.transact('READ', work);
+      this.options.onRead?.(Number(process.hrtime.bigint() - started) / 1e9);
+      return result;
+    });
+  }
+
+  write<T>(work: Work<T>): Promise<T> {
+    return this.guarded(() => this.transact('WRITE', work));
+  }
+
+  /**
+   * One managed transaction per attempt, each with the budget left as its server-side timeout;
+   * retryable failures wait a short backoff and go again while the budget allows.
+   */
+  private async transact<T>(mode: 'READ' | 'WRITE', work: Work<T>): Promise<T> {
+    const started = Date.now();
+    for (let attempt = 1; ; attempt++) {
       const session = this.driver.session({
         database: this.target.database,
-        defaultAccessMode: neo4j.session.READ,
+        defaultAccessMode: mode === 'READ' ? neo4j.session.READ : neo4j.session.WRITE,
       });
       try {
-        const result = await session.executeRead(work);
-        this.options.onRead?.(Number(process.hrtime.bigint() - started) / 1e9);
-        return result;
+        const config = { timeout: attemptTimeoutMs(this.retry.budgetMs, Date.now() - started) };
+        return await (mode === 'READ'
+          ? session.executeRead(oneAttempt(work), config)
+          : session.executeWrite(oneAttempt(work), config));
       } catch (error) {
-        throw mapNeo4jError(error, this.target.uri);
+        const wait = backoffMs(attempt);
+        if (!mayRetry(error, this.retry, Date.now() - started + wait)) {
+          throw mapNeo4jError(error, this.target.uri, this.spent(started));
+        }
+        this.options.onRetry?.((error as Neo4jError).code);
+        await sleep(wait);
       } finally {
         await session.close();
       }
-    });
+    }
   }
 
   /**
    * One read-only query in an auto-commit transaction: a single round trip, where a managed
    * read transaction also pays BEGIN and COMMIT (measured on the local server: p50 1.6 ms against
    * 4.9 ms for `RETURN 1`). For the API's hot reads of one statement; a transient error is
-   * retried once (safe: the statement only reads).
+   * retried once (safe: the statement only reads), inside the budget.
    */
   readQuery<R extends RecordShape = RecordShape>(
     query: string,
@@ -105,18 +166,23 @@ export class Database {
   ): Promise<QueryResult<R>> {
     return this.guarded(async () => {
       const started = process.hrtime.bigint();
+      const startedMs = Date.now();
       for (let attempt = 1; ; attempt++) {
         const session = this.driver.session({
           database: this.target.database,
           defaultAccessMode: neo4j.session.READ,
         });
         try {
-          const result = await session.run<R>(query, params);
+          const timeout = attemptTimeoutMs(this.retry.budgetMs, Date.now() - startedMs);
+          const result = await session.run<R>(query, params, { timeout });
           this.options.onRead?.(Number(process.hrtime.bigint() - started) / 1e9);
           return result;
         } catch (error) {
-          if (attempt === 1 && isRetryable(error)) continue;
-          throw mapNeo4jError(error, this.target.uri);
+          if (attempt === 1 && mayRetry(error, this.retry, Date.now() - startedMs)) {
+            this.options.onRetry?.((error as Neo4jError).code);
+            continue;
+          }
+          throw mapNeo4jError(error, this.target.uri, this.spent(startedMs));
         } finally {
           await session.close();
         }
@@ -124,22 +190,10 @@ export class Database {
     });
   }
 
-  write<T>(work: Work<T>): Promise<T> {
-    return this.guarded(async () => {
-      const session = this.driver.session({ database: this.target.database });
-      try {
-        return await session.executeWrite(work);
-      } catch (error) {
-        throw mapNeo4jError(error, this.target.uri);
-      } finally {
-        await session.close();
-      }
-    });
-  }
-
   /**
    * One auto-commit query: for schema statements (which cannot share a transaction with data
-   * writes) and `CALL { } IN TRANSACTIONS`. Not retried.
+   * writes) and `CALL { } IN TRANSACTIONS`. Not retried, and no budget: a migration's index
+   * build or batched rewrite may rightly take longer than any request.
    */
   async autoCommit<R extends RecordShape = RecordShape>(
     query: string,
@@ -155,7 +209,10 @@ export class Database {
     }
   }
 
-  /** Raw session access for streaming reads (export); the caller must close it. */
+  /**
+   * Raw session access for streaming reads (export), which may stream for hours: no budget.
+   * The caller must close it.
+   */
   openSession(mode: 'READ' | 'WRITE', fetchSize?: number) {
     return this.driver.session({
       database: this.target.database,
@@ -173,8 +230,4 @@ export class Database {
     this.breaker?.stop();
     await this.driver.close();
   }
-}
-
-function isRetryable(error: unknown): boolean {
-  return error instanceof Neo4jError && error.retryable;
 }

@@ -8,6 +8,7 @@ export class TcpProxy {
   private readonly server: net.Server;
   private readonly sockets = new Set<net.Socket>();
   private down = false;
+  private hung = false;
 
   private constructor(target: { host: string; port: number }) {
     this.server = net.createServer((client) => {
@@ -21,6 +22,7 @@ export class TcpProxy {
         s.on('close', () => this.sockets.delete(s));
         s.on('error', () => undefined);
       }
+      if (this.hung) return; // connected, never forwarded
       client.pipe(upstream).pipe(client);
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
@@ -33,6 +35,18 @@ export class TcpProxy {
     await new Promise<void>((resolve) => proxy.server.listen(0, '127.0.0.1', resolve));
     const { port } = proxy.server.address() as net.AddressInfo;
     return { proxy, uri: `bolt://127.0.0.1:${port}` };
+  }
+
+  /**
+   * A hung server: connections stay open and nothing more passes either way (what a frozen
+   * process or a dropped network path looks like to a client).
+   */
+  hang(): void {
+    this.hung = true;
+    for (const s of this.sockets) {
+      s.unpipe();
+      s.pause();
+    }
   }
 
   /** Destroys every open connection. */

@@ -32,7 +32,14 @@ export function migrateCommand(out: CliOutput): Command {
                 `${entry.state.padEnd(8)} ${entry.file}${entry.appliedAt ? `  (${entry.appliedAt})` : ''}`,
               );
         } else {
-          const applied = await runner.migrate();
+          // Stop between statements on a signal (compose's stop), releasing the lock.
+          const stop = (signal: NodeJS.Signals) => runner.stop(signal);
+          process.once('SIGTERM', stop);
+          process.once('SIGINT', stop);
+          const applied = await runner.migrate().finally(() => {
+            process.off('SIGTERM', stop);
+            process.off('SIGINT', stop);
+          });
           if (options.json) out.info(JSON.stringify({ applied: applied.map((m) => m.file) }));
           else
             out.info(

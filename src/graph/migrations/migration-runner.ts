@@ -9,6 +9,8 @@ export interface MigrationOptions {
   /** Separates independent migration chains in one database (tests use unique chains). */
   chain?: string;
   lockTimeoutMs?: number;
+  /** How long the lock outlives its last renewal (a runner that died); default 30 s. */
+  lockTtlMs?: number;
   log?: (line: string) => void;
 }
 
@@ -33,6 +35,7 @@ interface AppliedMigration {
 export class MigrationRunner {
   private readonly chain: string;
   private readonly log: (line: string) => void;
+  private stopReason: string | undefined;
 
   constructor(
     private readonly db: Database,
@@ -70,11 +73,31 @@ export class MigrationRunner {
     }
   }
 
+  /**
+   * Asks a running `migrate` to stop before its next migration (a signal): the one under way
+   * finishes and is recorded, the lock is released, and migrate fails with MIGRATION_STOPPED.
+   */
+  stop(reason: string): void {
+    this.stopReason = reason;
+  }
+
+  /** Before each migration: still ours to run (lock held, no stop asked). */
+  private mayGoOn(lock: MigrationLock, next: string): void {
+    lock.assertHeld();
+    if (this.stopReason !== undefined) {
+      throw new KgcError(
+        ErrorCode.MIGRATION_STOPPED,
+        `Migrations stopped (${this.stopReason}) before ${next}; the lock was released. ` +
+          'Run `npx kgc migrate` again to apply the rest.',
+      );
+    }
+  }
+
   /** Applies every pending migration; returns those this call applied. */
   async migrate(): Promise<MigrationFile[]> {
     const files = loadMigrationFiles(this.options.dir);
     await MigrationLock.ensureConstraint(this.db);
-    const lock = new MigrationLock(this.db, this.chain);
+    const lock = new MigrationLock(this.db, this.chain, this.options.lockTtlMs, this.log);
     await lock.acquire(this.options.lockTimeoutMs ?? 60_000);
     try {
       // Read under the lock: another runner may have just applied some.
@@ -82,7 +105,8 @@ export class MigrationRunner {
       this.validate(files, applied);
       const done: MigrationFile[] = [];
       for (const file of files.filter((f) => !applied.has(Number(f.version)))) {
-        await this.apply(file);
+        this.mayGoOn(lock, file.file);
+        await this.apply(file, lock);
         done.push(file);
       }
       return done;
@@ -91,11 +115,12 @@ export class MigrationRunner {
     }
   }
 
-  private async apply(file: MigrationFile): Promise<void> {
+  private async apply(file: MigrationFile, lock: MigrationLock): Promise<void> {
     const started = Date.now();
     this.log(`Applying ${file.file}`);
     // Each statement in its own transaction: schema changes cannot share one with data writes.
     for (const statement of file.statements) {
+      lock.assertHeld();
       try {
         await this.db.autoCommit(statement);
       } catch (error) {
@@ -109,6 +134,7 @@ export class MigrationRunner {
         );
       }
     }
+    lock.assertHeld();
     await this.db.write((tx) =>
       tx.run(
         `MERGE (b:__Neo4jMigration {chain: $chain, version: 'BASELINE'})

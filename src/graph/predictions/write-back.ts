@@ -2,6 +2,7 @@ import type { ManagedTransaction } from 'neo4j-driver';
 import { ErrorCode, KgcError } from '../../errors';
 import type { Database } from '../database';
 import { PREDICTION_SOURCE, PROVENANCE_PROPERTY } from '../triples/export-queries';
+import { indexesInLockOrder } from '../lock-order';
 import { isoTime } from '../plain-value';
 import { recordDecision } from './decision-log';
 import { checkEdgeKey, EdgeKey, rejectionKey } from './edge-key';
@@ -132,14 +133,17 @@ export async function acceptPredictions(
   by: string,
 ): Promise<AcceptedEdge[]> {
   items.forEach((item, i) => checkEdgeKey(item, where(items, i)));
+  // Edges in lock order (two overlapping requests never deadlock), answers in request order.
+  const order = indexesInLockOrder(items);
   return db.write(async (tx) => {
-    const accepted: AcceptedEdge[] = [];
-    for (const [i, item] of items.entries()) {
+    const accepted: AcceptedEdge[] = new Array<AcceptedEdge>(items.length);
+    for (const i of order) {
+      const item = items[i]!;
       const key: EdgeKey = { head: item.head, relation: item.relation, tail: item.tail };
       await requireEndpoints(tx, key, where(items, i));
       const existing = await lockAndFindEdge(tx, key);
       if (existing && isPrediction(existing)) {
-        accepted.push(toAccepted(key, existing));
+        accepted[i] = toAccepted(key, existing);
         continue;
       }
       if (existing) {
@@ -156,7 +160,7 @@ export async function acceptPredictions(
       };
       await tx.run(CREATE_ACCEPTED, { ...key, ...score, by, at, key: rejectionKey(key) });
       await recordDecision(tx, { kind: 'ACCEPT', ...key, ...score, by, at, reason: null });
-      accepted.push({ ...key, ...score, acceptedBy: by, acceptedAt: at });
+      accepted[i] = { ...key, ...score, acceptedBy: by, acceptedAt: at };
     }
     return accepted;
   });

@@ -9,7 +9,19 @@ UNWIND $ids AS id
 MERGE (:Entity {id: id})`;
 
 /**
- * Creates each `(h)-[:rel]->(t)` that does not exist yet. Not `MERGE (h)-[:$(row[1])]->(t)`:
+ * Takes the write lock of each head, in the order given (sorted: lock-order.ts), before the
+ * edges are checked and created in the same transaction: two writers of the same edge then run
+ * one after the other, so the second sees the first's edge instead of creating it again.
+ * Write-back locks the head the same way. SET and REMOVE leave no trace.
+ */
+export const LOCK_HEADS = `
+UNWIND $ids AS id
+MATCH (h:Entity {id: id})
+SET h.__kgcLock = true
+REMOVE h.__kgcLock`;
+
+/**
+ * Creates each `(h)-[:rel]->(t)` that does not exist yet (its head locked: LOCK_HEADS). Not `MERGE (h)-[:$(row[1])]->(t)`:
  * on 5.26 a MERGE with a dynamic type is planned as a scan of every relationship per row
  * (DirectedAllRelationshipsScan, quadratic). The existence check goes through an index-hinted
  * `t2`, which pins the plan to an index seek plus an expand; without the hint an empty (or

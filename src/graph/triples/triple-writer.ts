@@ -1,7 +1,9 @@
 import type { Database } from '../database';
+import { compareIds, rowsInLockOrder } from '../lock-order';
 import {
   COUNT_MISSING_ENDPOINTS,
   CREATE_MISSING_EDGES,
+  LOCK_HEADS,
   MERGE_ENTITIES,
   SET_ENTITY_PROPERTIES,
 } from './ingest-queries';
@@ -37,7 +39,7 @@ export class TripleWriter {
   constructor(private readonly db: Database) {}
 
   async writeEdges(rows: TripleRow[]): Promise<BatchResult> {
-    const distinct = dedupe(rows);
+    const distinct = rowsInLockOrder(dedupe(rows));
     const fresh: string[] = [];
     for (const [h, , t] of distinct) {
       for (const id of [h, t]) {
@@ -48,6 +50,8 @@ export class TripleWriter {
       }
     }
     if (fresh.length > 0) {
+      // MERGE locks each id's index entry in row order (lock-order.ts).
+      fresh.sort(compareIds);
       try {
         await this.db.write((tx) => tx.run(MERGE_ENTITIES, { ids: fresh }));
       } catch (error) {
@@ -57,7 +61,9 @@ export class TripleWriter {
     }
     if (distinct.length === 0)
       return { created: 0, present: 0, failed: 0, duplicates: rows.length };
+    const heads = [...new Set(distinct.map(([h]) => h))];
     const { created, failed } = await this.db.write(async (tx) => {
+      await tx.run(LOCK_HEADS, { ids: heads });
       const result = await tx.run(CREATE_MISSING_EDGES, { rows: distinct });
       const made = result.summary.counters.updates().relationshipsCreated;
       // Only a batch with uncreated rows can hold a row whose endpoint is gone.

@@ -16,6 +16,26 @@ describe('mapNeo4jError', () => {
     expect(mapped.code).toBe(expected);
   });
 
+  it.each([
+    ['Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration', false],
+    ['Neo.ClientError.Transaction.TransactionTimedOut', false],
+    ['Neo.ClientError.Transaction.LockClientStopped', true],
+    ['Neo.TransientError.Transaction.Terminated', true],
+  ])('maps %s to DATABASE_TIMEOUT, saying nothing was written', (code, needsSpentBudget) => {
+    const error = new Neo4jError('terminated', code, 'gql', 'desc');
+    const mapped = mapNeo4jError(error, 'bolt://x', { ms: 800, spent: true });
+    expect(mapped).toMatchObject({
+      code: ErrorCode.DATABASE_TIMEOUT,
+      message: expect.stringMatching(/within 800 ms; the server rolled it back, so nothing/),
+    });
+    expect(mapped.message).not.toContain('bolt://x');
+    // Terminated before the budget ran out: an operator or a shutdown, not our timeout.
+    const early = mapNeo4jError(error, 'bolt://x', { ms: 800, spent: false });
+    expect(early.code).toBe(
+      needsSpentBudget ? ErrorCode.DATABASE_ERROR : ErrorCode.DATABASE_TIMEOUT,
+    );
+  });
+
   it('keeps a KgcError as it is', () => {
     const original = new KgcError(ErrorCode.NOT_FOUND, 'nope');
     expect(mapNeo4jError(original, 'bolt://x')).toBe(original);
