@@ -6,7 +6,7 @@
 export class EventLoopTurns {
   private sliceStart = performance.now();
 
-  constructor(readonly sliceMs = 50) {}
+  constructor(readonly sliceMs = 10) {}
 
   due(): boolean {
     return performance.now() - this.sliceStart >= this.sliceMs;
@@ -24,4 +24,4 @@ export class EventLoopTurns {
 }
 
 /** Iterations between two clock reads in a paced loop: cheap next to the loop's own work. */
-export const TURN_CHECK_EVERY = 4096;
+export const TURN_CHECK_EVERY = 1024;
