@@ -50,6 +50,13 @@ export const ErrorCode = {
   DEVICE_UNAVAILABLE: 'DEVICE_UNAVAILABLE',
   /** Another training job holds the lease (one job at a time across workers and `kgc train`). */
   JOB_LOCKED: 'JOB_LOCKED',
+  /** A training job's lease expired or was taken over: it stopped, and promoted nothing. */
+  JOB_LEASE_LOST: 'JOB_LEASE_LOST',
+  /**
+   * The active version changed while a job ran (an operator's rollback or promote): the job
+   * does not promote over it.
+   */
+  ACTIVE_VERSION_CHANGED: 'ACTIVE_VERSION_CHANGED',
   INTERNAL: 'INTERNAL',
 } as const;
 

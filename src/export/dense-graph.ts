@@ -1,3 +1,4 @@
+import { EventLoopTurns } from '../event-loop-turns';
 import { streamOutEdges, type Database, type EdgeFilter } from '../graph';
 
 /**
@@ -90,15 +91,18 @@ export async function exportDenseGraph(
     }
   });
   onEdges?.(h.length);
+  // Seconds each on tens of millions of edges: a turn of the event loop between them lets
+  // timers (a training job's lease renewal) run. The longest stretch left is one sort.
+  const turns = new EventLoopTurns();
+  await turns.turn();
   const entities = entityVocab.sorted();
+  await turns.turn();
   const relations = relationVocab.sorted();
-  return canonical(
-    entities.names,
-    relations.names,
-    remapColumn(h, entities.remap),
-    remapColumn(r, relations.remap),
-    remapColumn(t, entities.remap),
-  );
+  const headIds = remapColumn(h, entities.remap);
+  const relationIds = remapColumn(r, relations.remap);
+  const tailIds = remapColumn(t, entities.remap);
+  await turns.turn();
+  return canonical(entities.names, relations.names, headIds, relationIds, tailIds);
 }
 
 function remapColumn(column: IntColumn, remap: Int32Array): Int32Array {

@@ -4,6 +4,13 @@ export { splitTriples } from './split';
 export type { SplitIndexes } from './split';
 export { DEFAULT_STABLE_SPLIT, heldOutRate, stableSplit } from './stable-split';
 export type { StableSplit, StableSplitOptions } from './stable-split';
-export { changedKeys, fingerprint, hasKey, sortedKeys, tripleKeys } from './triple-keys';
+export {
+  changedKeys,
+  fingerprint,
+  hasKey,
+  sortedKeys,
+  tripleKeys,
+  tripleKeysPaced,
+} from './triple-keys';
 export { exportToFiles } from './export-files';
 export type { ExportProgress } from './export-progress';

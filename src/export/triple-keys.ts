@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { EventLoopTurns, TURN_CHECK_EVERY } from '../event-loop-turns';
 import type { DenseGraph } from './dense-graph';
 
 /**
@@ -18,10 +19,33 @@ export function tripleKey(head: string, relation: string, tail: string): Buffer 
 }
 
 export function tripleKeys(graph: DenseGraph): TripleKeys {
+  const out = {
+    keys: new Float64Array(graph.heads.length),
+    mix: new Uint32Array(graph.heads.length),
+  };
+  fillKeys(graph, out, 0, graph.heads.length);
+  return out;
+}
+
+/**
+ * tripleKeys that gives the event loop a turn every slice: hashing is the job's longest
+ * synchronous loop (a minute or more on 20M edges), longer than the lease could wait.
+ */
+export async function tripleKeysPaced(
+  graph: DenseGraph,
+  turns = new EventLoopTurns(),
+): Promise<TripleKeys> {
   const n = graph.heads.length;
-  const keys = new Float64Array(n);
-  const mix = new Uint32Array(n);
-  for (let i = 0; i < n; i++) {
+  const out = { keys: new Float64Array(n), mix: new Uint32Array(n) };
+  for (let from = 0; from < n; from += TURN_CHECK_EVERY) {
+    fillKeys(graph, out, from, Math.min(n, from + TURN_CHECK_EVERY));
+    await turns.maybeTurn();
+  }
+  return out;
+}
+
+function fillKeys(graph: DenseGraph, { keys, mix }: TripleKeys, from: number, to: number): void {
+  for (let i = from; i < to; i++) {
     const digest = tripleKey(
       graph.entities[graph.heads[i] as number] as string,
       graph.relationNames[graph.relations[i] as number] as string,
@@ -30,7 +54,6 @@ export function tripleKeys(graph: DenseGraph): TripleKeys {
     keys[i] = digest.readUIntBE(0, 6);
     mix[i] = digest.readUInt32BE(8);
   }
-  return { keys, mix };
 }
 
 /** Sorted copy of the keys of `indexes` (all triples when omitted). */

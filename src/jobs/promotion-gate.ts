@@ -1,4 +1,5 @@
 import { ErrorCode, isKgcError } from '../errors';
+import { EventLoopTurns, TURN_CHECK_EVERY } from '../event-loop-turns';
 import type { DenseGraph } from '../export';
 import { hasKey } from '../export';
 import { evaluate, readVersionEdges } from '../model';
@@ -28,6 +29,8 @@ export interface GateResult {
   leftOutUnknown: number;
   /** Test edges left out: the active version trained on them. */
   leftOutTrained: number;
+  /** Edges the active version trained on (0: an empty version, nothing to defend). */
+  activeTrained: number;
   /** Entities both versions rank over (those both know). */
   rankedEntities: number;
   /** False when ranking over the common entities would have cost too much (each ranks over its own). */
@@ -70,12 +73,20 @@ function vocabSide(
  * this side knows are added as known answers too, so filtered ranking skips them and both
  * sides rank the true answer among the same, common entities.
  */
-function sideData(graph: DenseGraph, side: Side, compared: Int32Array, equalize: boolean) {
+async function sideData(
+  graph: DenseGraph,
+  side: Side,
+  compared: Int32Array,
+  equalize: boolean,
+  turns: EventLoopTurns,
+) {
   const inTest = new Uint8Array(graph.heads.length);
   for (const i of compared) inTest[i] = 1;
   const train: number[] = [];
   const test: number[] = [];
   for (let i = 0; i < graph.heads.length; i++) {
+    // Seconds on tens of millions of edges: the lease's renewal needs turns meanwhile.
+    if (i % TURN_CHECK_EVERY === 0) await turns.maybeTurn();
     const h = side.entity[graph.heads[i] as number] as number;
     const r = side.relation[graph.relations[i] as number] as number;
     const t = side.entity[graph.tails[i] as number] as number;
@@ -114,6 +125,7 @@ export async function runPromotionGate(input: GateInput): Promise<GateResult> {
       compared: 0,
       leftOutUnknown: 0,
       leftOutTrained: 0,
+      activeTrained: 0,
       rankedEntities: 0,
       equalized: false,
       activeInvalid: error.message,
@@ -123,11 +135,16 @@ export async function runPromotionGate(input: GateInput): Promise<GateResult> {
 
 async function compare(input: GateInput): Promise<GateResult> {
   const { graph } = input;
+  const turns = new EventLoopTurns();
   const old = readVersionEdges(input.active.dir);
+  await turns.turn();
   const current = new Set(graph.entities);
   const common = new Set(old.entities.filter((e) => current.has(e)));
+  await turns.turn();
   const active = vocabSide(graph, old.entities, old.relations, common);
+  await turns.turn();
   const candidate = vocabSide(graph, graph.entities, graph.relationNames, common);
+  await turns.turn();
 
   let leftOutTrained = 0;
   let leftOutUnknown = 0;
@@ -152,6 +169,7 @@ async function compare(input: GateInput): Promise<GateResult> {
     compared: compared.length,
     leftOutUnknown,
     leftOutTrained,
+    activeTrained: old.trained.length,
     rankedEntities: equalized ? common.size : graph.entities.length,
     equalized,
   };
@@ -159,13 +177,13 @@ async function compare(input: GateInput): Promise<GateResult> {
   const threads = input.threads ?? 0;
   const candidateMetrics = await evaluate(
     input.candidateDir,
-    sideData(graph, candidate, compared, equalized),
+    await sideData(graph, candidate, compared, equalized, turns),
     'test',
     threads,
   );
   const activeMetrics = await evaluate(
     input.active.dir,
-    sideData(graph, active, compared, equalized),
+    await sideData(graph, active, compared, equalized, turns),
     'test',
     threads,
   );

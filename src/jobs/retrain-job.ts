@@ -65,7 +65,12 @@ export async function runRetrainJob(
     ttlSeconds: options.leaseSeconds ?? config.lifecycle.leaseSeconds,
     onLost: (why) => {
       log(`stopping: ${why}`);
-      controller.abort(new KgcError(ErrorCode.JOB_LOCKED, `The job lost its lease: ${why}.`));
+      controller.abort(
+        new KgcError(
+          ErrorCode.JOB_LEASE_LOST,
+          `The training job lost its lease: ${why}. It stopped and promoted nothing.`,
+        ),
+      );
     },
   });
   try {
@@ -102,6 +107,7 @@ export async function runRetrainJob(
         timer,
         tempDirs,
         signal: controller.signal,
+        lease: lease.token,
         split: { ...DEFAULT_STABLE_SPLIT, ...options.split },
         options: { ...options, device: options.device ?? config.lifecycle.trainDevice },
         log,
@@ -112,6 +118,7 @@ export async function runRetrainJob(
         phase: 'done',
         version: result.version ?? undefined,
         promoted: result.promoted,
+        reason: result.reason ?? undefined,
         candidateMrr: result.candidateMrr,
         activeMrr: result.activeMrr,
         changedEdges: result.changedEdges ?? undefined,
@@ -130,13 +137,20 @@ export async function runRetrainJob(
           : controller.signal.aborted
             ? new KgcError(ErrorCode.TRAINING_ABORTED, 'The training job was stopped.')
             : toKgcError(error);
-      await finishTrainingRun(db, runId, {
-        status: controller.signal.aborted ? 'interrupted' : 'failed',
-        phase,
-        error: failure.message,
-        errorCode: failure.code,
-        timings: timer.seconds,
-      }).catch((e: unknown) => log(`could not record the run's end: ${(e as Error).message}`));
+      // A job that lost its lease failed (whoever took the lease may have marked it interrupted).
+      const leaseLost = failure.code === ErrorCode.JOB_LEASE_LOST;
+      await finishTrainingRun(
+        db,
+        runId,
+        {
+          status: controller.signal.aborted && !leaseLost ? 'interrupted' : 'failed',
+          phase,
+          error: failure.message,
+          errorCode: failure.code,
+          timings: timer.seconds,
+        },
+        { overInterrupted: leaseLost },
+      ).catch((e: unknown) => log(`could not record the run's end: ${(e as Error).message}`));
       throw failure;
     }
   } finally {

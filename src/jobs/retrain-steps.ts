@@ -1,12 +1,6 @@
 import { ErrorCode, KgcError } from '../errors';
-import type { Database } from '../graph';
-import {
-  getActiveVersion,
-  promoteVersion,
-  recordGate,
-  registerVersion,
-  rejectVersion,
-} from '../graph/registry';
+import { EventLoopTurns } from '../event-loop-turns';
+import { getActiveVersion, registerVersion } from '../graph/registry';
 import type { ActiveVersion } from '../graph/registry';
 import {
   changedKeys,
@@ -14,9 +8,8 @@ import {
   fingerprint,
   sortedKeys,
   stableSplit,
-  tripleKeys,
+  tripleKeysPaced,
 } from '../export';
-import type { StableSplitOptions } from '../export';
 import {
   chooseTunedSettings,
   describePlan,
@@ -34,7 +27,6 @@ import {
 import type {
   EngineConfig,
   GraphSize,
-  ModelStore,
   TrainingArrays,
   TrainingOverrides,
   TrainingProgress,
@@ -42,29 +34,13 @@ import type {
   TuningInfo,
   VersionInfo,
 } from '../model';
-import type { PhaseTimer } from './job-phases';
-import { runPromotionGate } from './promotion-gate';
-import type { RetrainOptions, RetrainResult } from './retrain-types';
+import { gateAndPromote } from './gate-and-promote';
 import { RunProgressWriter } from './run-progress';
 import { trainingArrays } from './training-arrays';
 import { writeVersion } from './write-version';
+import type { StepContext, StepResult } from './step-context';
 
-export interface StepContext {
-  db: Database;
-  store: ModelStore;
-  scope: string;
-  runId: string;
-  trigger: string;
-  timer: PhaseTimer;
-  /** Temporary directories to remove if the job fails. */
-  tempDirs: string[];
-  signal: AbortSignal;
-  split: StableSplitOptions;
-  options: RetrainOptions;
-  log: (line: string) => void;
-}
-
-type StepResult = Omit<RetrainResult, 'runId' | 'timings'>;
+export type { StepContext, StepResult } from './step-context';
 
 function checkAborted(signal: AbortSignal): void {
   if (signal.aborted)
@@ -83,15 +59,23 @@ function changedSince(active: ActiveVersion, snapshot: Float64Array): number {
 /** The job's phases, in order (see runRetrainJob for the guarantees around them). */
 export async function retrainSteps(ctx: StepContext): Promise<StepResult> {
   const { db, store, timer, options, signal } = ctx;
+  // Read once, at the start: the gate compares against this version and the promotion happens
+  // only if it is still active, so an operator's rollback or promote during the job stands.
+  const active = await getActiveVersion(db, ctx.scope);
   const graph = await timer.time('export', () => exportDenseGraph(db, options.filter));
   checkAborted(signal);
 
+  // Long synchronous loops on big graphs: turns of the event loop between them (and inside
+  // the hashing) keep the lease's renewal timer running.
   timer.start('split');
-  const keys = tripleKeys(graph);
+  const turns = new EventLoopTurns();
+  const keys = await tripleKeysPaced(graph, turns);
+  await turns.turn();
   const snapshot = sortedKeys(keys.keys);
+  await turns.turn();
   const split = stableSplit(graph, keys, ctx.split);
+  await turns.turn();
   timer.end();
-  const active = await getActiveVersion(db, ctx.scope);
   let changedEdges: number | null = null;
   if (active && (options.minChangedEdges ?? 0) > 0) {
     changedEdges = changedSince(active, snapshot);
@@ -108,10 +92,12 @@ export async function retrainSteps(ctx: StepContext): Promise<StepResult> {
         gate: null,
         metrics: null,
         changedEdges,
+        reason: null,
       };
     }
   }
   const data: TrainingArrays = trainingArrays(graph, split);
+  await turns.turn();
 
   timer.start('train');
   const version = store.newVersionId();
@@ -323,74 +309,5 @@ async function trainCandidate(
       validMrr: tuned.validMrr,
       from: tuned.version,
     },
-  };
-}
-
-async function gateAndPromote(
-  ctx: StepContext,
-  candidate: { version: string; dir: string; active: ActiveVersion | null; testMrr: number | null },
-  held: {
-    graph: Awaited<ReturnType<typeof exportDenseGraph>>;
-    keys: Float64Array;
-    test: Int32Array;
-    metrics: StepResult['metrics'];
-    changedEdges: number | null;
-  },
-): Promise<StepResult> {
-  const { db, scope, options } = ctx;
-  const { version, dir, active } = candidate;
-  const base = { version, dir, previousActive: active?.version ?? null, metrics: held.metrics };
-  if (!active) {
-    await promoteVersion(db, version, scope);
-    ctx.log(`promoted ${version}: the first version`);
-    return {
-      ...base,
-      status: 'succeeded',
-      promoted: true,
-      candidateMrr: candidate.testMrr,
-      activeMrr: null,
-      gate: null,
-      changedEdges: held.changedEdges,
-    };
-  }
-  let gate;
-  try {
-    gate = await runPromotionGate({
-      graph: held.graph,
-      keys: held.keys,
-      test: held.test,
-      candidateDir: dir,
-      active,
-      threads: options.overrides?.threads ?? 0,
-    });
-  } catch (error) {
-    await rejectVersion(db, version, { error: (error as Error).message }, scope).catch(
-      () => undefined,
-    );
-    throw error;
-  }
-  // Nothing comparable (a tiny graph), or an active version whose files are unusable: no
-  // evidence against the candidate, which saw more edges.
-  const better =
-    gate.candidateMrr === null || gate.activeMrr === null || gate.candidateMrr >= gate.activeMrr;
-  const promote = better || options.force === true;
-  const verdict = { ...gate, forced: !better && options.force === true };
-  const scores = `candidate MRR ${gate.candidateMrr?.toFixed(4) ?? 'n/a'} vs active ${active.version} ${gate.activeMrr?.toFixed(4) ?? 'n/a'} on ${gate.compared} held-out edges (${gate.leftOutUnknown + gate.leftOutTrained} left out)`;
-  if (promote) {
-    await recordGate(db, version, verdict, scope);
-    await promoteVersion(db, version, scope);
-    ctx.log(`promoted ${version}${verdict.forced ? ' (forced)' : ''}: ${scores}`);
-  } else {
-    await rejectVersion(db, version, verdict, scope);
-    ctx.log(`rejected ${version}: ${scores}`);
-  }
-  return {
-    ...base,
-    status: promote ? 'succeeded' : 'rejected',
-    promoted: promote,
-    candidateMrr: gate.candidateMrr,
-    activeMrr: gate.activeMrr,
-    gate,
-    changedEdges: held.changedEdges,
   };
 }

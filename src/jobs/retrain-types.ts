@@ -37,6 +37,11 @@ export interface RetrainOptions {
   onPhase?: (phase: string) => void;
   /** The engine config resolved for this graph, before training starts. */
   onTrainingConfig?: (config: EngineConfig) => void;
+  /**
+   * Called after the gate, just before the promotion's transaction (tests change the world
+   * there: take the lease over, roll back).
+   */
+  beforePromote?: () => Promise<void>;
   /** Called once the run is recorded (its id) and holds the lease (its holder). */
   onRunStarted?: (run: { runId: string; holder: string }) => void;
   log?: (line: string) => void;
@@ -63,5 +68,7 @@ export interface RetrainResult {
   /** The candidate's metrics on all current held-out test edges, overall and per relation. */
   metrics: Metrics | null;
   changedEdges: number | null;
+  /** Why nothing was promoted (the gate's verdict, a changed active version); null otherwise. */
+  reason: string | null;
   timings: Record<string, number>;
 }

@@ -37,7 +37,7 @@ export function resultLine(result: RetrainResult): string {
     : '';
   const verdict = result.promoted
     ? `promoted (now active${result.previousActive ? `, was ${result.previousActive}` : ''})`
-    : `rejected (${result.previousActive} stays active)`;
+    : `rejected (${result.previousActive} stays active${result.reason ? `: ${result.reason}` : ''})`;
   return (
     `Version ${result.version} ${verdict}; test MRR ${mrr(result.metrics?.overall.mrr ?? null)}.` +
     `${gate} Phases: ${timings}. Run ${result.runId}; files in ${result.dir}.`
@@ -90,6 +90,7 @@ export async function trainFromGraphCommand(out: CliOutput, options: GraphTrainO
             candidateMrr: result.candidateMrr,
             activeMrr: result.activeMrr,
             previousActive: result.previousActive,
+            reason: result.reason,
             mrr: result.metrics?.overall.mrr ?? null,
             gate: result.gate,
             timings: result.timings,

@@ -1,6 +1,8 @@
 import type { ManagedTransaction } from 'neo4j-driver';
 import { ErrorCode, KgcError } from '../../errors';
 import type { Database } from '../database';
+import { assertLeaseHeld } from './job-lease';
+import type { LeaseToken } from './job-lease';
 import { DEFAULT_SCOPE, isoTime, numberOrNull, parseJson, stringOrNull } from './registry-scope';
 
 export type VersionStatus = 'candidate' | 'active' | 'retired' | 'rejected';
@@ -133,6 +135,18 @@ async function activeIn(tx: ManagedTransaction, scope: string): Promise<string |
   return (result.records[0]?.get('id') as string | undefined) ?? null;
 }
 
+/** What a job's promotion must still find true inside the promotion's transaction. */
+export interface PromotionGuard {
+  /** The job's lease: promote only while this acquisition of it holds (JOB_LEASE_LOST). */
+  lease?: LeaseToken;
+  /**
+   * The version the job's gate compared against (null: none was active): promote only if it is
+   * still the active one, so an operator's rollback or promote meanwhile is never undone
+   * (ACTIVE_VERSION_CHANGED).
+   */
+  expectedActive?: string | null;
+}
+
 export interface PromotionResult {
   version: string;
   /** The version that was active before (now retired), if any. */
@@ -142,17 +156,28 @@ export interface PromotionResult {
 /**
  * Makes `id` the active version in one transaction: the current one is retired and remembered
  * as the new one's `previousActive`. Exactly one version is active before and after, and the
- * database's uniqueness constraint on `activeScope` refuses any second one.
+ * database's uniqueness constraint on `activeScope` refuses any second one. A job passes a
+ * `guard`, checked in the same transaction (an operator's promote passes none).
  */
 export async function promoteVersion(
   db: Database,
   id: string,
   scope = DEFAULT_SCOPE,
+  guard: PromotionGuard = {},
 ): Promise<PromotionResult> {
   return db.write(async (tx) => {
     await lockRegistry(tx, scope);
+    if (guard.lease) await assertLeaseHeld(tx, guard.lease, scope);
     await findVersion(tx, id, scope);
     const previous = await activeIn(tx, scope);
+    if (guard.expectedActive !== undefined && previous !== guard.expectedActive) {
+      throw new KgcError(
+        ErrorCode.ACTIVE_VERSION_CHANGED,
+        `The active version changed while the job ran (from ${guard.expectedActive ?? 'none'} ` +
+          `to ${previous ?? 'none'}: an operator's rollback or promote): ${id} was not promoted ` +
+          'over it. The next run compares against the new active version.',
+      );
+    }
     if (previous === id) return { version: id, previous: null };
     await tx.run(
       `MATCH (cur:ModelVersion {scope: $scope, status: 'active'})

@@ -25,6 +25,8 @@ export interface TrainingRunRecord {
   endedAt: string | null;
   error: string | null;
   errorCode: string | null;
+  /** Why a run that ended without failing promoted nothing (the gate, a changed active version). */
+  reason: string | null;
   version: string | null;
   promoted: boolean | null;
   candidateMrr: number | null;
@@ -49,6 +51,7 @@ export interface RunOutcome {
   phase?: string;
   error?: string;
   errorCode?: string;
+  reason?: string;
   version?: string;
   promoted?: boolean;
   candidateMrr?: number | null;
@@ -72,6 +75,7 @@ function toRecord(t: Record<string, unknown>): TrainingRunRecord {
     endedAt: isoTime(t.endedAt),
     error: stringOrNull(t.error),
     errorCode: stringOrNull(t.errorCode),
+    reason: stringOrNull(t.reason),
     version: stringOrNull(t.version),
     promoted: typeof t.promoted === 'boolean' ? t.promoted : null,
     candidateMrr: numberOrNull(t.candidateMrr),
@@ -126,11 +130,16 @@ export async function updateRunProgress(
   );
 }
 
-/** Ends a run; only a running run changes (an orphan already marked stays as marked). */
+/**
+ * Ends a run; only a running run changes (an orphan already marked stays as marked). With
+ * `overInterrupted`, a run already marked `interrupted` changes too: a job that lost its lease
+ * knows why it ended better than the job that took the lease over and marked its run.
+ */
 export async function finishTrainingRun(
   db: Database,
   id: string,
   outcome: RunOutcome,
+  options: { overInterrupted?: boolean } = {},
 ): Promise<void> {
   const { timings, ...rest } = outcome;
   const fields: Record<string, unknown> = Object.fromEntries(
@@ -139,9 +148,10 @@ export async function finishTrainingRun(
   if (timings) fields.timings = JSON.stringify(timings);
   await db.write((tx) =>
     tx.run(
-      `MATCH (t:TrainingRun {id: $id}) WHERE t.status = 'running'
+      `MATCH (t:TrainingRun {id: $id})
+       WHERE t.status = 'running' OR ($overInterrupted AND t.status = 'interrupted')
        SET t += $fields, t.endedAt = timestamp(), t.etaSeconds = null`,
-      { id, fields },
+      { id, fields, overInterrupted: options.overInterrupted === true },
     ),
   );
 }
