@@ -30,7 +30,9 @@ describe('the native binding', () => {
   });
 
   it('turns a panic in an async task into a rejection with ENGINE_INTERNAL', async () => {
-    const failure = await panicExports().__panicInTaskForTests('kaboom').catch((e: unknown) => e);
+    const failure = await panicExports()
+      .__panicInTaskForTests('kaboom')
+      .catch((e: unknown) => e);
     expect(failure).toMatchObject({ code: 'ENGINE_INTERNAL', message: 'engine panic: kaboom' });
     expect(mapEngineError(failure).code).toBe(ErrorCode.ENGINE_ERROR);
   });
