@@ -6,4 +6,4 @@ export {
   writeDemoGraph,
 } from './demo-graph';
 export { acceptPrediction, countRecovered, sampleQuestion, SAMPLE_QUERY } from './demo-client';
-export { demoCurlCommand, demoKeyFile, writeDemoKey } from './demo-curl';
+export { demoCurlCommand, writeDemoKey } from './demo-curl';

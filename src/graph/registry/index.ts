@@ -8,7 +8,7 @@ export {
   rejectVersion,
   rollbackVersion,
 } from './model-versions';
-export type { ActiveVersion, ModelVersionRecord, PromotionGuard } from './model-versions';
+export type { ActiveVersion, ModelVersionRecord } from './model-versions';
 export {
   finishTrainingRun,
   listTrainingRuns,
@@ -17,7 +17,7 @@ export {
   updateRunProgress,
 } from './training-runs';
 export type { RunProgress, TrainingRunRecord } from './training-runs';
-export { acquireLease, assertLeaseHeld, getLease, releaseLease, renewLease } from './job-lease';
+export { acquireLease, getLease, releaseLease, renewLease } from './job-lease';
 export type { LeaseToken } from './job-lease';
 export { pendingRetrainRequests, requestRetraining } from './retrain-requests';
 export {
@@ -26,4 +26,3 @@ export {
   protectedVersions,
   prunedVersions,
 } from './version-pruning';
-export type { PromotedVersion } from './version-pruning';
