@@ -33,6 +33,8 @@ export interface IngestSummary {
   written: number;
   /** Edge lines whose edge was already in the graph (or earlier in the file). */
   alreadyPresent: number;
+  /** Of those, accepted predictions this run turned into facts (no longer revertible). */
+  confirmed: number;
   /** Edges not written because an endpoint entity was deleted while the ingest ran. */
   failed: number;
   /** N-Triples literal lines (entity properties) written. */
@@ -97,6 +99,7 @@ export async function ingestFile(db: Database, options: IngestOptions): Promise<
     triples: 0,
     written: 0,
     alreadyPresent: 0,
+    confirmed: 0,
     failed: 0,
     properties: 0,
     skipped: 0,
@@ -114,6 +117,7 @@ export async function ingestFile(db: Database, options: IngestOptions): Promise<
       const result = await writer.writeEdges(edges);
       summary.written += result.created;
       summary.alreadyPresent += result.present + result.duplicates;
+      summary.confirmed += result.confirmed;
       summary.failed += result.failed;
       edges = [];
     }
