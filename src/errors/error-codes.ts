@@ -41,6 +41,8 @@ export const ErrorCode = {
   INGEST_INVALID_INPUT: 'INGEST_INVALID_INPUT',
   /** An input file is missing or cannot be read. */
   FILE_NOT_FOUND: 'FILE_NOT_FOUND',
+  /** An export could not write its files (disk full, not writable); nothing was left half-written. */
+  EXPORT_WRITE_FAILED: 'EXPORT_WRITE_FAILED',
   ENGINE_NOT_BUILT: 'ENGINE_NOT_BUILT',
   ENGINE_ERROR: 'ENGINE_ERROR',
   MODEL_INVALID: 'MODEL_INVALID',

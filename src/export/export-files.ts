@@ -1,9 +1,8 @@
-import path from 'node:path';
 import { relationCounts, type Database, type EdgeFilter } from '../graph';
 import { exportDenseGraph } from './dense-graph';
 import type { ExportProgress } from './export-progress';
 import { splitTriples, type SplitOptions } from './split';
-import { writeTripleFile } from './write-triple-files';
+import { writeTripleFiles } from './write-triple-files';
 
 export interface ExportOptions {
   out: string;
@@ -37,17 +36,18 @@ export async function exportToFiles(db: Database, options: ExportOptions): Promi
     report && ((done) => report({ phase: 'stream', done, total: edgeTotal, seconds: seconds() })),
   );
   const streamSeconds = seconds();
-  const parts: Record<string, Int32Array | undefined> = options.split
-    ? { ...splitTriples(graph, options.split) }
-    : { triples: undefined };
-  const files: Record<string, number> = {};
+  const parts = options.split
+    ? Object.entries(splitTriples(graph, options.split)).map(([name, indexes]) => ({
+        name: `${name}.txt`,
+        indexes,
+      }))
+    : [{ name: 'triples.txt' }];
+  // All files or none: a failed export (a full disk) leaves the folder as it was.
   let written = 0;
-  for (const [name, indexes] of Object.entries(parts)) {
-    const count = await writeTripleFile(path.join(options.out, `${name}.txt`), graph, indexes);
-    files[`${name}.txt`] = count;
+  const files = await writeTripleFiles(options.out, graph, parts, (_name, count) => {
     written += count;
     report?.({ phase: 'write', done: written, total: graph.heads.length, seconds: seconds() });
-  }
+  });
   return {
     out: options.out,
     entities: graph.entities.length,

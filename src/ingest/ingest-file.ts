@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { ErrorCode, KgcError } from '../errors';
 import { TripleWriter, type Database, type PropertyRow, type TripleRow } from '../graph';
-import { openLineSource, type LineSource } from './line-source';
+import { isOverlong, openLineSource, type LineSource, type SourceLine } from './line-source';
 import type { IngestProgress } from './ingest-progress';
 import type { IngestFormat, LineParser, ParsedLine } from './parsed-line';
 import { DEFAULT_CSV_COLUMNS, type CsvColumns } from './parsers/csv-parser';
@@ -19,6 +19,8 @@ export interface IngestOptions {
   rejectPath?: string;
   /** Triples per write transaction. */
   batchSize?: number;
+  /** Longer lines are bad lines (default DEFAULT_MAX_LINE_BYTES, 1 MiB): memory stays bounded. */
+  maxLineBytes?: number;
   onProgress?: (progress: IngestProgress) => void;
 }
 
@@ -33,6 +35,8 @@ export interface IngestSummary {
   written: number;
   /** Edge lines whose edge was already in the graph (or earlier in the file). */
   alreadyPresent: number;
+  /** Of those, accepted predictions this run turned into facts (no longer revertible). */
+  confirmed: number;
   /** Edges not written because an endpoint entity was deleted while the ingest ran. */
   failed: number;
   /** N-Triples literal lines (entity properties) written. */
@@ -66,7 +70,7 @@ type LineVisitor = (
 export async function ingestFile(db: Database, options: IngestOptions): Promise<IngestSummary> {
   const started = Date.now();
   const format = options.format ?? formatFromPath(options.file);
-  const source = await openLineSource(options.file);
+  const source = await openLineSource(options.file, options.maxLineBytes);
   const progress = options.onProgress ?? (() => undefined);
   const newParser = () => createParser(format, options.columns ?? DEFAULT_CSV_COLUMNS);
   const name = path.basename(options.file);
@@ -97,6 +101,7 @@ export async function ingestFile(db: Database, options: IngestOptions): Promise<
     triples: 0,
     written: 0,
     alreadyPresent: 0,
+    confirmed: 0,
     failed: 0,
     properties: 0,
     skipped: 0,
@@ -114,6 +119,7 @@ export async function ingestFile(db: Database, options: IngestOptions): Promise<
       const result = await writer.writeEdges(edges);
       summary.written += result.created;
       summary.alreadyPresent += result.present + result.duplicates;
+      summary.confirmed += result.confirmed;
       summary.failed += result.failed;
       edges = [];
     }
@@ -174,12 +180,9 @@ async function visit(
   for await (const chunk of source.chunks()) {
     for (const text of chunk) {
       lineNumber += 1;
-      const parsed: ParsedLine =
-        text === null
-          ? { kind: 'invalid', reason: 'invalid UTF-8 byte sequence' }
-          : parser.parse(text);
+      const parsed = parseLine(parser, text);
       if (parsed.kind === 'edge') triples += 1;
-      const pending = onLine(lineNumber, text, parsed);
+      const pending = onLine(lineNumber, typeof text === 'string' ? text : null, parsed);
       if (pending) await pending;
     }
     progress({
@@ -191,4 +194,15 @@ async function visit(
     });
   }
   return lineNumber;
+}
+
+function parseLine(parser: LineParser, text: SourceLine): ParsedLine {
+  if (text === null) return { kind: 'invalid', reason: 'invalid UTF-8 byte sequence' };
+  if (isOverlong(text)) {
+    return {
+      kind: 'invalid',
+      reason: `line is ${text.overlongBytes} bytes long; the limit is ${text.limit} bytes`,
+    };
+  }
+  return parser.parse(text);
 }

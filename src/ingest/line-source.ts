@@ -3,8 +3,25 @@ import { TextDecoder } from 'node:util';
 import { createGunzip } from 'node:zlib';
 import { ErrorCode, KgcError } from '../errors';
 
-/** A line's text, or null when its bytes are not valid UTF-8. */
-export type SourceLine = string | null;
+/** A line longer than the limit: its bytes were skipped, never held in memory. */
+export interface OverlongLine {
+  overlongBytes: number;
+  limit: number;
+}
+
+/** A line's text, null when its bytes are not valid UTF-8, or an overlong line's length. */
+export type SourceLine = string | null | OverlongLine;
+
+/**
+ * Longest line read, in bytes (without the line break). Far above any real triple (ids are at
+ * most 1024 characters) yet small enough that a file of one endless line (a gzip bomb expands
+ * 1000x) costs at most this much memory.
+ */
+export const DEFAULT_MAX_LINE_BYTES = 1 << 20;
+
+export function isOverlong(line: SourceLine): line is OverlongLine {
+  return line !== null && typeof line === 'object';
+}
 
 export interface LineSource {
   /** Bytes on disk (compressed size for gzip): the denominator of progress. */
@@ -20,9 +37,13 @@ const NEWLINE = 0x0a;
 /**
  * Opens a triple file for streaming: checks it exists and is readable (a clear FILE_NOT_FOUND
  * otherwise), detects gzip by its magic bytes (not the name), and yields lines a chunk at a time
- * so memory stays bounded by the read buffer whatever the file size.
+ * so memory stays bounded by the read buffer plus `maxLineBytes` whatever the file: a longer
+ * line is skipped as it streams by and reported as an OverlongLine.
  */
-export async function openLineSource(file: string): Promise<LineSource> {
+export async function openLineSource(
+  file: string,
+  maxLineBytes = DEFAULT_MAX_LINE_BYTES,
+): Promise<LineSource> {
   const size = await checkReadable(file);
   const gzip = hasGzipMagic(file);
   let read = 0;
@@ -37,24 +58,84 @@ export async function openLineSource(file: string): Promise<LineSource> {
       const stream = gzip ? raw.pipe(createGunzip()) : raw;
       if (gzip) raw.on('error', (error) => stream.destroy(error));
       const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
-      let rest: Buffer = Buffer.alloc(0);
+      const lines = new LineSplitter(decoder, maxLineBytes);
       try {
         for await (const chunk of stream as AsyncIterable<Buffer>) {
-          const data = rest.length > 0 ? Buffer.concat([rest, chunk]) : chunk;
-          const last = data.lastIndexOf(NEWLINE);
-          if (last < 0) {
-            rest = data;
-            continue;
-          }
-          rest = Buffer.from(data.subarray(last + 1));
-          yield splitLines(data.subarray(0, last), decoder);
+          const out = lines.push(chunk);
+          if (out.length > 0) yield out;
         }
       } catch (error) {
         throw readError(file, gzip, error);
       }
-      if (rest.length > 0) yield splitLines(rest, decoder);
+      const last = lines.end();
+      if (last.length > 0) yield last;
     },
   };
+}
+
+/**
+ * Cuts a byte stream into lines. The unfinished line is kept only while it is within the
+ * limit; past it, its bytes are counted and dropped until its line break.
+ */
+class LineSplitter {
+  private rest: Buffer = Buffer.alloc(0);
+  /** Bytes of the overlong line being skipped; -1 when not skipping. */
+  private skipped = -1;
+
+  constructor(
+    private readonly decoder: TextDecoder,
+    private readonly maxLineBytes: number,
+  ) {}
+
+  push(chunk: Buffer): SourceLine[] {
+    const out: SourceLine[] = [];
+    let data = chunk;
+    if (this.skipped >= 0) {
+      const end = data.indexOf(NEWLINE);
+      if (end < 0) {
+        this.skipped += data.length;
+        return out;
+      }
+      out.push(this.overlong(this.skipped + end));
+      this.skipped = -1;
+      data = data.subarray(end + 1);
+    } else if (this.rest.length > 0) {
+      data = Buffer.concat([this.rest, data]);
+      this.rest = Buffer.alloc(0);
+    }
+    const last = data.lastIndexOf(NEWLINE);
+    if (last >= 0) {
+      for (const line of splitLines(data.subarray(0, last), this.decoder)) {
+        out.push(this.tooLong(line) ? this.overlong(Buffer.byteLength(line as string)) : line);
+      }
+    }
+    const tail = data.subarray(last + 1);
+    if (tail.length > this.maxLineBytes + 1) this.skipped = tail.length;
+    else this.rest = Buffer.from(tail);
+    return out;
+  }
+
+  end(): SourceLine[] {
+    if (this.skipped >= 0) return [this.overlong(this.skipped)];
+    if (this.rest.length === 0) return [];
+    const lines = splitLines(this.rest, this.decoder);
+    return lines.map((line) =>
+      this.tooLong(line) ? this.overlong(Buffer.byteLength(line as string)) : line,
+    );
+  }
+
+  /** Within a block, a line's byte length is at most 3 per UTF-16 unit: measure only past that. */
+  private tooLong(line: SourceLine): boolean {
+    return (
+      typeof line === 'string' &&
+      line.length * 3 > this.maxLineBytes &&
+      Buffer.byteLength(line) > this.maxLineBytes
+    );
+  }
+
+  private overlong(bytes: number): OverlongLine {
+    return { overlongBytes: bytes, limit: this.maxLineBytes };
+  }
 }
 
 /** Decodes the whole block at once (fast path) and falls back to line by line on bad bytes. */

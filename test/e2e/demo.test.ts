@@ -56,7 +56,7 @@ describe('kgc demo (the main job) against a running Neo4j', () => {
     expect(typeof summary.promoted).toBe('boolean');
     const edge = await db.read((tx) =>
       tx.run(
-        'MATCH (:Entity {id: $h})-[e]->(:Entity {id: $t}) WHERE type(e) = $r RETURN e.source AS source, e.acceptedBy AS by',
+        'MATCH (:Entity {id: $h})-[e]->(:Entity {id: $t}) WHERE type(e) = $r RETURN e.kgc_source AS source, e.kgc_accepted_by AS by',
         { h: summary.accepted.head, r: summary.accepted.relation, t: summary.accepted.tail },
       ),
     );

@@ -120,7 +120,7 @@ describe('write-back: admin decisions over HTTP with API keys', () => {
     expect(again.data!.acceptPrediction).toEqual(accepted);
     const stored = await edgesBetween('e3', tail);
     expect(stored).toHaveLength(1);
-    expect(stored[0]).toMatchObject({ source: 'prediction', acceptedBy: 'alice' });
+    expect(stored[0]).toMatchObject({ kgc_source: 'prediction', kgc_accepted_by: 'alice' });
     expect((await suggestions('e3')).map((s) => s.entity.id)).not.toContain(top.entity.id);
   });
 

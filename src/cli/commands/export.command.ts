@@ -36,7 +36,10 @@ export function exportCommand(out: CliOutput): Command {
     )
     .requiredOption('--out <dir>', 'output folder (created if missing)')
     .option('--relation <name>', 'only this relation type (repeat for several)', collect)
-    .option('--no-predictions', "leave out accepted predictions (edges with source = 'prediction')")
+    .option(
+      '--no-predictions',
+      "leave out accepted predictions (edges with kgc_source = 'prediction')",
+    )
     .option('--no-split', 'write one triples.txt instead of train/valid/test.txt')
     .option('--seed <n>', 'split seed', integerOption('--seed'), 42)
     .option('--valid <fraction>', 'validation fraction', fraction, 0.05)

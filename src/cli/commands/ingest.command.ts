@@ -90,6 +90,8 @@ function describe(s: IngestSummary): string {
     lines.push(
       `  NOT written ${s.failed}: an endpoint entity was deleted while the ingest ran; run it again`,
     );
+  if (s.confirmed > 0)
+    lines.push(`  accepted predictions now facts ${s.confirmed} (a revert refuses them)`);
   if (s.properties > 0) lines.push(`  entity properties set ${s.properties}`);
   if (s.rejectFile) lines.push(`  bad lines and reasons: ${s.rejectFile}`);
   return lines.join('\n');

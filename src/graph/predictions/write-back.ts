@@ -1,11 +1,20 @@
 import type { ManagedTransaction } from 'neo4j-driver';
 import { ErrorCode, KgcError } from '../../errors';
 import type { Database } from '../database';
-import { PREDICTION_SOURCE, PROVENANCE_PROPERTY } from '../triples/export-queries';
 import { indexesInLockOrder } from '../lock-order';
 import { isoTime } from '../plain-value';
 import { recordDecision } from './decision-log';
 import { checkEdgeKey, EdgeKey, rejectionKey } from './edge-key';
+import { EDGE_PROVENANCE as P, EDGE_SOURCE, edgeSource, SOURCE_PARAMS } from './provenance';
+import {
+  CREATE_ACCEPTED,
+  CREATE_REJECTION,
+  DELETE_EDGE,
+  DELETE_REJECTION,
+  ENDPOINTS,
+  FIND_REJECTION,
+  LOCK_AND_FIND_EDGE,
+} from './write-back-queries';
 
 /** The serving model's score of an edge, taken at decision time (never from the client). */
 export interface ModelScore {
@@ -36,44 +45,6 @@ export interface Rejection extends EdgeKey {
   modelVersion: string | null;
 }
 
-const ENDPOINTS = `
-OPTIONAL MATCH (h:Entity {id: $head})
-OPTIONAL MATCH (t:Entity {id: $tail})
-RETURN h IS NOT NULL AS head, t IS NOT NULL AS tail`;
-
-// Writing the head takes its lock, so concurrent decisions on the same head run one after the
-// other and an edge is never created twice (the property set and removed leaves no trace).
-const LOCK_AND_FIND_EDGE = `
-MATCH (h:Entity {id: $head}), (t:Entity {id: $tail})
-SET h.__kgcLock = true
-REMOVE h.__kgcLock
-WITH h, t
-OPTIONAL MATCH (h)-[e]->(t) WHERE type(e) = $relation
-RETURN e {.*} AS edge
-LIMIT 1`;
-
-const CREATE_ACCEPTED = `
-MATCH (h:Entity {id: $head}), (t:Entity {id: $tail})
-CREATE (h)-[e:$($relation)]->(t)
-SET e.${PROVENANCE_PROPERTY} = '${PREDICTION_SOURCE}', e.modelVersion = $modelVersion,
-    e.logit = $logit, e.probability = $probability, e.acceptedBy = $by, e.acceptedAt = datetime($at)
-WITH count(e) AS created
-OPTIONAL MATCH (p:RejectedPrediction {key: $key})
-DELETE p`;
-
-const DELETE_EDGE = `
-MATCH (h:Entity {id: $head})-[e]->(t:Entity {id: $tail})
-WHERE type(e) = $relation AND e.${PROVENANCE_PROPERTY} = '${PREDICTION_SOURCE}'
-DELETE e`;
-
-const FIND_REJECTION = `MATCH (p:RejectedPrediction {key: $key}) RETURN p {.*} AS p`;
-
-const CREATE_REJECTION = `
-CREATE (:RejectedPrediction {key: $key, head: $head, relation: $relation, tail: $tail,
-  reason: $reason, rejectedBy: $by, rejectedAt: datetime($at), modelVersion: $modelVersion})`;
-
-const DELETE_REJECTION = `MATCH (p:RejectedPrediction {key: $key}) DELETE p`;
-
 type Edge = Record<string, unknown> | null;
 
 async function requireEndpoints(tx: ManagedTransaction, edge: EdgeKey, where: string) {
@@ -94,17 +65,17 @@ async function lockAndFindEdge(tx: ManagedTransaction, edge: EdgeKey): Promise<E
 }
 
 function isPrediction(edge: Edge): boolean {
-  return edge !== null && edge[PROVENANCE_PROPERTY] === PREDICTION_SOURCE;
+  return edgeSource(edge) === EDGE_SOURCE.prediction;
 }
 
 function toAccepted(key: EdgeKey, edge: Record<string, unknown>): AcceptedEdge {
   return {
     ...key,
-    modelVersion: (edge.modelVersion as string | undefined) ?? null,
-    logit: (edge.logit as number | undefined) ?? null,
-    probability: (edge.probability as number | undefined) ?? null,
-    acceptedBy: String(edge.acceptedBy ?? ''),
-    acceptedAt: isoTime(edge.acceptedAt),
+    modelVersion: (edge[P.modelVersion] as string | undefined) ?? null,
+    logit: (edge[P.logit] as number | undefined) ?? null,
+    probability: (edge[P.probability] as number | undefined) ?? null,
+    acceptedBy: String(edge[P.acceptedBy] ?? ''),
+    acceptedAt: isoTime(edge[P.acceptedAt]),
   };
 }
 
@@ -118,6 +89,18 @@ function toRejection(p: Record<string, unknown>): Rejection {
     rejectedAt: p.rejectedAt ? isoTime(p.rejectedAt) : null,
     modelVersion: (p.modelVersion as string | undefined) ?? null,
   };
+}
+
+function notRevertible(key: EdgeKey, edge: Record<string, unknown>): KgcError {
+  const triple = `(${key.head}, ${key.relation}, ${key.tail})`;
+  const why =
+    edgeSource(edge) === EDGE_SOURCE.ingest
+      ? `was accepted from a prediction, then ingested as a fact (confirmed ${isoTime(edge[P.confirmedAt])})`
+      : 'was ingested, not accepted from a prediction';
+  return new KgcError(
+    ErrorCode.EDGE_NOT_REVERTIBLE,
+    `${triple} ${why}: only accepted predictions can be reverted; facts stay.`,
+  );
 }
 
 const where = (items: unknown[], i: number) => (items.length > 1 ? `items[${i}].` : '');
@@ -158,7 +141,14 @@ export async function acceptPredictions(
         logit: item.score?.logit ?? null,
         probability: item.score?.probability ?? null,
       };
-      await tx.run(CREATE_ACCEPTED, { ...key, ...score, by, at, key: rejectionKey(key) });
+      await tx.run(CREATE_ACCEPTED, {
+        ...key,
+        ...score,
+        ...SOURCE_PARAMS,
+        by,
+        at,
+        key: rejectionKey(key),
+      });
       await recordDecision(tx, { kind: 'ACCEPT', ...key, ...score, by, at, reason: null });
       accepted[i] = { ...key, ...score, acceptedBy: by, acceptedAt: at };
     }
@@ -182,14 +172,9 @@ export async function revertAcceptedPrediction(
         `No edge (${key.head}, ${key.relation}, ${key.tail}) in the graph.`,
       );
     }
-    if (!isPrediction(edge)) {
-      throw new KgcError(
-        ErrorCode.EDGE_NOT_REVERTIBLE,
-        `(${key.head}, ${key.relation}, ${key.tail}) was ingested, not accepted from a prediction: only accepted predictions can be reverted.`,
-      );
-    }
+    if (!isPrediction(edge)) throw notRevertible(key, edge);
     const removed = toAccepted(key, edge);
-    await tx.run(DELETE_EDGE, key);
+    await tx.run(DELETE_EDGE, { ...key, ...SOURCE_PARAMS });
     await recordDecision(tx, {
       kind: 'REVERT',
       ...key,

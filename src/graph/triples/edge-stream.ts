@@ -1,11 +1,15 @@
 import type { Database } from '../database';
 import { mapNeo4jError } from '../neo4j-errors';
+import { EDGE_SOURCE } from '../predictions/provenance';
 import { streamEdgesQuery } from './export-queries';
 
 export interface EdgeFilter {
   /** Only these relation types; undefined means all. */
   relations?: string[];
-  /** Accepted predictions (`source = 'prediction'`) are exported unless this is false. */
+  /**
+   * Accepted predictions (`kgc_source = 'prediction'`) are exported unless this is false; facts,
+   * predictions later ingested as facts included, always are.
+   */
   includePredictions?: boolean;
 }
 
@@ -30,7 +34,10 @@ export async function streamOutEdges(
   });
   let count = 0;
   try {
-    const result = session.run(query, { relations: filter.relations ?? null });
+    const result = session.run(query, {
+      relations: filter.relations ?? null,
+      prediction: EDGE_SOURCE.prediction,
+    });
     for await (const record of result) {
       const out = record.get(1) as [string, string][];
       onHead(record.get(0) as string, out);

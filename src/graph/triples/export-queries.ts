@@ -1,12 +1,4 @@
 /**
- * The property that marks an accepted prediction: an edge with `source = 'prediction'` was
- * written back from a model's suggestion (the write-back sets it, with the model version,
- * score and who accepted it). Edges without it are facts. docs/ingest.md states the rule.
- */
-export const PROVENANCE_PROPERTY = 'source';
-export const PREDICTION_SOURCE = 'prediction';
-
-/**
  * Every (:Entity)-[r]->(:Entity) edge, one record per head: `h` and its out-edges as
  * `[type, tail id]` pairs, plain strings only. Grouping by head cuts the record count ~20x on
  * FB15k-237, and per-record decoding dominates the stream's cost (measured: about 1.5x faster
@@ -14,7 +6,8 @@ export const PREDICTION_SOURCE = 'prediction';
  *
  * The query text carries only the filters in use: a WHERE that is always true still costs its
  * evaluation per edge (measured: the unfiltered stream about 1.3x faster without it).
- * `$relations` binds the relation filter.
+ * `$relations` binds the relation filter, `$prediction` the provenance value that marks an
+ * accepted prediction (`kgc_source`, provenance.ts); nothing is spliced into the text.
  */
 export function streamEdgesQuery(options: {
   relations: boolean;
@@ -23,9 +16,7 @@ export function streamEdgesQuery(options: {
   const conditions: string[] = [];
   if (options.relations) conditions.push('type(r) IN $relations');
   if (options.excludePredictions) {
-    conditions.push(
-      `(r.${PROVENANCE_PROPERTY} IS NULL OR r.${PROVENANCE_PROPERTY} <> '${PREDICTION_SOURCE}')`,
-    );
+    conditions.push('(r.kgc_source IS NULL OR r.kgc_source <> $prediction)');
   }
   const where = conditions.length > 0 ? `\n  WHERE ${conditions.join(' AND ')}` : '';
   return `

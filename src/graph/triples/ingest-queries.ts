@@ -45,6 +45,22 @@ WHERE NOT EXISTS {
 CREATE (h)-[:$(row[1])]->(t)`;
 
 /**
+ * An ingested edge that exists as an accepted prediction becomes a fact: `kgc_source` turns from
+ * `$prediction` to `$ingest` with the time (the `kgc_accepted_*` history stays), so a later
+ * revert refuses it (provenance.ts). The SET locks each such edge, so a revert that read it as
+ * a prediction a moment before either commits first (and the writer's second
+ * CREATE_MISSING_EDGES puts the fact back) or waits and then reads it as a fact. The index hint
+ * pins the plan to a seek plus an expand, as for CREATE_MISSING_EDGES.
+ */
+export const CONFIRM_ACCEPTED_PREDICTIONS = `
+UNWIND $rows AS row
+MATCH (h:Entity {id: row[0]})
+MATCH (h)-[e]->(t:Entity {id: row[2]}) USING INDEX t:Entity(id)
+WHERE type(e) = row[1] AND e.kgc_source = $prediction
+SET e.kgc_source = $ingest, e.kgc_confirmed_at = datetime()
+RETURN count(e) AS confirmed`;
+
+/**
  * Rows whose head or tail entity is missing (deleted by someone else after this writer MERGEd
  * it): such an edge was not written and must be counted as a failure, not as already present.
  */

@@ -1,6 +1,8 @@
 import type { Database } from '../database';
 import { compareIds, rowsInLockOrder } from '../lock-order';
+import { SOURCE_PARAMS } from '../predictions/provenance';
 import {
+  CONFIRM_ACCEPTED_PREDICTIONS,
   COUNT_MISSING_ENDPOINTS,
   CREATE_MISSING_EDGES,
   LOCK_HEADS,
@@ -18,6 +20,8 @@ export interface BatchResult {
   created: number;
   /** Distinct edges of the batch that were already in the graph. */
   present: number;
+  /** Of those, accepted predictions that this batch turned into facts. */
+  confirmed: number;
   /** Edges not written because an endpoint entity vanished (deleted concurrently). */
   failed: number;
   /** Rows dropped because the same edge appeared earlier in the same batch. */
@@ -60,16 +64,29 @@ export class TripleWriter {
       }
     }
     if (distinct.length === 0)
-      return { created: 0, present: 0, failed: 0, duplicates: rows.length };
+      return { created: 0, present: 0, confirmed: 0, failed: 0, duplicates: rows.length };
     const heads = [...new Set(distinct.map(([h]) => h))];
-    const { created, failed } = await this.db.write(async (tx) => {
+    const { created, confirmed, failed } = await this.db.write(async (tx) => {
       await tx.run(LOCK_HEADS, { ids: heads });
-      const result = await tx.run(CREATE_MISSING_EDGES, { rows: distinct });
-      const made = result.summary.counters.updates().relationshipsCreated;
-      // Only a batch with uncreated rows can hold a row whose endpoint is gone.
-      if (made === distinct.length) return { created: made, failed: 0 };
+      const create = async () =>
+        (await tx.run(CREATE_MISSING_EDGES, { rows: distinct })).summary.counters.updates()
+          .relationshipsCreated;
+      let made = await create();
+      // Only a batch with uncreated rows can hold an accepted prediction or a row whose
+      // endpoint is gone.
+      if (made === distinct.length) return { created: made, confirmed: 0, failed: 0 };
+      const confirm = await tx.run(CONFIRM_ACCEPTED_PREDICTIONS, {
+        rows: distinct,
+        ...SOURCE_PARAMS,
+      });
+      // A prediction reverted between the first pass and the confirm's lock: write the fact.
+      made += await create();
       const check = await tx.run(COUNT_MISSING_ENDPOINTS, { rows: distinct });
-      return { created: made, failed: Number(check.records[0]?.get('missing') ?? 0) };
+      return {
+        created: made,
+        confirmed: Number(confirm.records[0]?.get('confirmed') ?? 0),
+        failed: Number(check.records[0]?.get('missing') ?? 0),
+      };
     });
     // Some entity this writer thought committed is gone: MERGE this batch's entities again next time.
     if (failed > 0) {
@@ -81,6 +98,7 @@ export class TripleWriter {
     return {
       created,
       present: distinct.length - created - failed,
+      confirmed,
       failed,
       duplicates: rows.length - distinct.length,
     };

@@ -30,7 +30,7 @@ describe('TripleWriter', () => {
       [id('a'), rel, id('b')],
       [id('a'), rel, id('c')],
     ]);
-    expect(result).toEqual({ created: 1, present: 0, failed: 1, duplicates: 0 });
+    expect(result).toEqual({ created: 1, present: 0, confirmed: 0, failed: 1, duplicates: 0 });
     // The next batch MERGEs the entity again, so a re-run converges.
     expect(await writer.writeEdges([[id('a'), rel, id('b')]])).toMatchObject({
       created: 1,

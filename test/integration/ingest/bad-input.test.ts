@@ -37,6 +37,11 @@ describe('ingest bad input', () => {
       ]),
       /:2: invalid UTF-8 byte sequence/,
     ],
+    [
+      'overlong line',
+      `${good(1)}${'x'.repeat((1 << 20) + 1)}\n${good(2)}`,
+      /:2: line is 1048577 bytes long; the limit is 1048576 bytes/,
+    ],
   ];
 
   it.each(cases)(

@@ -118,7 +118,7 @@ describe('ingest round trip', () => {
     const [h, r, t] = triples[0] as Triple;
     await db.write((tx) =>
       tx.run(
-        'MATCH (h:Entity {id: $h})-[e]->(t:Entity {id: $t}) WHERE type(e) = $r SET e.source = "prediction"',
+        'MATCH (h:Entity {id: $h})-[e]->(t:Entity {id: $t}) WHERE type(e) = $r SET e.kgc_source = "prediction"',
         { h, r, t },
       ),
     );
