@@ -1,5 +1,5 @@
 import type { Database } from '../database';
-import { plainProperties } from '../plain-value';
+import { losslessPropertyPairs, propertiesFromPairs } from '../plain-value';
 
 export interface EntityRecord {
   id: string;
@@ -7,10 +7,13 @@ export interface EntityRecord {
   properties: Record<string, unknown>;
 }
 
+/** `[key, value]` pairs, integers past 2^53 as exact decimal strings (plain-value.ts). */
+const PROPERTY_PAIRS = losslessPropertyPairs('e');
+
 const PROPERTIES_OF = `
 UNWIND $ids AS id
 MATCH (e:Entity {id: id})
-RETURN e.id AS id, properties(e) AS properties`;
+RETURN e.id AS id, ${PROPERTY_PAIRS} AS properties`;
 
 /** The entities among `ids` that exist, with their properties (one read for all). */
 export async function entitiesById(
@@ -21,9 +24,9 @@ export async function entitiesById(
   const found = new Map<string, EntityRecord>();
   for (const record of result.records) {
     const id = record.get('id') as string;
-    const properties = { ...(record.get('properties') as Record<string, unknown>) };
+    const properties = propertiesFromPairs(record.get('properties') as [string, unknown][]);
     delete properties.id;
-    found.set(id, { id, properties: plainProperties(properties) });
+    found.set(id, { id, properties });
   }
   return found;
 }

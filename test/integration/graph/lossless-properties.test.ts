@@ -1,4 +1,4 @@
-import { Database } from '../../../src/graph';
+import { Database, entitiesById } from '../../../src/graph';
 import {
   losslessPropertyPairs,
   plainProperties,
@@ -51,5 +51,16 @@ describe('entity properties keep integers past 2^53', () => {
     });
     // JSON carries them intact.
     expect(JSON.parse(JSON.stringify(props)).big).toBe('9007199254740993');
+  });
+
+  it('entitiesById (what the API answers) keeps them exactly', async () => {
+    const entity = (await entitiesById(db, [id])).get(id);
+    expect(entity?.properties).toMatchObject({
+      big: '9007199254740993',
+      max: '9223372036854775807',
+      edge: 9007199254740991,
+      list: [1, '9007199254740993', '-9007199254740993'],
+    });
+    expect(entity?.properties.id).toBeUndefined();
   });
 });
