@@ -68,7 +68,7 @@ describe('the model follower when a poll fails', () => {
     expect(follower.current()).toBeUndefined();
   });
 
-  it('logs a registry record it cannot even name a directory for, and keeps polling', async () => {
+  it('refuses a registry record it cannot even name a directory for, logs it, and keeps polling', async () => {
     // The record's directory is gone and its id is no version id: store.dir() throws outside
     // the load's own try, which used to reject the timer's poll (unhandled: the process ended).
     const { logger, lines } = captureLogger();
@@ -79,11 +79,12 @@ describe('the model follower when a poll fails', () => {
     const follower = new ModelFollower(db, { store, scope: 'default', pollMs: 20 }, logger);
     expect(await unhandledDuring(200, follower)).toEqual([]);
     expect(db.reads).toBeGreaterThan(3);
-    const failures = lines.filter((l) =>
-      /checking the active model version failed/.test(String(l.msg)),
+    // Refused once, loudly, and not retried until the registry's active version changes.
+    const refusals = lines.filter((l) =>
+      /refused to load the active model version/.test(String(l.msg)),
     );
-    expect(failures.length).toBeGreaterThan(3);
-    expect(failures[0]!.level).toBe(50); // error
+    expect(refusals).toHaveLength(1);
+    expect(refusals[0]!.level).toBe(50); // error
     expect(follower.current()).toBeUndefined();
   });
 });
