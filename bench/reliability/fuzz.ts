@@ -60,6 +60,8 @@ async function main(): Promise<void> {
     let serverErrors = 0;
     let leaks = 0;
     let noAnswer = 0;
+    let internal = 0;
+    const internalSamples: string[] = [];
     let firstBad: string | null = null;
     const started = Date.now();
     for (let n = 0; n < requests; n++) {
@@ -90,6 +92,11 @@ async function main(): Promise<void> {
         leaks += 1;
         firstBad ??= `${request.kind}: internals in ${text.slice(0, 300)}`;
       }
+      if (text.includes('"code":"INTERNAL"')) {
+        internal += 1;
+        if (internal <= 3)
+          internalSamples.push(`${request.method} ${request.path} ${request.body ?? ''}`);
+      }
       for (const match of text.matchAll(/"code":"([A-Z_]+)"/g)) {
         codes.set(match[1] as string, (codes.get(match[1] as string) ?? 0) + 1);
       }
@@ -113,12 +120,28 @@ async function main(): Promise<void> {
     console.log('\n| error code | count |\n|---|---:|');
     for (const [code, count] of [...codes].sort((a, b) => b[1] - a[1]))
       console.log(`| ${code} | ${count} |`);
-    console.log(`\nno answer: ${noAnswer}; 5xx: ${serverErrors}; internals leaked: ${leaks}`);
+    console.log(
+      `\nno answer: ${noAnswer}; 5xx: ${serverErrors}; INTERNAL: ${internal}; internals leaked: ${leaks}`,
+    );
     console.log(
       `server alive after: /healthz ${health}; error lines in its log: ${JSON.stringify(errors.counts)}`,
     );
     if (firstBad) console.log(`first bad response: ${firstBad}`);
-    const pass = noAnswer === 0 && serverErrors === 0 && leaks === 0 && health === 200;
+    for (const sample of internalSamples) console.log(`INTERNAL for: ${sample.slice(0, 600)}`);
+    const loggedErrors = Object.values(errors.counts).reduce((a, b) => a + b, 0);
+    const errorLines = fs
+      .readFileSync(server.logFile, 'utf8')
+      .split('\n')
+      .filter((line) => /"level":(50|60)/.test(line));
+    for (const line of errorLines.slice(0, 2))
+      console.log(`server error line: ${line.slice(0, 1500)}`);
+    const pass =
+      noAnswer === 0 &&
+      serverErrors === 0 &&
+      leaks === 0 &&
+      internal === 0 &&
+      loggedErrors === 0 &&
+      health === 200;
     console.log(pass ? 'PASS' : 'FAIL');
     process.exitCode = pass ? 0 : 1;
   } finally {

@@ -15,6 +15,17 @@ export const MAX_ID_LENGTH = 1024;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
+// Half of a surrogate pair: Neo4j stores text as UTF-8, where it would silently become U+FFFD.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Why `value` cannot be stored as it is (`what` names the field), or undefined when it can. */
+export function textProblem(what: string, value: string): string | undefined {
+  if (LONE_SURROGATE.test(value)) {
+    return `${what} contains a lone surrogate (\\uD800-\\uDFFF without its pair): not valid Unicode`;
+  }
+  return undefined;
+}
+
 /** Why `value` cannot be an id (`what` names the field), or undefined when it can. */
 export function idProblem(what: string, value: string): string | undefined {
   if (value.length === 0) return `empty ${what}`;
@@ -23,5 +34,5 @@ export function idProblem(what: string, value: string): string | undefined {
   }
   if (CONTROL.test(value))
     return `${what} contains a control character (tab, line break or similar)`;
-  return undefined;
+  return textProblem(what, value);
 }

@@ -11,7 +11,7 @@ export { streamOutEdges } from './triples/edge-stream';
 export type { EdgeFilter } from './triples/edge-stream';
 export { knownAnswersBatch } from './predictions/known-answers';
 export type { KnownAnswers } from './predictions/known-answers';
-export { idProblem, MAX_ID_LENGTH } from './identifiers';
+export { idProblem, MAX_ID_LENGTH, textProblem } from './identifiers';
 export { entitiesById } from './entities/entity-queries';
 export { relationCounts, relationInGraph } from './entities/relation-counts';
 export type { EntityRecord } from './entities/entity-queries';

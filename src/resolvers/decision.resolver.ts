@@ -8,6 +8,7 @@ import {
   parseDecisionCursor,
   rejectPrediction,
   relationInGraph,
+  textProblem,
   revertAcceptedPrediction,
   undoRejection,
 } from '../graph';
@@ -124,6 +125,8 @@ export class DecisionResolver {
         `Argument reason is ${reason.length} characters long; the limit is ${MAX_REASON_LENGTH}.`,
       );
     }
+    const problem = reason === null ? undefined : textProblem('reason', reason);
+    if (problem) throw new KgcError(ErrorCode.BAD_USER_INPUT, `Argument ${problem}.`);
     await checkRelationKnown(context, relation, '');
     const rejection = await rejectPrediction(context.db, key, {
       by: callerName(context),

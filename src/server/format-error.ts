@@ -18,6 +18,23 @@ const PUBLIC_MESSAGES: Partial<Record<string, string>> = {
     'The model engine failed; the server log has the details (search it for this request id).',
 };
 
+/**
+ * graphql-js stops coercing variables after 50 errors with an error that carries no code: it is
+ * the client's input, not the server's fault.
+ */
+const TOO_MANY_VARIABLE_ERRORS = /^Too many errors processing variables/;
+
+/** The code of an error GraphQL or Apollo raised (not one of ours), INTERNAL when it has none. */
+export function graphqlErrorCode(error: {
+  message: string;
+  extensions?: Record<string, unknown>;
+}): string {
+  const code = error.extensions?.code;
+  if (typeof code === 'string' && code !== 'INTERNAL_SERVER_ERROR') return code;
+  if (TOO_MANY_VARIABLE_ERRORS.test(error.message)) return ErrorCode.BAD_USER_INPUT;
+  return ErrorCode.INTERNAL;
+}
+
 /** Whether the server should log this error with its details (clients see a fixed line). */
 export function isInternalCode(code: string): boolean {
   return code === ErrorCode.INTERNAL || code === 'INTERNAL_SERVER_ERROR' || code in PUBLIC_MESSAGES;
@@ -43,9 +60,9 @@ export function createFormatError(debug: boolean) {
         extensions: { ...extensions, code: original.code },
       });
     }
-    const code = extensions.code;
-    if (typeof code === 'string' && code !== 'INTERNAL_SERVER_ERROR') {
-      return withDebug({ ...formatted, extensions });
+    const code = graphqlErrorCode(formatted);
+    if (code !== ErrorCode.INTERNAL) {
+      return withDebug({ ...formatted, extensions: { ...extensions, code } });
     }
     return withDebug({
       message: debug

@@ -6,7 +6,7 @@ import { ASTVisitor, GraphQLError, Kind, ValidationContext } from 'graphql';
 import type { ApiConfig } from '../config';
 import type { RequestContext } from '../resolvers';
 import { ErrorCode, isKgcError } from '../errors';
-import { createFormatError, isInternalCode } from './format-error';
+import { createFormatError, graphqlErrorCode, isInternalCode } from './format-error';
 import { buildGraphQLSchema } from './graphql-schema';
 import { maxIntrospectionDepthRule } from './introspection-depth';
 import type { Logger } from './logger';
@@ -37,7 +37,7 @@ const tracePlugin: ApolloServerPlugin<ServerContext> = {
         for (const error of errors) {
           const original = error.originalError;
           const ownCode = isKgcError(original) ? original.code : undefined;
-          const code = ownCode ?? String(error.extensions?.code ?? 'INTERNAL');
+          const code = ownCode ?? graphqlErrorCode(error);
           contextValue.trace.codes.push(code);
           if (code === ErrorCode.DATABASE_UNAVAILABLE) {
             // Expected while Neo4j is away (and counted in the metrics): one line, no stack.

@@ -212,6 +212,32 @@ describe('Cypher injection: no text from a request or from the data is run as Cy
     expect(await shape(db, tag)).toEqual(before);
   });
 
+  it('refuses half a surrogate pair (Neo4j would store U+FFFD instead) in ids and reasons', async () => {
+    const before = await shape(db, tag);
+    const lone = 'x \ud800 y';
+    const relation = graph.similar;
+    const edges = [
+      { head: lone, relation, tail: graph.id('e2') },
+      { head: graph.id('e1'), relation: lone, tail: graph.id('e2') },
+      { head: graph.id('e1'), relation, tail: lone },
+    ];
+    for (const edge of edges) {
+      const result = await ask(
+        'mutation($h: String!, $r: String!, $t: String!) { acceptPrediction(head: $h, relation: $r, tail: $t) { head } }',
+        { h: edge.head, r: edge.relation, t: edge.tail },
+      );
+      expect(result.errors?.[0]?.extensions.code).toBe('BAD_USER_INPUT');
+      expect(result.errors?.[0]?.message).toMatch(/lone surrogate/);
+    }
+    const reason = await ask(
+      'mutation($h: String!, $r: String!, $t: String!, $why: String) { rejectPrediction(head: $h, relation: $r, tail: $t, reason: $why) { head } }',
+      { h: graph.id('e1'), r: relation, t: graph.id('e2'), why: lone },
+    );
+    expect(reason.errors?.[0]?.extensions.code).toBe('BAD_USER_INPUT');
+    expect(reason.errors?.[0]?.message).toMatch(/reason contains a lone surrogate/);
+    expect(await shape(db, tag)).toEqual(before);
+  });
+
   it('stores hostile names from every ingest format verbatim, and counts and serves them safely', async () => {
     const dir = tempDir();
     const h = (i: number) => graph.id(`e${i}`);

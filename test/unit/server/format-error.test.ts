@@ -44,4 +44,10 @@ describe('formatError', () => {
       extensions: { code: 'GRAPHQL_PARSE_FAILED' },
     });
   });
+
+  it("answers graphql-js's codeless 'too many variable errors' as BAD_USER_INPUT", () => {
+    const message = 'Too many errors processing variables, error limit reached. Execution aborted.';
+    const out = plain(formatted(message), new GraphQLError(message));
+    expect(out).toEqual({ message, extensions: { code: ErrorCode.BAD_USER_INPUT } });
+  });
 });
