@@ -2,10 +2,11 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Database, LocalNeo4j, MigrationRunner } from '../../src/graph';
+import { Database, MigrationRunner } from '../../src/graph';
 import type { ConnectionTarget } from '../../src/graph';
 import { REPO_ROOT } from '../../src/repo-root';
 import { datasetDir, takeDataOption } from '../datasets';
+import { benchNeo4jServer } from '../api/harness/neo4j-fixture';
 
 /**
  * `npx tsx bench/reliability/faults.ts [--data <dir>] [--dataset Nations] [--ingest FB15k-237]`
@@ -93,15 +94,7 @@ async function main(): Promise<void> {
   const bigIngest = datasetDir(option('--ingest', 'FB15k-237'), data);
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'kgc-bench-faults-'));
   const log = (line: string) => process.stderr.write(`[faults] ${line}\n`);
-  const neo4j = new LocalNeo4j({
-    dir: path.join(work, 'neo4j'),
-    cacheDir: process.env.KGC_CACHE_DIR ?? path.join(os.homedir(), '.cache', 'kgc'),
-    javaHome: process.env.JAVA_HOME,
-    boltPort: 0,
-    heap: '1g',
-    pageCache: '512m',
-    database: 'neo4j',
-  });
+  const neo4j = benchNeo4jServer(work);
   let target: ConnectionTarget = await neo4j.start();
   let db = new Database(target, { maxRetrySeconds: 30, connectTimeoutMs: 5000 });
   const store = path.join(work, 'models');

@@ -12,12 +12,9 @@ export interface BenchNeo4j {
   stop(): Promise<void>;
 }
 
-/**
- * A local Neo4j 5.26 of the bench's own, in `work`, on a free port (heap 1g, page cache 512m,
- * as `kgc neo4j start` and bench/ingest), with the repository's migrations applied.
- */
-export async function startBenchNeo4j(work: string): Promise<BenchNeo4j> {
-  const server = new LocalNeo4j({
+/** The bench's local Neo4j server in `work/neo4j` (not started), for benches that stop and kill it. */
+export function benchNeo4jServer(work: string): LocalNeo4j {
+  return new LocalNeo4j({
     dir: path.join(work, 'neo4j'),
     cacheDir: process.env.KGC_CACHE_DIR ?? path.join(os.homedir(), '.cache', 'kgc'),
     javaHome: process.env.JAVA_HOME,
@@ -27,6 +24,14 @@ export async function startBenchNeo4j(work: string): Promise<BenchNeo4j> {
     database: 'neo4j',
     log: (line) => process.stderr.write(`[neo4j] ${line}\n`),
   });
+}
+
+/**
+ * A local Neo4j 5.26 of the bench's own, in `work`, on a free port (heap 1g, page cache 512m,
+ * as `kgc neo4j start` and bench/ingest), with the repository's migrations applied.
+ */
+export async function startBenchNeo4j(work: string): Promise<BenchNeo4j> {
+  const server = benchNeo4jServer(work);
   const target = await server.start();
   const db = new Database(target, { maxRetrySeconds: 30, connectTimeoutMs: 5000 });
   try {
