@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Database } from '../../src/graph';
 import { TripleWriter } from '../../src/graph';
+import { runRetrainJob } from '../../src/jobs';
 import { ModelStore } from '../../src/model';
 import type { TrainingOverrides } from '../../src/model';
 import { classGraph } from './generated-graph';
@@ -51,4 +52,17 @@ export function lifecycleFixture() {
     root,
     config: testServerConfig(),
   };
+}
+
+/** A class graph of 60 and its first version, trained in a fresh scope and store. */
+export async function firstVersion(db: Database) {
+  const graph = await writeClassGraph(db, 60);
+  const fixture = lifecycleFixture();
+  const first = await runRetrainJob(db, fixture.config, {
+    scope: fixture.scope,
+    store: fixture.store,
+    filter: graph.filter,
+    overrides: TINY,
+  });
+  return { graph, ...fixture, first };
 }

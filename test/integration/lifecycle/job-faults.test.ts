@@ -12,7 +12,7 @@ import {
   startTrainingRun,
 } from '../../../src/graph/registry';
 import { runRetrainJob } from '../../../src/jobs/retrain-job';
-import { lifecycleFixture, TINY, writeClassGraph } from '../../support/lifecycle';
+import { firstVersion, lifecycleFixture, TINY, writeClassGraph } from '../../support/lifecycle';
 import { TcpProxy } from '../../support/tcp-proxy';
 import { testDatabase, testTarget, uniqueId } from '../../support/test-database';
 
@@ -30,14 +30,7 @@ describe('the retraining job when things go wrong', () => {
   });
 
   it('leaves the active version and the registry consistent when aborted mid-training', async () => {
-    const graph = await writeClassGraph(db, 60);
-    const { scope, store, config } = lifecycleFixture();
-    const first = await runRetrainJob(db, config, {
-      scope,
-      store,
-      filter: graph.filter,
-      overrides: TINY,
-    });
+    const { graph, scope, store, config, first } = await firstVersion(db);
     const controller = new AbortController();
     let epochs = 0;
     await expect(
@@ -156,14 +149,7 @@ describe('the retraining job when things go wrong', () => {
   });
 
   it('promotes over an active version whose files are gone, and says why', async () => {
-    const graph = await writeClassGraph(db, 60);
-    const { scope, store, config } = lifecycleFixture();
-    const first = await runRetrainJob(db, config, {
-      scope,
-      store,
-      filter: graph.filter,
-      overrides: TINY,
-    });
+    const { graph, scope, store, config, first } = await firstVersion(db);
     fs.rmSync(first.dir as string, { recursive: true });
     const second = await runRetrainJob(db, config, {
       scope,

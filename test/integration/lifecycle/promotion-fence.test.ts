@@ -11,7 +11,7 @@ import {
   rollbackVersion,
 } from '../../../src/graph/registry';
 import { runRetrainJob } from '../../../src/jobs/retrain-job';
-import { lifecycleFixture, TINY, writeClassGraph } from '../../support/lifecycle';
+import { firstVersion, lifecycleFixture, TINY, writeClassGraph } from '../../support/lifecycle';
 import { testDatabase } from '../../support/test-database';
 
 jest.setTimeout(240_000);
@@ -45,14 +45,7 @@ describe('fenced promotion', () => {
   });
 
   it('a job whose lease was taken over before it promotes fails and promotes nothing', async () => {
-    const graph = await writeClassGraph(db, 60);
-    const { scope, store, config } = lifecycleFixture();
-    const first = await runRetrainJob(db, config, {
-      scope,
-      store,
-      filter: graph.filter,
-      overrides: TINY,
-    });
+    const { graph, scope, store, config, first } = await firstVersion(db);
     let runId = '';
     let usurped = 0;
     await expect(
