@@ -15,11 +15,10 @@ export { graphSize } from './graph-size';
 export type { EngineConfig, TrainingOverrides } from './training-settings';
 export type { TrainingArrays } from './training-data';
 export type { Metrics, RankMetrics } from './metrics';
-export { loadServingModel } from './serving-model';
+export { loadServingModel, loadServingModelAsync } from './serving-model';
 export type { ServingModel } from './serving-model';
 export {
   loadScorer,
-  loadScorerAsync,
   ModelStore,
   openVersionDir,
   readVersionEdges,

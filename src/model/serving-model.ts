@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { Scorer } from './scorer';
+import { loadScorerAsync } from './store/model-store';
 
 /** The model answering queries, where it came from, and the version its answers carry. */
 export interface ServingModel {
@@ -9,8 +10,21 @@ export interface ServingModel {
   version: string;
 }
 
+/**
+ * The serving view of a loaded scorer and what its directory keeps beside the weights. The one
+ * place that reads a version's serving files: both load paths below go through it.
+ */
+function servingModel(scorer: Scorer, _dir: string, source: string, version: string): ServingModel {
+  return { scorer, source, version };
+}
+
 /** Loads a model directory for serving; unless given, its version is the directory's name. */
 export function loadServingModel(dir: string, version?: string): ServingModel {
   const name = path.basename(path.resolve(dir));
-  return { scorer: Scorer.load(dir), source: name, version: version ?? name };
+  return servingModel(Scorer.load(dir), dir, name, version ?? name);
+}
+
+/** A registered version, loaded off the JS thread (hot reload in a serving process). */
+export async function loadServingModelAsync(dir: string, version: string): Promise<ServingModel> {
+  return servingModel(await loadScorerAsync(dir), dir, version, version);
 }

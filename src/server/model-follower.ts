@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { Database } from '../graph';
 import { getActiveVersion, promotedVersions } from '../graph/registry';
-import { ModelStore, openVersionDir, loadScorerAsync } from '../model';
+import { ModelStore, openVersionDir, loadServingModelAsync } from '../model';
 import type { ServingModel } from '../model';
 import type { Logger } from './logger';
 
@@ -104,7 +104,7 @@ export class ModelFollower {
   private async load(version: string, registered: string): Promise<ServingModel> {
     const dir = fs.existsSync(registered) ? registered : this.options.store.dir(version);
     openVersionDir(dir, version);
-    return { scorer: await loadScorerAsync(dir), source: version, version };
+    return loadServingModelAsync(dir, version);
   }
 
   private swap(next: ServingModel, started: number, message: string): void {
