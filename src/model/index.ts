@@ -17,12 +17,8 @@ export type { TrainingArrays } from './training-data';
 export type { Metrics, RankMetrics } from './metrics';
 export { loadServingModel, loadServingModelAsync } from './serving-model';
 export type { ServingModel } from './serving-model';
-export {
-  loadScorer,
-  ModelStore,
-  openVersionDir,
-  readVersionEdges,
-} from './store/model-store';
+export { servingProbability } from './serving-probability';
+export { loadScorer, ModelStore, openVersionDir, readVersionEdges } from './store/model-store';
 export {
   CURVE_FILE,
   SNAPSHOT_KEYS_FILE,

@@ -4,6 +4,7 @@ import type { KnownAnswers } from '../graph';
 import { Direction } from '../schema/direction.enum';
 import type { Prediction } from '../schema/prediction.type';
 import { checkId, checkIntRange } from './arguments';
+import { servingProbability } from '../model';
 import type { ServingModel } from '../model';
 import type { ScoredEntity } from '../model';
 import type { ApiMetrics } from './api-metrics';
@@ -205,7 +206,7 @@ export async function answerMissingLinks(
       speculative &&
       topFromCandidates(speculative.candidates, speculative.depth, query.args.k, new Set(exclude));
     if (top) {
-      answers[i] = toPredictions(query, top);
+      answers[i] = toPredictions(query, resolved.relation, top);
       continue;
     }
     const group = exact.get(query.model) ?? [];
@@ -226,24 +227,32 @@ export async function answerMissingLinks(
         group.map(({ exclude }) => exclude),
       );
       metrics?.observeScoring(group.length, Number(process.hrtime.bigint() - started) / 1e9);
-      group.forEach(({ i }, g) => {
-        answers[i] = toPredictions(queries[i] as MissingLinksQuery, tops[g] ?? []);
+      group.forEach(({ i, relation }, g) => {
+        answers[i] = toPredictions(queries[i] as MissingLinksQuery, relation, tops[g] ?? []);
       });
     }),
   );
   return answers;
 }
 
-function toPredictions({ args, model }: MissingLinksQuery, top: ScoredEntity[]): Prediction[] {
+function toPredictions(
+  { args, model }: MissingLinksQuery,
+  relation: number,
+  top: ScoredEntity[],
+): Prediction[] {
   const minimum = args.minProbability ?? 0;
   return top
     .slice(0, args.k)
-    .filter((row) => row.probability >= minimum)
-    .map((row, rank) => ({
+    .map((row) => ({
+      row,
+      probability: servingProbability(model, relation, args.direction, row.logit),
+    }))
+    .filter(({ probability }) => probability >= minimum)
+    .map(({ row, probability }, rank) => ({
       entity: { id: row.id },
       rank: rank + 1,
       logit: row.logit,
-      probability: row.probability,
+      probability,
       modelVersion: model.version,
     }));
 }
