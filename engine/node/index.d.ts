@@ -34,6 +34,17 @@ export declare class NeptuneModel {
    * scores. The arguments are copied, so the caller may reuse its arrays at once.
    */
   topKBatchAsync(heads: Uint32Array, relations: Uint32Array, k: number, excludes?: Array<Uint32Array> | undefined | null): Promise<TopK>
+  /**
+   * The filtered rank of each `tails[i]` among all entities for `(heads[i], relations[i], ?)`
+   * (model relations), as the evaluation ranks (the mean of the optimistic and pessimistic
+   * rank), with the entities of `excludes[i]` (optional) removed; the tail itself never is.
+   */
+  filteredRanks(heads: Uint32Array, relations: Uint32Array, tails: Uint32Array, excludes?: Array<Uint32Array> | undefined | null): Float64Array
+  /**
+   * `filteredRanks` on the libuv thread pool. The arguments are copied, so the caller may
+   * reuse its arrays at once.
+   */
+  filteredRanksAsync(heads: Uint32Array, relations: Uint32Array, tails: Uint32Array, excludes?: Array<Uint32Array> | undefined | null): Promise<Float64Array>
 }
 
 export type Activation = 'prelu' | 'leaky_relu' | 'relu'

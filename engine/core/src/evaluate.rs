@@ -1,11 +1,13 @@
 //! Filtered evaluation of a trained [`Model`] on a split of a [`Dataset`] that shares its
-//! vocabulary (the ranking itself is in [`crate::eval`]).
+//! vocabulary, and the filtered rank of given triples (the ranking itself is in
+//! [`crate::eval`]).
 
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
-use crate::eval::{evaluate_triples, Metrics};
+use crate::eval::{evaluate_triples, filtered_rank, Metrics};
 use crate::model::Model;
 use crate::scoring::queries_per_chunk;
+use rayon::prelude::*;
 
 /// Which split to evaluate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,4 +43,56 @@ pub fn evaluate(model: &Model, dataset: &Dataset, split: Split, threads: usize) 
         .build()
         .map_err(|e| Error::ThreadPool(e.to_string()))?;
     pool.install(|| evaluate_in_pool(model, dataset, split))
+}
+
+/// The filtered rank of each triple's tail `t` among all entities for `(h, r_model, ?)`, ranked
+/// as the evaluation ranks (`1 + #greater + #equal / 2` over the entities other than `t`, NaN
+/// last), after removing `excludes[i]` from query `i`'s candidates; `t` itself is never removed.
+/// `excludes` is empty (nothing removed) or one list per triple; lists may hold duplicates.
+/// Runs on the ambient rayon pool.
+pub fn filtered_ranks(
+    model: &Model,
+    triples: &[(u32, u32, u32)],
+    excludes: &[&[u32]],
+) -> Result<Vec<f64>> {
+    let n = model.n_entities();
+    if !excludes.is_empty() && excludes.len() != triples.len() {
+        return Err(Error::arg(
+            "excludes",
+            format!("{} lists for {} triples", excludes.len(), triples.len()),
+        ));
+    }
+    if let Some(&(_, _, t)) = triples.iter().find(|q| q.2 as usize >= n) {
+        return Err(Error::arg(
+            "tails",
+            format!("{t} is out of range (model has {n} entities)"),
+        ));
+    }
+    // `filtered_rank` takes each known answer once.
+    let mut lists: Vec<Vec<u32>> = Vec::with_capacity(excludes.len());
+    for (i, list) in excludes.iter().enumerate() {
+        if let Some(&e) = list.iter().find(|&&e| e as usize >= n) {
+            return Err(Error::arg(
+                "excludes",
+                format!("excludes[{i}] holds {e}, out of range (model has {n} entities)"),
+            ));
+        }
+        let mut list = list.to_vec();
+        list.sort_unstable();
+        list.dedup();
+        lists.push(list);
+    }
+    let queries: Vec<(u32, u32)> = triples.iter().map(|&(h, r, _)| (h, r)).collect();
+    let mut ranks = vec![0.0f64; triples.len()];
+    model.score_chunks(&queries, |start, logits| {
+        logits
+            .par_chunks(n.max(1))
+            .zip(ranks[start..].par_iter_mut())
+            .enumerate()
+            .for_each(|(i, (row, rank))| {
+                let known = lists.get(start + i).map_or(&[][..], Vec::as_slice);
+                *rank = filtered_rank(row, triples[start + i].2, known);
+            });
+    })?;
+    Ok(ranks)
 }

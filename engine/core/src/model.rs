@@ -207,7 +207,7 @@ impl Model {
 
     /// Scores `queries` in chunks of at most [`queries_per_chunk`] queries, calling
     /// `each(first query index, chunk logits)`.
-    fn score_chunks(
+    pub(crate) fn score_chunks(
         &self,
         queries: &[(u32, u32)],
         mut each: impl FnMut(usize, &[f32]),

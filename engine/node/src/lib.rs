@@ -12,6 +12,7 @@ mod load_task;
 mod model;
 #[cfg(feature = "test-exports")]
 mod panic_check;
+mod rank_task;
 mod score_task;
 mod train_task;
 mod training_config;

@@ -2,8 +2,9 @@
 //! ownership of the Rust buffers (no copy).
 
 use crate::errors::{argument_error, engine_error, EngineError};
+use crate::rank_task::RankTask;
 use crate::score_task::ScoreTask;
-use napi::bindgen_prelude::{AsyncTask, Float32Array, Uint32Array};
+use napi::bindgen_prelude::{AsyncTask, Float32Array, Float64Array, Uint32Array};
 use napi_derive::napi;
 use neptune_core::{Model, Prediction};
 use std::sync::Arc;
@@ -144,6 +145,80 @@ impl NeptuneModel {
             excludes,
         )))
     }
+}
+
+#[napi]
+impl NeptuneModel {
+    /// The filtered rank of each `tails[i]` among all entities for `(heads[i], relations[i], ?)`
+    /// (model relations), as the evaluation ranks (the mean of the optimistic and pessimistic
+    /// rank), with the entities of `excludes[i]` (optional) removed; the tail itself never is.
+    #[napi(catch_unwind)]
+    pub fn filtered_ranks(
+        &self,
+        heads: Uint32Array,
+        relations: Uint32Array,
+        tails: Uint32Array,
+        excludes: Option<Vec<Uint32Array>>,
+    ) -> Result<Float64Array, EngineError> {
+        let triples = rank_triples(&heads, &relations, &tails, excludes.as_deref())?;
+        let excludes = excludes.unwrap_or_default();
+        let lists: Vec<&[u32]> = excludes.iter().map(|e| &e[..]).collect();
+        neptune_core::filtered_ranks(&self.inner, &triples, &lists)
+            .map(Float64Array::new)
+            .map_err(engine_error)
+    }
+
+    /// `filteredRanks` on the libuv thread pool. The arguments are copied, so the caller may
+    /// reuse its arrays at once.
+    #[napi(catch_unwind, ts_return_type = "Promise<Float64Array>")]
+    pub fn filtered_ranks_async(
+        &self,
+        heads: Uint32Array,
+        relations: Uint32Array,
+        tails: Uint32Array,
+        excludes: Option<Vec<Uint32Array>>,
+    ) -> Result<AsyncTask<RankTask>, EngineError> {
+        let triples = rank_triples(&heads, &relations, &tails, excludes.as_deref())?;
+        let excludes = excludes
+            .unwrap_or_default()
+            .iter()
+            .map(|e| e.to_vec())
+            .collect();
+        Ok(AsyncTask::new(RankTask::new(
+            Arc::clone(&self.inner),
+            triples,
+            excludes,
+        )))
+    }
+}
+
+/// The triples of `filteredRanks`, after checking that the arrays agree in length.
+fn rank_triples(
+    heads: &[u32],
+    relations: &[u32],
+    tails: &[u32],
+    excludes: Option<&[Uint32Array]>,
+) -> Result<Vec<(u32, u32, u32)>, EngineError> {
+    if heads.len() != relations.len() || heads.len() != tails.len() {
+        return Err(argument_error(format!(
+            "heads ({}), relations ({}) and tails ({}) differ in length",
+            heads.len(),
+            relations.len(),
+            tails.len()
+        )));
+    }
+    if let Some(lists) = excludes {
+        if lists.len() != heads.len() {
+            return Err(argument_error(format!(
+                "excludes holds {} lists for {} triples",
+                lists.len(),
+                heads.len()
+            )));
+        }
+    }
+    Ok((0..heads.len())
+        .map(|i| (heads[i], relations[i], tails[i]))
+        .collect())
 }
 
 fn query_pairs(heads: &[u32], relations: &[u32]) -> Result<Vec<(u32, u32)>, EngineError> {

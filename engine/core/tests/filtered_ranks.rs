@@ -1,0 +1,114 @@
+//! `filtered_ranks` (any edge's rank, as `edgeProbabilities` serves it) against a brute force
+//! over `score_triples`: every entity's logit read one triple at a time, the excluded entities
+//! (but never the tail) dropped, and the rank counted as the evaluation counts it
+//! (`1 + #greater + #equal / 2`).
+
+use neptune_core::config::Config;
+use neptune_core::params::Params;
+use neptune_core::{filtered_ranks, Error, Model};
+
+const N: usize = 60;
+
+fn model() -> Model {
+    let cfg = Config {
+        d_e: 10,
+        d_r: 4,
+        ..Config::default()
+    };
+    // 3 base relations and their reverses.
+    let mut p = Params::<f32>::init(&cfg, N, 6);
+    // Entities 11, 12 and 13 are copies of entity 10: their logits tie in every row.
+    let d = p.d_e;
+    let row: Vec<f32> = p.e[10 * d..11 * d].to_vec();
+    for e in 11..14 {
+        p.e[e * d..(e + 1) * d].copy_from_slice(&row);
+    }
+    p.bn1
+        .running_mean
+        .iter_mut()
+        .enumerate()
+        .for_each(|(i, v)| *v = 0.02 * i as f32);
+    Model::new(
+        cfg,
+        p,
+        (0..N).map(|i| format!("e{i}")).collect(),
+        (0..3).map(|i| format!("r{i}")).collect(),
+        0,
+        None,
+    )
+}
+
+/// The rank of `t` for `(h, r, ?)` from one `score_triples` call per entity.
+fn brute_force(model: &Model, (h, r, t): (u32, u32, u32), exclude: &[u32]) -> f64 {
+    let triples: Vec<(u32, u32, u32)> = (0..N as u32).map(|e| (h, r, e)).collect();
+    let scores = model.score_triples(&triples).unwrap();
+    let s = scores[t as usize];
+    let (mut greater, mut equal) = (0usize, 0usize);
+    for e in 0..N as u32 {
+        if e == t || exclude.contains(&e) {
+            continue;
+        }
+        let v = scores[e as usize];
+        greater += (v > s) as usize;
+        equal += (v == s) as usize;
+    }
+    1.0 + greater as f64 + equal as f64 / 2.0
+}
+
+#[test]
+fn ranks_match_the_brute_force_over_score_triples() {
+    let m = model();
+    let triples: Vec<(u32, u32, u32)> = (0..40u32)
+        .map(|i| ((i * 7) % N as u32, i % 6, (i * 13 + 5) % N as u32))
+        .chain([(0, 1, 10), (5, 4, 12), (9, 2, 13)]) // tails that tie with their copies
+        .collect();
+    // Many exclusions, duplicates, the tail itself, and a tied copy of the tail.
+    let excludes: Vec<Vec<u32>> = triples
+        .iter()
+        .enumerate()
+        .map(|(i, &(_, _, t))| {
+            let mut list: Vec<u32> = (0..N as u32).filter(|e| (e + i as u32) % 5 == 0).collect();
+            list.extend([t, t, 11, 11]);
+            list
+        })
+        .collect();
+    let lists: Vec<&[u32]> = excludes.iter().map(Vec::as_slice).collect();
+    let got = filtered_ranks(&m, &triples, &lists).unwrap();
+    let plain = filtered_ranks(&m, &triples, &[]).unwrap();
+    let mut tied = 0;
+    for (i, &q) in triples.iter().enumerate() {
+        assert_eq!(got[i], brute_force(&m, q, &excludes[i]), "triple {i} {q:?}");
+        assert_eq!(
+            plain[i],
+            brute_force(&m, q, &[]),
+            "triple {i} {q:?} unfiltered"
+        );
+        tied += (plain[i].fract() != 0.0) as usize;
+    }
+    assert!(tied >= 3, "the copied entities make half ranks ({tied})");
+    assert!(
+        got.iter().zip(&plain).any(|(a, b)| a < b),
+        "filtering moved some ranks up"
+    );
+}
+
+#[test]
+fn bad_arguments_are_refused_by_name() {
+    let m = model();
+    let arg = |r: neptune_core::Result<Vec<f64>>| match r {
+        Err(Error::Argument { arg, .. }) => arg,
+        other => panic!("expected an argument error, got {other:?}"),
+    };
+    assert_eq!(arg(filtered_ranks(&m, &[(0, 0, N as u32)], &[])), "tails");
+    assert_eq!(
+        arg(filtered_ranks(&m, &[(0, 0, 1)], &[&[], &[]])),
+        "excludes"
+    );
+    assert_eq!(
+        arg(filtered_ranks(&m, &[(0, 0, 1)], &[&[N as u32]])),
+        "excludes"
+    );
+    assert_eq!(arg(filtered_ranks(&m, &[(N as u32, 0, 1)], &[])), "entity");
+    assert_eq!(arg(filtered_ranks(&m, &[(0, 6, 1)], &[])), "relation");
+    assert_eq!(filtered_ranks(&m, &[], &[]).unwrap(), Vec::<f64>::new());
+}

@@ -1,0 +1,45 @@
+//! `NeptuneModel.filteredRanksAsync`: filtered ranks of given tails on the libuv thread pool
+//! (one 1-N scoring per triple), so the JS thread keeps serving meanwhile.
+
+use crate::errors::{engine_error, guarded, reject, EngineResult};
+use napi::bindgen_prelude::Float64Array;
+use napi::{Env, Task};
+use neptune_core::Model;
+use std::sync::Arc;
+
+pub struct RankTask {
+    model: Arc<Model>,
+    triples: Vec<(u32, u32, u32)>,
+    /// Empty, or one list per triple.
+    excludes: Vec<Vec<u32>>,
+}
+
+impl RankTask {
+    pub(crate) fn new(
+        model: Arc<Model>,
+        triples: Vec<(u32, u32, u32)>,
+        excludes: Vec<Vec<u32>>,
+    ) -> RankTask {
+        RankTask {
+            model,
+            triples,
+            excludes,
+        }
+    }
+}
+
+impl Task for RankTask {
+    type Output = EngineResult<Vec<f64>>;
+    type JsValue = Float64Array;
+
+    fn compute(&mut self) -> napi::Result<Self::Output> {
+        Ok(guarded(|| {
+            let lists: Vec<&[u32]> = self.excludes.iter().map(Vec::as_slice).collect();
+            neptune_core::filtered_ranks(&self.model, &self.triples, &lists).map_err(engine_error)
+        }))
+    }
+
+    fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<Float64Array> {
+        output.map(Float64Array::new).or_else(|e| reject(env, e))
+    }
+}
