@@ -5,7 +5,7 @@ export { KEPT_DESCRIPTION, tune } from './tuning/tune';
 export type { TuneResult } from './tuning/tune';
 export { chooseTunedSettings, saveTunedSettings } from './tuning/tuned-settings';
 export type { TrainingDevice, TrainingProgress, TrainSummary } from './train';
-export type { ScoredEntity } from './scorer';
+export type { RankQuery, ScoredEntity } from './scorer';
 export type { GraphSize } from './graph-size';
 export { evaluate } from './evaluate';
 export type { Split } from './evaluate';

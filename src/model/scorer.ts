@@ -21,6 +21,11 @@ export interface ScoringQuery {
   direction?: Direction;
 }
 
+/** An edge whose tail is ranked: `(entity, relation, tail)` in the model's ids. */
+export interface RankQuery extends ScoringQuery {
+  tail: number;
+}
+
 export interface TopKOptions {
   /** Entity indices never returned (existing and rejected edges). */
   exclude?: Uint32Array | number[];
@@ -162,6 +167,24 @@ export class Scorer {
       const { heads, relations, lists } = this.engineArguments(queries, excludes);
       const top = await this.model.topKBatchAsync(heads, relations, k, lists);
       return this.rows(queries.length, top);
+    } catch (error) {
+      throw mapEngineError(error);
+    }
+  }
+
+  /**
+   * The filtered rank of each query's tail among all entities, as the evaluation ranks it
+   * (ties count half; an entity in `excludes[i]` is removed, the tail itself never is), on the
+   * engine's worker threads. `direction: 'head'` ranks `tail` as a head.
+   */
+  async filteredRanksAsync(
+    queries: RankQuery[],
+    excludes: (Uint32Array | number[] | undefined)[] = [],
+  ): Promise<Float64Array> {
+    try {
+      const { heads, relations, lists } = this.engineArguments(queries, excludes);
+      const tails = Uint32Array.from(queries, (q) => q.tail);
+      return await this.model.filteredRanksAsync(heads, relations, tails, lists);
     } catch (error) {
       throw mapEngineError(error);
     }
