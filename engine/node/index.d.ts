@@ -38,13 +38,14 @@ export declare class NeptuneModel {
    * The filtered rank of each `tails[i]` among all entities for `(heads[i], relations[i], ?)`
    * (model relations), as the evaluation ranks (the mean of the optimistic and pessimistic
    * rank), with the entities of `excludes[i]` (optional) removed; the tail itself never is.
+   * With each rank, the tail's logit (as `scoreTriples` gives it).
    */
-  filteredRanks(heads: Uint32Array, relations: Uint32Array, tails: Uint32Array, excludes?: Array<Uint32Array> | undefined | null): Float64Array
+  filteredRanks(heads: Uint32Array, relations: Uint32Array, tails: Uint32Array, excludes?: Array<Uint32Array> | undefined | null): FilteredRanks
   /**
    * `filteredRanks` on the libuv thread pool. The arguments are copied, so the caller may
    * reuse its arrays at once.
    */
-  filteredRanksAsync(heads: Uint32Array, relations: Uint32Array, tails: Uint32Array, excludes?: Array<Uint32Array> | undefined | null): Promise<Float64Array>
+  filteredRanksAsync(heads: Uint32Array, relations: Uint32Array, tails: Uint32Array, excludes?: Array<Uint32Array> | undefined | null): Promise<FilteredRanks>
 }
 
 export type Activation = 'prelu' | 'leaky_relu' | 'relu'
@@ -86,6 +87,15 @@ export declare function estimateEpoch(dataset: string | DatasetArrays, config: T
  * train+valid+test, with reversed queries. `threads` 0 = all cores.
  */
 export declare function evaluate(modelDir: string, dataset: string | DatasetArrays, split: Split, threads: number): Promise<MetricsJs>
+
+/**
+ * Filtered ranks of given tails and the logits they were ranked by; `ranks[i]` and `logits[i]`
+ * belong to triple `i`.
+ */
+export interface FilteredRanks {
+  ranks: Float64Array
+  logits: Float32Array
+}
 
 /** Whether this build has the GPU training backend (`KGC_GPU=1 npm run setup`). */
 export declare function gpuBackend(): boolean

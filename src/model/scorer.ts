@@ -174,13 +174,13 @@ export class Scorer {
 
   /**
    * The filtered rank of each query's tail among all entities, as the evaluation ranks it
-   * (ties count half; an entity in `excludes[i]` is removed, the tail itself never is), on the
-   * engine's worker threads. `direction: 'head'` ranks `tail` as a head.
+   * (ties count half; an entity in `excludes[i]` is removed, the tail itself never is), and the
+   * tail's logit, on the engine's worker threads. `direction: 'head'` ranks `tail` as a head.
    */
   async filteredRanksAsync(
     queries: RankQuery[],
     excludes: (Uint32Array | number[] | undefined)[] = [],
-  ): Promise<Float64Array> {
+  ): Promise<{ ranks: Float64Array; logits: Float32Array }> {
     try {
       const { heads, relations, lists } = this.engineArguments(queries, excludes);
       const tails = Uint32Array.from(queries, (q) => q.tail);

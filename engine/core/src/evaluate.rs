@@ -45,16 +45,23 @@ pub fn evaluate(model: &Model, dataset: &Dataset, split: Split, threads: usize) 
     pool.install(|| evaluate_in_pool(model, dataset, split))
 }
 
+/// A given tail's filtered rank and its logit (the score it was ranked by).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RankedTail {
+    pub rank: f64,
+    pub logit: f32,
+}
+
 /// The filtered rank of each triple's tail `t` among all entities for `(h, r_model, ?)`, ranked
 /// as the evaluation ranks (`1 + #greater + #equal / 2` over the entities other than `t`, NaN
 /// last), after removing `excludes[i]` from query `i`'s candidates; `t` itself is never removed.
 /// `excludes` is empty (nothing removed) or one list per triple; lists may hold duplicates.
-/// Runs on the ambient rayon pool.
+/// Each tail's logit is the one `Model::score_triples` gives. Runs on the ambient rayon pool.
 pub fn filtered_ranks(
     model: &Model,
     triples: &[(u32, u32, u32)],
     excludes: &[&[u32]],
-) -> Result<Vec<f64>> {
+) -> Result<Vec<RankedTail>> {
     let n = model.n_entities();
     if !excludes.is_empty() && excludes.len() != triples.len() {
         return Err(Error::arg(
@@ -83,7 +90,13 @@ pub fn filtered_ranks(
         lists.push(list);
     }
     let queries: Vec<(u32, u32)> = triples.iter().map(|&(h, r, _)| (h, r)).collect();
-    let mut ranks = vec![0.0f64; triples.len()];
+    let mut ranks = vec![
+        RankedTail {
+            rank: 0.0,
+            logit: 0.0
+        };
+        triples.len()
+    ];
     model.score_chunks(&queries, |start, logits| {
         logits
             .par_chunks(n.max(1))
@@ -91,7 +104,11 @@ pub fn filtered_ranks(
             .enumerate()
             .for_each(|(i, (row, rank))| {
                 let known = lists.get(start + i).map_or(&[][..], Vec::as_slice);
-                *rank = filtered_rank(row, triples[start + i].2, known);
+                let t = triples[start + i].2;
+                *rank = RankedTail {
+                    rank: filtered_rank(row, t, known),
+                    logit: row[t as usize],
+                };
             });
     })?;
     Ok(ranks)

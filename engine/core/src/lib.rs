@@ -78,7 +78,7 @@ pub use config::{Activation, Config, InitScheme};
 pub use dataset::{Dataset, InverseMode, Triple};
 pub use error::{Error, Result};
 pub use eval::{Direction, Metrics, RankStats, RelationMetrics};
-pub use evaluate::{evaluate, filtered_ranks, Split};
+pub use evaluate::{evaluate, filtered_ranks, RankedTail, Split};
 pub use graph_sizing::GraphSize;
 pub use model::{Model, Prediction};
 pub use presets::{Overrides, PRESETS};

@@ -73,8 +73,14 @@ fn ranks_match_the_brute_force_over_score_triples() {
         })
         .collect();
     let lists: Vec<&[u32]> = excludes.iter().map(Vec::as_slice).collect();
-    let got = filtered_ranks(&m, &triples, &lists).unwrap();
-    let plain = filtered_ranks(&m, &triples, &[]).unwrap();
+    let ranked = filtered_ranks(&m, &triples, &lists).unwrap();
+    let got: Vec<f64> = ranked.iter().map(|r| r.rank).collect();
+    let plain: Vec<f64> = (filtered_ranks(&m, &triples, &[]).unwrap())
+        .iter()
+        .map(|r| r.rank)
+        .collect();
+    let logits: Vec<f32> = ranked.iter().map(|r| r.logit).collect();
+    assert_eq!(logits, m.score_triples(&triples).unwrap());
     let mut tied = 0;
     for (i, &q) in triples.iter().enumerate() {
         assert_eq!(got[i], brute_force(&m, q, &excludes[i]), "triple {i} {q:?}");
@@ -95,7 +101,7 @@ fn ranks_match_the_brute_force_over_score_triples() {
 #[test]
 fn bad_arguments_are_refused_by_name() {
     let m = model();
-    let arg = |r: neptune_core::Result<Vec<f64>>| match r {
+    let arg = |r: neptune_core::Result<Vec<neptune_core::RankedTail>>| match r {
         Err(Error::Argument { arg, .. }) => arg,
         other => panic!("expected an argument error, got {other:?}"),
     };
@@ -110,5 +116,5 @@ fn bad_arguments_are_refused_by_name() {
     );
     assert_eq!(arg(filtered_ranks(&m, &[(N as u32, 0, 1)], &[])), "entity");
     assert_eq!(arg(filtered_ranks(&m, &[(0, 6, 1)], &[])), "relation");
-    assert_eq!(filtered_ranks(&m, &[], &[]).unwrap(), Vec::<f64>::new());
+    assert!(filtered_ranks(&m, &[], &[]).unwrap().is_empty());
 }

@@ -19,6 +19,22 @@ pub struct TopK {
     pub offsets: Uint32Array,
 }
 
+/// Filtered ranks of given tails and the logits they were ranked by; `ranks[i]` and `logits[i]`
+/// belong to triple `i`.
+#[napi(object)]
+pub struct FilteredRanks {
+    pub ranks: Float64Array,
+    pub logits: Float32Array,
+}
+
+/// Splits the core's ranked tails into the two arrays.
+pub(crate) fn ranked_arrays(rows: Vec<neptune_core::RankedTail>) -> FilteredRanks {
+    FilteredRanks {
+        ranks: Float64Array::new(rows.iter().map(|r| r.rank).collect()),
+        logits: Float32Array::new(rows.iter().map(|r| r.logit).collect()),
+    }
+}
+
 #[napi]
 pub struct NeptuneModel {
     /// Shared with the scoring tasks in flight on the libuv pool.
@@ -152,6 +168,7 @@ impl NeptuneModel {
     /// The filtered rank of each `tails[i]` among all entities for `(heads[i], relations[i], ?)`
     /// (model relations), as the evaluation ranks (the mean of the optimistic and pessimistic
     /// rank), with the entities of `excludes[i]` (optional) removed; the tail itself never is.
+    /// With each rank, the tail's logit (as `scoreTriples` gives it).
     #[napi(catch_unwind)]
     pub fn filtered_ranks(
         &self,
@@ -159,18 +176,18 @@ impl NeptuneModel {
         relations: Uint32Array,
         tails: Uint32Array,
         excludes: Option<Vec<Uint32Array>>,
-    ) -> Result<Float64Array, EngineError> {
+    ) -> Result<FilteredRanks, EngineError> {
         let triples = rank_triples(&heads, &relations, &tails, excludes.as_deref())?;
         let excludes = excludes.unwrap_or_default();
         let lists: Vec<&[u32]> = excludes.iter().map(|e| &e[..]).collect();
         neptune_core::filtered_ranks(&self.inner, &triples, &lists)
-            .map(Float64Array::new)
+            .map(ranked_arrays)
             .map_err(engine_error)
     }
 
     /// `filteredRanks` on the libuv thread pool. The arguments are copied, so the caller may
     /// reuse its arrays at once.
-    #[napi(catch_unwind, ts_return_type = "Promise<Float64Array>")]
+    #[napi(catch_unwind, ts_return_type = "Promise<FilteredRanks>")]
     pub fn filtered_ranks_async(
         &self,
         heads: Uint32Array,

@@ -2,9 +2,9 @@
 //! (one 1-N scoring per triple), so the JS thread keeps serving meanwhile.
 
 use crate::errors::{engine_error, guarded, reject, EngineResult};
-use napi::bindgen_prelude::Float64Array;
+use crate::model::{ranked_arrays, FilteredRanks};
 use napi::{Env, Task};
-use neptune_core::Model;
+use neptune_core::{Model, RankedTail};
 use std::sync::Arc;
 
 pub struct RankTask {
@@ -29,8 +29,8 @@ impl RankTask {
 }
 
 impl Task for RankTask {
-    type Output = EngineResult<Vec<f64>>;
-    type JsValue = Float64Array;
+    type Output = EngineResult<Vec<RankedTail>>;
+    type JsValue = FilteredRanks;
 
     fn compute(&mut self) -> napi::Result<Self::Output> {
         Ok(guarded(|| {
@@ -39,7 +39,7 @@ impl Task for RankTask {
         }))
     }
 
-    fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<Float64Array> {
-        output.map(Float64Array::new).or_else(|e| reject(env, e))
+    fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<FilteredRanks> {
+        output.map(ranked_arrays).or_else(|e| reject(env, e))
     }
 }

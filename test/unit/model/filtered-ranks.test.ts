@@ -69,12 +69,14 @@ describe('filteredRanks through the binding and the Scorer', () => {
     ]);
     const column = (k: 0 | 1 | 2) => Uint32Array.from(triples, (q) => q[k]);
     const lists = excludes.map((e) => Uint32Array.from(e));
-    const sync = model.filteredRanks(column(0), column(1), column(2), lists);
+    const sync = model.filteredRanks(column(0), column(1), column(2), lists).ranks;
     const async = await model.filteredRanksAsync(column(0), column(1), column(2), lists);
-    const plain = await model.filteredRanksAsync(column(0), column(1), column(2));
+    const plain = (await model.filteredRanksAsync(column(0), column(1), column(2))).ranks;
+    // The logits ranked by are scoreTriples' logits.
+    expect(async.logits).toEqual(model.scoreTriples(column(0), column(1), column(2)));
     triples.forEach((q, i) => {
       expect(sync[i]).toBe(bruteForce(model, q, excludes[i]!));
-      expect(async[i]).toBe(sync[i]);
+      expect(async.ranks[i]).toBe(sync[i]);
       expect(plain[i]).toBe(bruteForce(model, q, []));
     });
     expect(Array.from(sync).some((r, i) => r < (plain[i] as number))).toBe(true);
@@ -86,10 +88,11 @@ describe('filteredRanks through the binding and the Scorer', () => {
       scorer.relation('is_a'),
       scorer.entity('class3'),
     ];
-    const [tailRank, headRank] = await scorer.filteredRanksAsync([
+    const { ranks } = await scorer.filteredRanksAsync([
       { entity: e3, relation: isA, tail: class3 },
       { entity: class3, relation: isA, direction: 'head', tail: e3 },
     ]);
+    const [tailRank, headRank] = ranks;
     expect(tailRank).toBe(bruteForce(model, [e3, isA, class3], []));
     expect(headRank).toBe(bruteForce(model, [class3, model.reverseRelation(isA), e3], []));
   });
