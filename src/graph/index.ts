@@ -11,6 +11,8 @@ export { streamOutEdges } from './triples/edge-stream';
 export type { EdgeFilter } from './triples/edge-stream';
 export { knownAnswersBatch } from './predictions/known-answers';
 export type { KnownAnswers } from './predictions/known-answers';
+export { edgeFactsBatch } from './predictions/edge-facts';
+export type { EdgeFacts } from './predictions/edge-facts';
 export { idProblem, MAX_ID_LENGTH, textProblem } from './identifiers';
 export { entitiesById } from './entities/entity-queries';
 export { relationCounts, relationInGraph } from './entities/relation-counts';

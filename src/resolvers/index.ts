@@ -1,4 +1,5 @@
 import { DecisionResolver } from './decision.resolver';
+import { EdgeProbabilityResolver } from './edge-probability.resolver';
 import { EntityResolver } from './entity.resolver';
 import { HealthResolver } from './health.resolver';
 import { LifecycleResolver } from './lifecycle.resolver';
@@ -9,6 +10,7 @@ import { PredictionResolver } from './prediction.resolver';
 export const resolvers = [
   HealthResolver,
   PredictionResolver,
+  EdgeProbabilityResolver,
   EntityResolver,
   ModelResolver,
   DecisionResolver,

@@ -15,6 +15,9 @@ export function missingLinksCost(args: { k?: unknown; excludeConnected?: unknown
   return k + SCORING_COST + (args.excludeConnected === true ? CONNECTED_COST : 0);
 }
 
+/** One edge of edgeProbabilities: one missingLinks query of a single answer row. */
+export const EDGE_COST = missingLinksCost({ k: 1 });
+
 /** The cost of each costly root field from its coerced arguments; other fields cost nothing. */
 export const FIELD_COSTS: Readonly<Record<string, (args: Record<string, unknown>) => number>> = {
   missingLinks: missingLinksCost,
@@ -25,8 +28,9 @@ export const FIELD_COSTS: Readonly<Record<string, (args: Record<string, unknown>
           0,
         )
       : 0,
+  edgeProbabilities: (args) => (Array.isArray(args.edges) ? args.edges.length * EDGE_COST : 0),
 };
 
 /** How to bring a refused request under the limit (part of QUERY_TOO_COSTLY's message). */
 export const REDUCE_COST_HINT =
-  'lower k, send fewer queries or aliases per request (split the batch across requests), or drop excludeConnected';
+  'lower k, send fewer queries, edges or aliases per request (split the batch across requests), or drop excludeConnected';
