@@ -3,6 +3,7 @@
  * any read or scoring): the server refuses an operation whose fields add up to more than
  * KGC_MAX_QUERY_COST. Aliases add up, so 30 aliases of a batch cost 30 batches.
  */
+import { MAX_EDGES } from './edge-probabilities';
 
 /** Scoring one (entity, relation) against every entity and reading its known edges. */
 export const SCORING_COST = 50;
@@ -15,8 +16,12 @@ export function missingLinksCost(args: { k?: unknown; excludeConnected?: unknown
   return k + SCORING_COST + (args.excludeConnected === true ? CONNECTED_COST : 0);
 }
 
-/** One edge of edgeProbabilities: one missingLinks query of a single answer row. */
-export const EDGE_COST = missingLinksCost({ k: 1 });
+/**
+ * One edge of edgeProbabilities: a scoring pass like a missingLinks query's, but one answer row
+ * and no list to build, and one known-edges read per distinct (head, relation) rather than per
+ * edge; a call of the documented 1,000 edges fits the default limit.
+ */
+export const EDGE_COST = 20;
 
 /** The cost of each costly root field from its coerced arguments; other fields cost nothing. */
 export const FIELD_COSTS: Readonly<Record<string, (args: Record<string, unknown>) => number>> = {
@@ -28,7 +33,9 @@ export const FIELD_COSTS: Readonly<Record<string, (args: Record<string, unknown>
           0,
         )
       : 0,
-  edgeProbabilities: (args) => (Array.isArray(args.edges) ? args.edges.length * EDGE_COST : 0),
+  // A list longer than MAX_EDGES is refused by the resolver, naming the argument.
+  edgeProbabilities: (args) =>
+    Array.isArray(args.edges) ? Math.min(args.edges.length, MAX_EDGES) * EDGE_COST : 0,
 };
 
 /** How to bring a refused request under the limit (part of QUERY_TOO_COSTLY's message). */

@@ -79,8 +79,7 @@ describe('edgeProbabilities over HTTP, against the live graph and a served model
       testServerConfig({
         KGC_API_KEYS: reader.entry,
         KGC_ANONYMOUS_READS: 'false',
-        // 1,000 edges (51,000) fit; two such aliases do not.
-        KGC_MAX_QUERY_COST: '100000',
+        // The default limit: 1,000 edges (20,000) fit; two such aliases do not.
       }),
       { migrationsDir: MIGRATIONS, modelDir: graph.modelDir },
     );
