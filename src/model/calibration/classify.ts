@@ -70,8 +70,11 @@ export function classifyTriples(modelDir: string, datasetDir: string): Classific
   let fn = unknown.positives;
   probabilities.forEach((p, i) => {
     const yes = p >= 0.5;
-    if (labels[i]) yes ? tp++ : fn++;
-    else yes ? fp++ : tn++;
+    if (labels[i]) {
+      if (yes) tp++;
+      else fn++;
+    } else if (yes) fp++;
+    else tn++;
   });
   const precision = tp + fp > 0 ? tp / (tp + fp) : 0;
   const recall = tp + fn > 0 ? tp / (tp + fn) : 0;

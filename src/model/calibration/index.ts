@@ -36,3 +36,5 @@ export type { DatasetCalibration } from './calibrate-dataset';
 export { classifyTriples } from './classify';
 export type { ClassificationReport } from './classify';
 export { renderReliabilityDiagram } from './reliability-diagram';
+export { servedProbability, servingCalibration } from './serving-calibration';
+export type { ServingCalibration } from './serving-calibration';
