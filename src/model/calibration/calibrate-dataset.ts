@@ -13,6 +13,8 @@ export interface DatasetCalibrationOptions {
   /** false: ignore valid_negatives.txt / test_negatives.txt (sampled negatives only). */
   labelledNegatives?: boolean;
   seed?: number;
+  /** Where calibration.json and reliability.svg go (default: the model directory). */
+  outDir?: string;
 }
 
 export interface DatasetCalibration {
@@ -76,6 +78,7 @@ export async function calibrateDatasetModel(
     },
     `kgc ${path.basename(modelDir)}: reliability on test`,
     scorer,
+    options.outDir,
   );
   return { summary, unknown, negativeFiles };
 }

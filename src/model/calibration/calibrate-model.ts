@@ -160,19 +160,22 @@ export function summaryOf(file: CalibrationFile): CalibrationSummary {
 
 /**
  * Calibrates the model saved in `dir` (a version directory or a `kgc train --out` folder) and
- * writes calibration.json and reliability.svg there. Null (nothing written) without positives.
+ * writes calibration.json and reliability.svg into `outDir` (default: beside the weights, where
+ * serving reads them). Null (nothing written) without positives.
  */
 export async function calibrateModelDir(
   dir: string,
   data: CalibrationData,
   title: string,
   scorer: TripleScorer = Scorer.load(dir),
+  outDir = dir,
 ): Promise<CalibrationSummary | null> {
   const file = calibrate(scorer, data);
   if (!file) return null;
   const svg = await renderReliabilityDiagram(file.reliability, title);
   // The diagram first: calibration.json is what serving reads, so it is written last.
-  fs.writeFileSync(path.join(dir, RELIABILITY_FILE), svg);
-  writeCalibrationFile(dir, file);
+  fs.mkdirSync(outDir, { recursive: true });
+  fs.writeFileSync(path.join(outDir, RELIABILITY_FILE), svg);
+  writeCalibrationFile(outDir, file);
   return summaryOf(file);
 }

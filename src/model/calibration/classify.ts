@@ -27,9 +27,14 @@ export interface ClassificationReport {
 /**
  * Triple classification: "probability >= 0.5" over test.txt (true) and test_negatives.txt
  * (false). Each triple is asked as missingLinks asks a tail, (h, r, ?): its probability is the
- * (r, tail) calibrator applied to the logit of (h, r, t).
+ * (r, tail) calibrator applied to the logit of (h, r, t). The calibration is read from
+ * `calibrationDir` (default: the model's own calibration.json; none there: the sigmoid).
  */
-export function classifyTriples(modelDir: string, datasetDir: string): ClassificationReport {
+export function classifyTriples(
+  modelDir: string,
+  datasetDir: string,
+  calibrationDir = modelDir,
+): ClassificationReport {
   for (const name of ['test.txt', TEST_NEGATIVES_FILE]) {
     if (!fs.existsSync(path.join(datasetDir, name))) {
       throw new KgcError(
@@ -40,7 +45,7 @@ export function classifyTriples(modelDir: string, datasetDir: string): Classific
     }
   }
   const scorer = Scorer.load(modelDir);
-  const calibration = readCalibrationFile(modelDir);
+  const calibration = readCalibrationFile(calibrationDir);
   const vocabulary = vocabularyOf(scorer);
   const probabilities: number[] = [];
   const labels: number[] = [];
