@@ -8,7 +8,8 @@ import { readVersionInfo } from '../../src/model/store/version-info';
 import { startServer } from '../../src/server/start-server';
 import { firstVersion, TINY } from '../support/lifecycle';
 import { gql, MIGRATIONS } from '../support/served-model';
-import { testDatabase } from '../support/test-database';
+import { runCli } from '../support/cli';
+import { testDatabase, testTarget } from '../support/test-database';
 
 jest.setTimeout(240_000);
 
@@ -36,7 +37,7 @@ describe('calibrated probabilities: retrain, serve, reject, retrain', () => {
   });
 
   it('a version carries its calibration, the API serves it, and a rejection becomes a negative', async () => {
-    const { graph, scope, store, config, first } = await firstVersion(db);
+    const { graph, scope, store, root, config, first } = await firstVersion(db);
     const dir = first.dir as string;
     expect(fs.existsSync(path.join(dir, 'reliability.svg'))).toBe(true);
     expect(fs.readFileSync(path.join(dir, 'reliability.svg'), 'utf8')).toMatch(/^<svg/);
@@ -48,6 +49,19 @@ describe('calibrated probabilities: retrain, serve, reject, retrain', () => {
     const info = readVersionInfo(dir);
     expect(info.calibration?.after?.ece).toBeGreaterThanOrEqual(0);
     expect(info.calibration?.before?.logLoss).toBeGreaterThan(0);
+
+    const target = testTarget();
+    const show = runCli(['models', 'show', first.version as string], {
+      NEO4J_URI: target.uri,
+      NEO4J_USER: target.user,
+      NEO4J_PASSWORD: target.password,
+      KGC_MODEL_STORE: root,
+      KGC_REGISTRY_SCOPE: scope,
+    });
+    expect(show.status).toBe(0);
+    expect(show.stdout).toMatch(
+      /calibration \(fitted on valid, measured on test, ECE over 15 bins\): ECE \d\.\d{4} -> \d\.\d{4}, Brier \d\.\d{4} -> \d\.\d{4}, log-loss \d\.\d{4} -> \d\.\d{4}/,
+    );
 
     const server = await startServer(config, { migrationsDir: MIGRATIONS, modelDir: dir });
     let rows: Row[] = [];
