@@ -1,7 +1,10 @@
 import {
   applyCalibrator,
   applyShrunk,
+  calibratedProbability,
   chooseCalibrator,
+  fitCalibrationTable,
+  SHRINKAGE_PRIOR,
   fitIsotonic,
   fitPlatt,
   ISOTONIC_CLIP,
@@ -111,5 +114,35 @@ describe('choosing and shrinking', () => {
       0.25 * sigmoid(1) + 0.75 * 0.5,
       12,
     );
+  });
+});
+
+describe('the calibration table', () => {
+  it('refuses a relation whose Platt slope is not positive (the global one serves) and shrinks by n/(n+25)', () => {
+    const random = seededRandom(5);
+    const logits = Array.from({ length: 400 }, () => random() * 6 - 3);
+    const good = samplesOf(
+      logits,
+      logits.map((z) => (random() < sigmoid(z) ? 1 : 0)),
+    );
+    // Four examples, higher logit = false: Platt (too few for cross-validation) with a < 0.
+    const reversed = samplesOf([-2, -1, 1, 2], [1, 1, 0, 0]);
+    const table = fitCalibrationTable(
+      [
+        { relation: 'good', direction: 'tail', samples: good },
+        { relation: 'reversed', direction: 'tail', samples: reversed },
+      ],
+      1,
+    );
+    const [own, bad] = table.relations;
+    expect(bad!.weight).toBe(0);
+    expect(bad!.fallback).toMatch(/slope/);
+    expect(calibratedProbability(table, 'reversed', 'tail', 2)).toBeGreaterThan(
+      calibratedProbability(table, 'reversed', 'tail', -2),
+    );
+    let positives = 0;
+    good.labels.forEach((l) => (positives += l));
+    expect(own!.weight).toBeCloseTo(positives / (positives + SHRINKAGE_PRIOR), 12);
+    expect(SHRINKAGE_PRIOR).toBe(25);
   });
 });
