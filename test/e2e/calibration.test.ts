@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Database, rejectPrediction } from '../../src/graph';
 import { runRetrainJob } from '../../src/jobs/retrain-job';
-import { readCalibrationFile } from '../../src/model';
+import { readCalibrationFile, Scorer } from '../../src/model';
 import { calibratedProbability } from '../../src/model/calibration';
 import { readVersionInfo } from '../../src/model/store/version-info';
 import { startServer } from '../../src/server/start-server';
@@ -92,6 +92,17 @@ describe('calibrated probabilities: retrain, serve, reject, retrain', () => {
         expect(got.some((r) => Math.abs(r.probability - sigmoid(r.logit)) > 1e-3)).toBe(true);
         for (let i = 1; i < got.length; i++)
           expect(got[i - 1]!.probability).toBeGreaterThanOrEqual(got[i]!.probability);
+        // Scorer.scoreTriples scores an edge as missingLinks ranks it, in either direction.
+        const scorer = Scorer.load(dir);
+        const ids = (names: string[]) => Uint32Array.from(names, (n) => scorer.entity(n));
+        const others = ids(got.map((r) => r.entity.id));
+        const fixed = ids(got.map(() => entity));
+        const r = Uint32Array.from(got, () => scorer.relation(relation));
+        const logits =
+          direction === 'TAIL'
+            ? scorer.scoreTriples(fixed, r, others, 'tail')
+            : scorer.scoreTriples(others, r, fixed, 'head');
+        got.forEach((row, i) => expect(logits[i]).toBeCloseTo(row.logit, 4));
         if (direction === 'TAIL') rows = got;
       }
     } finally {
