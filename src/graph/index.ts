@@ -28,3 +28,4 @@ export {
 export type { ModelScore } from './predictions/write-back';
 export { listDecisions, parseDecisionCursor } from './predictions/decision-log';
 export { edgesPresent } from './triples/edges-present';
+export { rejectionsOf } from './predictions/rejections';

@@ -34,6 +34,7 @@ import type {
   TuningInfo,
   VersionInfo,
 } from '../model';
+import { calibrateVersion } from './calibrate-version';
 import { gateAndPromote } from './gate-and-promote';
 import { RunProgressWriter } from './run-progress';
 import { trainingArrays } from './training-arrays';
@@ -112,6 +113,10 @@ export async function retrainSteps(ctx: StepContext): Promise<StepResult> {
   const metrics = split.test.length > 0 ? await evaluate(tempDir, data, 'test', threads) : null;
   checkAborted(signal);
 
+  timer.start('calibrate');
+  const calibration = await calibrateVersion(ctx, tempDir, data, version);
+  checkAborted(signal);
+
   timer.start('write');
   const info: VersionInfo = {
     version,
@@ -142,6 +147,7 @@ export async function retrainSteps(ctx: StepContext): Promise<StepResult> {
     metrics: { test: metrics, valid: summary.valid ?? null },
     curve: progress.curve,
     ...(trained.tuned ? { tuned: trained.tuned } : {}),
+    ...(calibration ? { calibration } : {}),
     timings: { ...timer.seconds },
   };
   const dir = await writeVersion(store, tempDir, info, { snapshot, all: keys.keys, split });

@@ -29,3 +29,18 @@ export {
 export type { CurvePoint, TuningInfo, VersionInfo } from './store/version-info';
 export { renderTrainingCurve } from './store/training-curve';
 export { versionsToPrune } from './store/retention';
+export {
+  CALIBRATION_FILE,
+  calibrateDatasetModel,
+  calibrateModelDir,
+  classifyTriples,
+  readCalibrationFile,
+  RELIABILITY_FILE,
+} from './calibration';
+export type {
+  CalibrationData,
+  CalibrationFile,
+  CalibrationSummary,
+  ClassificationReport,
+  DatasetCalibration,
+} from './calibration';

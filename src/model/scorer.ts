@@ -140,6 +140,32 @@ export class Scorer {
     }
   }
 
+  /**
+   * Logits of many edges `(heads[i], relations[i], tails[i])` (base relation ids) in one engine
+   * call. `direction: 'head'` scores each as missingLinks' head direction does:
+   * `(tail, reverse(relation), head)`.
+   */
+  scoreTriples(
+    heads: Uint32Array,
+    relations: Uint32Array,
+    tails: Uint32Array,
+    direction: Direction = 'tail',
+  ): Float32Array {
+    if (heads.length !== relations.length || heads.length !== tails.length) {
+      throw new KgcError(
+        ErrorCode.BAD_USER_INPUT,
+        'scoreTriples needs heads, relations and tails of the same length.',
+      );
+    }
+    try {
+      if (direction === 'tail') return this.model.scoreTriples(heads, relations, tails);
+      const reversed = relations.map((r) => this.model.reverseRelation(r));
+      return this.model.scoreTriples(tails, reversed, heads);
+    } catch (error) {
+      throw mapEngineError(error);
+    }
+  }
+
   /** Several queries in one engine call (cheaper per query than one by one). */
   topKBatch(
     queries: ScoringQuery[],

@@ -1,4 +1,6 @@
 import path from 'node:path';
+import { readCalibrationFile, servingCalibration } from './calibration';
+import type { ServingCalibration } from './calibration';
 import { Scorer } from './scorer';
 import { loadScorerAsync } from './store/model-store';
 
@@ -8,14 +10,18 @@ export interface ServingModel {
   /** The model directory's name (never a full path: it reaches clients). */
   source: string;
   version: string;
+  /** The version's calibrators (calibration.json); null: the directory has none, the sigmoid. */
+  calibration: ServingCalibration | null;
 }
 
 /**
  * The serving view of a loaded scorer and what its directory keeps beside the weights. The one
  * place that reads a version's serving files: both load paths below go through it.
  */
-function servingModel(scorer: Scorer, _dir: string, source: string, version: string): ServingModel {
-  return { scorer, source, version };
+function servingModel(scorer: Scorer, dir: string, source: string, version: string): ServingModel {
+  const file = readCalibrationFile(dir);
+  const calibration = file ? servingCalibration(file.table, scorer.relations) : null;
+  return { scorer, source, version, calibration };
 }
 
 /** Loads a model directory for serving; unless given, its version is the directory's name. */

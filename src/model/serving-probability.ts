@@ -1,15 +1,20 @@
 import type { Direction } from '../direction';
+import { servedProbability } from './calibration';
 import type { ServingModel } from './serving-model';
 
 /**
  * The probability the API reports for a logit of `relation` (a base relation index) asked in
- * `direction`. Every place that turns a served logit into a probability goes through here.
+ * `direction`: the version's calibrated probability that the edge is true, or the sigmoid of the
+ * logit for a version without calibration.json. Every place that turns a served logit into a
+ * probability goes through here.
  */
 export function servingProbability(
-  _model: ServingModel,
-  _relation: number,
-  _direction: Direction,
+  model: ServingModel,
+  relation: number,
+  direction: Direction,
   logit: number,
 ): number {
-  return 1 / (1 + Math.exp(-logit));
+  return model.calibration
+    ? servedProbability(model.calibration, relation, direction, logit)
+    : 1 / (1 + Math.exp(-logit));
 }

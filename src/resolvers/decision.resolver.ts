@@ -13,6 +13,7 @@ import {
   undoRejection,
 } from '../graph';
 import type { ModelScore } from '../graph';
+import { servingProbability } from '../model';
 import { AcceptedEdge } from '../schema/accepted-edge.type';
 import { DecisionKind } from '../schema/decision-kind.enum';
 import { DecisionPage } from '../schema/decision-page.type';
@@ -37,7 +38,13 @@ function scoreNow(context: RequestContext, edge: EdgeKey): ModelScore | null {
   const r = model.scorer.findRelation(edge.relation);
   const t = model.scorer.findEntity(edge.tail);
   if (h === undefined || r === undefined || t === undefined) return null;
-  return { modelVersion: model.version, ...model.scorer.score(h, r, t) };
+  const { logit } = model.scorer.score(h, r, t);
+  // The tail direction: the edge as `missingLinks(head, relation)` would suggest it.
+  return {
+    modelVersion: model.version,
+    logit,
+    probability: servingProbability(model, r, 'tail', logit),
+  };
 }
 
 /** A relation neither in the graph nor in the serving model is a typo, not a prediction. */

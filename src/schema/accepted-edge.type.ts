@@ -24,7 +24,10 @@ export class AcceptedEdge {
   })
   logit!: number | null;
 
-  @Field((_type) => Float, { nullable: true, description: 'sigmoid(logit) at acceptance' })
+  @Field((_type) => Float, {
+    nullable: true,
+    description: 'the probability (calibrated, as missingLinks reports it) at acceptance',
+  })
   probability!: number | null;
 
   @Field((_type) => String, { description: 'The name of the API key that accepted it' })

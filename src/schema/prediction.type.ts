@@ -12,7 +12,12 @@ export class Prediction {
   @Field((_type) => Float, { description: 'The model score (a logit)' })
   logit!: number;
 
-  @Field((_type) => Float, { description: 'sigmoid(logit)' })
+  @Field((_type) => Float, {
+    description:
+      "Calibrated probability that the edge is true: the version's calibrator for this relation " +
+      'and direction applied to the logit (fitted on held-out edges against rejected predictions ' +
+      'and sampled false edges; docs/api.md). Versions without calibration report sigmoid(logit).',
+  })
   probability!: number;
 
   @Field((_type) => String, { description: 'The model version that scored it' })

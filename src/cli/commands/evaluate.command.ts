@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { Command } from 'commander';
 import { ErrorCode, KgcError } from '../../errors';
-import { evaluate } from '../../model';
+import { classifyTriples, evaluate } from '../../model';
 import type { CliOutput } from '../cli-output';
 import { integerOption, metricsLine } from './command-args';
 
@@ -12,6 +12,7 @@ interface EvaluateCliOptions {
   threads: number;
   perRelation?: boolean;
   json?: boolean;
+  classify?: boolean;
 }
 
 export function evaluateCommand(out: CliOutput): Command {
@@ -30,7 +31,31 @@ export function evaluateCommand(out: CliOutput): Command {
     )
     .option('--per-relation', 'also print metrics per relation and direction')
     .option('--json', 'print the metrics as JSON on the last line')
+    .option(
+      '--classify',
+      'triple classification instead of ranking: accuracy, precision, recall, F1 and ECE of ' +
+        '"probability >= 0.5" over test.txt (true) and test_negatives.txt (false)',
+    )
     .action(async (options: EvaluateCliOptions) => {
+      if (options.classify) {
+        const report = classifyTriples(path.resolve(options.model), path.resolve(options.dataset));
+        const pct = (x: number) => (100 * x).toFixed(2);
+        out.info(
+          `classification (probability >= 0.5${report.calibrated ? ', calibrated' : ', uncalibrated sigmoid: the model folder has no calibration.json'}): ` +
+            `accuracy ${pct(report.accuracy)}%, precision ${pct(report.precision)}%, recall ` +
+            `${pct(report.recall)}%, F1 ${pct(report.f1)}%, ECE ${report.ece.toFixed(4)} ` +
+            `(${report.positives} true, ${report.negatives} false triples)`,
+        );
+        const { positives, negatives } = report.unknown;
+        if (positives + negatives > 0) {
+          out.info(
+            `${positives} true and ${negatives} false triple(s) name an entity or relation the model ` +
+              'does not know: classified false.',
+          );
+        }
+        if (options.json) out.info(JSON.stringify(report));
+        return;
+      }
       if (options.split !== 'valid' && options.split !== 'test') {
         throw new KgcError(
           ErrorCode.BAD_USER_INPUT,

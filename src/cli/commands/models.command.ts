@@ -9,7 +9,8 @@ import {
 } from '../../graph/registry';
 import type { ModelVersionRecord } from '../../graph/registry';
 import { applyRetention } from '../../jobs/model-retention';
-import { ModelStore } from '../../model';
+import { ModelStore, readCalibrationFile } from '../../model';
+import type { CalibrationSummary } from '../../model';
 import type { CliOutput } from '../cli-output';
 import { withLifecycleDatabase } from './lifecycle-context';
 import { assertLoadable } from './loadable-version';
@@ -63,6 +64,30 @@ function listCommand(out: CliOutput): Command {
     });
 }
 
+/** The version's calibration summary, or null (none, files pruned, or unreadable). */
+function calibrationOf(dir: string | null | undefined): CalibrationSummary | null {
+  if (!dir) return null;
+  try {
+    return readCalibrationFile(dir);
+  } catch {
+    return null;
+  }
+}
+
+function calibrationLines(c: CalibrationSummary): string[] {
+  const { before, after } = c;
+  if (!before || !after) return [];
+  const row = (name: string, key: 'ece' | 'brier' | 'logLoss') =>
+    `${name} ${before[key].toFixed(4)} -> ${after[key].toFixed(4)}`;
+  const mix = c.fitMix;
+  return [
+    `calibration (fitted on ${c.fittedOn}, measured on ${c.measuredOn}, ECE over ${c.eceBins} bins): ` +
+      `${row('ECE', 'ece')}, ${row('Brier', 'brier')}, ${row('log-loss', 'logLoss')}`,
+    `calibration negatives (fit): ${mix.positives} positives; ${mix.rejected} rejections, ` +
+      `${mix.range} range and ${mix.uniform} uniform corruptions (1:1 by weight)`,
+  ];
+}
+
 function showCommand(out: CliOutput): Command {
   return new Command('show')
     .description('one version: metrics (overall and per relation), gate, snapshot, directory')
@@ -72,8 +97,9 @@ function showCommand(out: CliOutput): Command {
       await withLifecycleDatabase(async (db, config) => {
         const v = await getVersion(db, version, config.lifecycle.registryScope);
         const prunedAt = (await prunedVersions(db, config.lifecycle.registryScope)).get(version);
+        const calibration = prunedAt ? null : calibrationOf(v.dir);
         if (options.json) {
-          out.info(JSON.stringify({ ...v, prunedAt: prunedAt ?? null }));
+          out.info(JSON.stringify({ ...v, prunedAt: prunedAt ?? null, calibration }));
           return;
         }
         out.info(`${v.version}: ${v.status}${v.active ? ' (active)' : ''}, test MRR ${testMrr(v)}`);
@@ -87,6 +113,8 @@ function showCommand(out: CliOutput): Command {
         );
         if (v.gate) out.info(`gate: ${JSON.stringify(v.gate)}`);
         if (v.metrics) out.info(`metrics: ${JSON.stringify(v.metrics)}`);
+        if (calibration) for (const line of calibrationLines(calibration)) out.info(line);
+        else out.info('calibration: none (probabilities are the sigmoid of the logit)');
       });
     });
 }

@@ -23,6 +23,7 @@ import {
   integerOption,
   metricsLine,
 } from './command-args';
+import { calibrateTrainedModel } from './calibration-report';
 import { trainFromGraphCommand } from './train-graph';
 
 interface TrainCliOptions {
@@ -176,6 +177,7 @@ export function trainCommand(out: CliOutput): Command {
             `validation MRR ${tuned.validMrr.toFixed(4)}. Settings: ${JSON.stringify(tuned.settings)}; ` +
             `trials in ${tuned.reportFile}; model in ${tuned.modelDir}`,
         );
+        await calibrateTrainedModel(out, tuned.modelDir, dataset.dir);
         return;
       }
       const plan =
@@ -219,6 +221,7 @@ export function trainCommand(out: CliOutput): Command {
             `${valid ? `, validation ${metricsLine(valid)}` : ''}; model in ${summary.modelDir}`,
         );
         out.info(`Longer budget: ${longerBudgetAdvice(validations)}.`);
+        const calibration = await calibrateTrainedModel(out, summary.modelDir, dataset.dir);
         if (options.json) {
           out.info(
             JSON.stringify({
@@ -230,6 +233,7 @@ export function trainCommand(out: CliOutput): Command {
               epochSeconds: summary.epochSeconds,
               device: summary.device,
               modelDir: summary.modelDir,
+              calibration,
             }),
           );
         }

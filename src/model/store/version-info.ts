@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ErrorCode, KgcError } from '../../errors';
+import type { CalibrationSummary } from '../calibration/calibration-file';
 import type { Metrics } from '../metrics';
 import type { TrainSummary } from '../train';
 import type { EngineConfig, TrainingOverrides } from '../training-settings';
@@ -52,6 +53,8 @@ export interface VersionInfo {
   timings: Record<string, number>;
   /** Where tuned settings were used: searched by this job, or reused from an earlier one. */
   tuned?: TuningInfo;
+  /** ECE, Brier, log-loss before/after calibration and the negative mix (calibration.json). */
+  calibration?: CalibrationSummary;
 }
 
 export interface TuningInfo {
@@ -73,6 +76,9 @@ export const TRAINED_KEYS_FILE = 'trained.keys';
 /** Written by the engine: vocabularies, config, checksum; and the weights. */
 export const MANIFEST_FILE = 'manifest.json';
 export const TENSORS_FILE = 'model.safetensors';
+
+/** Optional: the calibrators and their reliability diagram (absent: the sigmoid serves). */
+export { CALIBRATION_FILE, RELIABILITY_FILE } from '../calibration/calibration-file';
 
 export const REQUIRED_FILES = [
   MANIFEST_FILE,

@@ -1,0 +1,67 @@
+/**
+ * Triple classification (WN11, FB13): accuracy, precision, recall, F1 and ECE of
+ * "probability >= 0.5" over test.txt (true) and test_negatives.txt (false), no threshold tuned
+ * on test and none per relation. Twice: calibrated on valid.txt + valid_negatives.txt, and on
+ * valid.txt with sampled negatives only (no labelled negatives at all). Beside: the best
+ * published embedding accuracy, TransD (Ji et al. 2015, per-relation thresholds tuned on valid).
+ *
+ *   npx tsx bench/trust/classification.ts [--data <dir>] [--dataset WN11 --dataset FB13]
+ *       [--model <dir> | --models <dir>]
+ *
+ * Models are trained earlier (`kgc train --dataset ... --out /work/bench-models/<NAME>`);
+ * calibrations go to results/<NAME>-labelled/ and results/<NAME>-sampled/.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { calibrateDatasetModel, classifyTriples } from '../../src/model';
+import { f4, trustArgs } from './bench-args';
+
+const TRANSD: Record<string, number> = { WN11: 86.4, FB13: 89.1 };
+
+async function main(): Promise<void> {
+  const args = trustArgs(
+    process.argv.slice(2),
+    ['WN11', 'FB13'],
+    ['train.txt', 'valid.txt', 'test.txt', 'valid_negatives.txt', 'test_negatives.txt'],
+  );
+  const rows: string[] = [];
+  for (const run of args.runs) {
+    for (const labelled of [true, false]) {
+      const outDir = path.join(args.results, `${run.name}-${labelled ? 'labelled' : 'sampled'}`);
+      const calibration = await calibrateDatasetModel(run.model, run.dataset, {
+        outDir,
+        labelledNegatives: labelled,
+      });
+      const report = classifyTriples(run.model, run.dataset, outDir);
+      fs.writeFileSync(
+        path.join(outDir, 'classification.json'),
+        JSON.stringify(
+          { dataset: run.name, model: run.model, labelled, report, calibration },
+          null,
+          2,
+        ) + '\n',
+      );
+      const pct = (x: number) => (100 * x).toFixed(1);
+      const unknown = report.unknown.positives + report.unknown.negatives;
+      rows.push(
+        `| ${run.name} | ${labelled ? 'valid + valid_negatives' : 'valid, sampled negatives only'} | ` +
+          `**${pct(report.accuracy)}** | ${pct(report.precision)} | ${pct(report.recall)} | ${pct(report.f1)} | ` +
+          `${f4(report.ece)} | ${TRANSD[run.name] ?? 'n/a'} | ${report.positives} / ${report.negatives}` +
+          `${unknown ? ` (${unknown} unknown, classified false)` : ''} |`,
+      );
+    }
+  }
+  console.log(
+    'Triple classification at probability ≥ 0.5 (no threshold search), test.txt vs test_negatives.txt\n',
+  );
+  console.log(
+    '| dataset | calibrated on | accuracy % | precision % | recall % | F1 % | ECE | TransD accuracy % | true / false |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|---|');
+  for (const row of rows) console.log(row);
+}
+
+main().catch((error: unknown) => {
+  console.error((error as Error).message);
+  process.exit(1);
+});

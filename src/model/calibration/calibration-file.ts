@@ -1,0 +1,109 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Direction } from '../../direction';
+import { ErrorCode, KgcError } from '../../errors';
+import type { Calibrator } from './calibrator';
+import type { CalibrationMetrics, ReliabilityBin } from './calibration-metrics';
+import type { NegativeMix } from './calibration-set';
+import type { CalibrationTable } from './fit-calibration';
+
+export const CALIBRATION_FILE = 'calibration.json';
+export const RELIABILITY_FILE = 'reliability.svg';
+
+export interface RelationMetrics {
+  relation: string;
+  direction: Direction;
+  before: CalibrationMetrics;
+  after: CalibrationMetrics;
+}
+
+/** Before (the sigmoid of the logit) and after calibration, on examples not fitted on. */
+export interface CalibrationSummary {
+  /** Where the calibrators were fitted and measured (e.g. valid / test). */
+  fittedOn: string;
+  measuredOn: string;
+  /** Positives : negatives by weight within each (relation, direction). */
+  ratio: '1:1';
+  eceBins: number;
+  before: CalibrationMetrics | null;
+  after: CalibrationMetrics | null;
+  fitMix: NegativeMix;
+  measureMix: NegativeMix;
+}
+
+export interface CalibrationFile extends CalibrationSummary {
+  format: 1;
+  table: CalibrationTable;
+  perRelation: RelationMetrics[];
+  reliability: { before: ReliabilityBin[]; after: ReliabilityBin[] };
+}
+
+export function writeCalibrationFile(dir: string, file: CalibrationFile): void {
+  fs.writeFileSync(path.join(dir, CALIBRATION_FILE), JSON.stringify(file, null, 1) + '\n');
+}
+
+function finite(x: unknown): x is number {
+  return typeof x === 'number' && Number.isFinite(x);
+}
+
+function calibratorProblem(c: Calibrator | undefined): string | null {
+  if (!c || typeof c !== 'object') return 'a calibrator is missing';
+  if (c.kind === 'sigmoid') return null;
+  if (c.kind === 'platt')
+    return finite(c.a) && c.a > 0 && finite(c.b)
+      ? null
+      : 'a Platt calibrator needs a > 0 and a finite b';
+  if (c.kind === 'isotonic') {
+    const ok =
+      Array.isArray(c.x) &&
+      Array.isArray(c.y) &&
+      c.x.length === c.y.length &&
+      c.x.length > 0 &&
+      c.x.every((v, i) => finite(v) && (i === 0 || v >= (c.x[i - 1] as number))) &&
+      c.y.every(
+        (v, i) => finite(v) && v >= 0 && v <= 1 && (i === 0 || v >= (c.y[i - 1] as number)),
+      );
+    return ok ? null : 'an isotonic calibrator needs ascending x and non-decreasing y in [0, 1]';
+  }
+  return `unknown calibrator kind ${JSON.stringify((c as { kind?: unknown }).kind)}`;
+}
+
+/**
+ * The calibration of a model directory; null when it has none (older versions, files-path
+ * models trained before calibration): they keep the sigmoid. A present but unusable file is
+ * refused with MODEL_INVALID rather than served as something it is not.
+ */
+export function readCalibrationFile(dir: string): CalibrationFile | null {
+  const file = path.join(dir, CALIBRATION_FILE);
+  if (!fs.existsSync(file)) return null;
+  let parsed: CalibrationFile;
+  try {
+    parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as CalibrationFile;
+  } catch (error) {
+    throw invalid(dir, `not valid JSON (${(error as Error).message})`);
+  }
+  const table = parsed?.table;
+  if (!table || !Array.isArray(table.relations)) throw invalid(dir, 'it lacks the calibrators');
+  const problem =
+    calibratorProblem(table.global) ??
+    table.relations
+      .map((r) =>
+        typeof r.relation !== 'string' || (r.direction !== 'tail' && r.direction !== 'head')
+          ? 'a calibrator lacks its relation or direction'
+          : !finite(r.weight) || r.weight < 0 || r.weight > 1
+            ? `the weight of ${r.relation} [${r.direction}] is not in [0, 1]`
+            : calibratorProblem(r.own),
+      )
+      .find((p) => p !== null) ??
+    null;
+  if (problem) throw invalid(dir, problem);
+  return parsed;
+}
+
+function invalid(dir: string, why: string): KgcError {
+  return new KgcError(
+    ErrorCode.MODEL_INVALID,
+    `${CALIBRATION_FILE} in ${dir} is unusable: ${why}. Retrain (\`npx kgc train\`) or delete the ` +
+      'file to serve the uncalibrated sigmoid.',
+  );
+}

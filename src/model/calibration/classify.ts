@@ -1,0 +1,97 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { ErrorCode, KgcError } from '../../errors';
+import { Scorer } from '../scorer';
+import { applyCalibrator } from './calibrator';
+import { expectedCalibrationError } from './calibration-metrics';
+import { readCalibrationFile } from './calibration-file';
+import { TEST_NEGATIVES_FILE, vocabularyOf } from './calibrate-dataset';
+import { calibratedProbability } from './fit-calibration';
+import { readTripleFile } from './triple-file';
+
+export interface ClassificationReport {
+  accuracy: number;
+  precision: number;
+  recall: number;
+  f1: number;
+  /** ECE of the probability over the triples the model could score. */
+  ece: number;
+  positives: number;
+  negatives: number;
+  /** Triples naming an entity or relation the model does not know: classified false. */
+  unknown: { positives: number; negatives: number };
+  /** Whether the model directory had calibration.json (else the sigmoid was used). */
+  calibrated: boolean;
+}
+
+/**
+ * Triple classification: "probability >= 0.5" over test.txt (true) and test_negatives.txt
+ * (false). Each triple is asked as missingLinks asks a tail, (h, r, ?): its probability is the
+ * (r, tail) calibrator applied to the logit of (h, r, t). The calibration is read from
+ * `calibrationDir` (default: the model's own calibration.json; none there: the sigmoid).
+ */
+export function classifyTriples(
+  modelDir: string,
+  datasetDir: string,
+  calibrationDir = modelDir,
+): ClassificationReport {
+  for (const name of ['test.txt', TEST_NEGATIVES_FILE]) {
+    if (!fs.existsSync(path.join(datasetDir, name))) {
+      throw new KgcError(
+        ErrorCode.BAD_USER_INPUT,
+        `--classify needs ${name} in ${datasetDir} (known-true triples in test.txt, known-false in ` +
+          `${TEST_NEGATIVES_FILE}, both head<TAB>relation<TAB>tail).`,
+      );
+    }
+  }
+  const scorer = Scorer.load(modelDir);
+  const calibration = readCalibrationFile(calibrationDir);
+  const vocabulary = vocabularyOf(scorer);
+  const probabilities: number[] = [];
+  const labels: number[] = [];
+  const unknown = { positives: 0, negatives: 0 };
+  for (const [name, label] of [
+    ['test.txt', 1],
+    [TEST_NEGATIVES_FILE, 0],
+  ] as const) {
+    const triples = readTripleFile(path.join(datasetDir, name), vocabulary);
+    unknown[label ? 'positives' : 'negatives'] = triples.unknown;
+    const pick = (offset: number) => triples.ids.filter((_, i) => i % 3 === offset);
+    const relations = pick(1);
+    const logits = scorer.scoreTriples(pick(0), relations, pick(2), 'tail');
+    logits.forEach((z, i) => {
+      const relation = scorer.relations[relations[i] as number] as string;
+      probabilities.push(
+        calibration
+          ? calibratedProbability(calibration.table, relation, 'tail', z)
+          : applyCalibrator({ kind: 'sigmoid' }, z),
+      );
+      labels.push(label);
+    });
+  }
+  let tp = 0;
+  let fp = 0;
+  let tn = unknown.negatives;
+  let fn = unknown.positives;
+  probabilities.forEach((p, i) => {
+    const yes = p >= 0.5;
+    if (labels[i]) {
+      if (yes) tp++;
+      else fn++;
+    } else if (yes) fp++;
+    else tn++;
+  });
+  const precision = tp + fp > 0 ? tp / (tp + fp) : 0;
+  const recall = tp + fn > 0 ? tp / (tp + fn) : 0;
+  return {
+    accuracy: (tp + tn) / Math.max(1, tp + tn + fp + fn),
+    precision,
+    recall,
+    f1: precision + recall > 0 ? (2 * precision * recall) / (precision + recall) : 0,
+    ece: expectedCalibrationError(probabilities, labels),
+    positives: tp + fn,
+    negatives: tn + fp,
+    unknown,
+    calibrated: calibration !== null,
+  };
+}

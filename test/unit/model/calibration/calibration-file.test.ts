@@ -1,0 +1,87 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ErrorCode } from '../../../../src/errors';
+import {
+  CALIBRATION_FILE,
+  readCalibrationFile,
+  servedProbability,
+  servingCalibration,
+  sigmoid,
+} from '../../../../src/model/calibration';
+import type { CalibrationTable } from '../../../../src/model/calibration';
+
+const table: CalibrationTable = {
+  global: { kind: 'platt', a: 0.5, b: -1 },
+  shrinkagePrior: 25,
+  relations: [
+    {
+      relation: 'likes',
+      direction: 'head',
+      own: { kind: 'isotonic', x: [-1, 1], y: [0.1, 0.9] },
+      weight: 0.5,
+      positives: 25,
+      negatives: 25,
+      heldOutLogLoss: { platt: 0.5, isotonic: 0.4 },
+    },
+  ],
+};
+
+function dirWith(content: unknown): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kgc-calibration-file-'));
+  fs.writeFileSync(
+    path.join(dir, CALIBRATION_FILE),
+    typeof content === 'string' ? content : JSON.stringify(content),
+  );
+  return dir;
+}
+
+describe('calibration.json', () => {
+  it('is optional: a directory without it reads as null (the sigmoid serves)', () => {
+    expect(readCalibrationFile(fs.mkdtempSync(path.join(os.tmpdir(), 'kgc-none-')))).toBeNull();
+  });
+
+  it('serves each (relation, direction) by the model ids, the global one elsewhere', () => {
+    const file = readCalibrationFile(dirWith({ format: 1, table }));
+    const serving = servingCalibration(file!.table, ['knows', 'likes']);
+    expect(servedProbability(serving, 1, 'head', 0)).toBeCloseTo(0.5 * 0.5 + 0.5 * sigmoid(-1), 12);
+    expect(servedProbability(serving, 1, 'tail', 0)).toBeCloseTo(sigmoid(-1), 12);
+    expect(servedProbability(serving, 0, 'head', 2)).toBeCloseTo(sigmoid(0), 12);
+  });
+
+  it.each([
+    ['not JSON', '{', /not valid JSON/],
+    ['no calibrators', { format: 1 }, /lacks the calibrators/],
+    [
+      'a decreasing Platt slope',
+      { table: { ...table, global: { kind: 'platt', a: -1, b: 0 } } },
+      /a > 0/,
+    ],
+    [
+      'a decreasing isotonic',
+      {
+        table: {
+          ...table,
+          relations: [
+            { ...table.relations[0], own: { kind: 'isotonic', x: [0, 1], y: [0.9, 0.1] } },
+          ],
+        },
+      },
+      /non-decreasing/,
+    ],
+    [
+      'a weight out of range',
+      { table: { ...table, relations: [{ ...table.relations[0], weight: 2 }] } },
+      /weight of likes \[head\]/,
+    ],
+  ])('refuses %s with MODEL_INVALID naming the file', (_name, content, message) => {
+    try {
+      readCalibrationFile(dirWith(content));
+      throw new Error('accepted');
+    } catch (error) {
+      expect((error as { code?: string }).code).toBe(ErrorCode.MODEL_INVALID);
+      expect((error as Error).message).toMatch(message);
+      expect((error as Error).message).toMatch(/calibration\.json/);
+    }
+  });
+});
