@@ -16,6 +16,7 @@ import {
   evaluate,
   graphSize,
   KEPT_DESCRIPTION,
+  mineVersionRules,
   planTimeBudget,
   budgetTrainOptions,
   readVersionEdges,
@@ -110,6 +111,10 @@ export async function retrainSteps(ctx: StepContext): Promise<StepResult> {
   timer.start('evaluate');
   const threads = options.overrides?.threads ?? 0;
   const metrics = split.test.length > 0 ? await evaluate(tempDir, data, 'test', threads) : null;
+  checkAborted(signal);
+
+  timer.start('rules');
+  ctx.log(await mineVersionRules(graph, tempDir, turns));
   checkAborted(signal);
 
   timer.start('write');
