@@ -1,4 +1,6 @@
 import path from 'node:path';
+import { readRules } from './rules/rules-file';
+import type { RuleSet } from './rules/rule-types';
 import { Scorer } from './scorer';
 import { loadScorerAsync } from './store/model-store';
 
@@ -8,14 +10,17 @@ export interface ServingModel {
   /** The model directory's name (never a full path: it reaches clients). */
   source: string;
   version: string;
+  /** Path rules mined with the version (absent: reasons fall back to similar entities). */
+  rules?: RuleSet;
 }
 
 /**
  * The serving view of a loaded scorer and what its directory keeps beside the weights. The one
  * place that reads a version's serving files: both load paths below go through it.
  */
-function servingModel(scorer: Scorer, _dir: string, source: string, version: string): ServingModel {
-  return { scorer, source, version };
+function servingModel(scorer: Scorer, dir: string, source: string, version: string): ServingModel {
+  const rules = readRules(dir);
+  return { scorer, source, version, ...(rules ? { rules } : {}) };
 }
 
 /** Loads a model directory for serving; unless given, its version is the directory's name. */
