@@ -18,8 +18,8 @@ export function bodySteps(steps: number, key: number): number[] {
 /**
  * Finds the bodies of the simple paths (distinct nodes) of length 1 to `maxLength` from x to y,
  * meeting in the middle: y's neighbours are marked first, then paths from x are walked to them.
- * The search stops after `budget` steps; x's neighbours are walked from a random offset so a
- * cut search is a sample, not always the same first relations.
+ * The search stops after `budget` steps (edges scanned and bodies found); x's neighbours are
+ * walked from a random offset so a cut search is a sample, not always the same first relations.
  */
 export class BodyFinder {
   private readonly stamp: Int32Array;
@@ -84,6 +84,7 @@ export class BodyFinder {
       for (let l = this.stamp[z1] === this.search ? (this.first[z1] as number) : -1; l >= 0;) {
         found(bodyKey(steps, [a1, this.linkStep[l] as number]));
         l = this.linkNext[l] as number;
+        spent++;
       }
       if (maxLength < 3) continue;
       const end = index.offsets[z1 + 1] as number;
@@ -98,6 +99,7 @@ export class BodyFinder {
         const a2 = index.step[e2] as number;
         for (let l = this.first[z2] as number; l >= 0; l = this.linkNext[l] as number) {
           found(bodyKey(steps, [a1, a2, this.linkStep[l] as number]));
+          spent++;
         }
       }
     }
