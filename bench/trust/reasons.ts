@@ -3,7 +3,7 @@
  * that carry a path reason, a rule instance with confidence >= 0.1 between head and tail.
  *
  *   npx tsx bench/trust/reasons.ts [--model <dir>] [--data <dir>] [--dataset <name|dir>]
- *       [--limit N] [--min-confidence 0.1]
+ *       [--limit N] [--min-confidence 0.1] [--rules 6]
  *
  * Rules are mined from train.txt as the retrain job mines a version's graph. Each test triple
  * (h, r, t) asks two queries, (h, r, ?) and (?, r, t); the suggestion is the model's best entity
@@ -26,6 +26,8 @@ interface Args {
   dataset: string;
   limit: number;
   minConfidence: number;
+  /** Rules looked for per relation: serving looks for the best 6 (src/resolvers/reasons.ts). */
+  rules: number;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -39,6 +41,7 @@ function parseArgs(argv: string[]): Args {
     dataset: datasetDir(value('--dataset') ?? 'FB15k-237', data),
     limit: Number(value('--limit') ?? Infinity),
     minConfidence: Number(value('--min-confidence') ?? 0.1),
+    rules: Number(value('--rules') ?? 6),
   };
 }
 
@@ -164,7 +167,7 @@ async function main(): Promise<void> {
       if (s === undefined) return;
       scored++;
       const [x, y] = q.tail ? [q.h, s] : [s, q.t];
-      const relationRules = rules.rules[relationNames[q.r] as string] ?? [];
+      const relationRules = (rules.rules[relationNames[q.r] as string] ?? []).slice(0, args.rules);
       const fired = relationRules.filter((rule) =>
         hasPath(index, rule, (name) => vocab.relations.get(name) as number, x, y, [q.h, q.r, q.t]),
       );

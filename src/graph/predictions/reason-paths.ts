@@ -42,6 +42,8 @@ export interface ReasonReadLimits {
   perPair: number;
   /** Nodes taken from each expansion step (a hub's first neighbours, not all). */
   fanout: number;
+  /** Middle nodes of 3-step paths with more edges than this are not walked through. */
+  hub: number;
   /** Known edges read for the fallback, per pair. */
   similar: number;
 }
@@ -49,14 +51,17 @@ export interface ReasonReadLimits {
 export const REASON_READ_LIMITS: ReasonReadLimits = {
   perRule: 3,
   perPair: 9,
-  fanout: 50,
+  fanout: 20,
+  hub: 1000,
   similar: 100,
 };
 
 /**
  * Rule instances for many (head, tail) pairs in one read. Relation types and directions arrive
- * as parameters and are compared with type() and startNode(), never spliced; every expansion
- * step is bounded by $fanout, so hub nodes cost a bounded number of rows. Paths run through
+ * as parameters and are compared with type() and startNode(), never spliced. Bounded for hubs:
+ * the tail's last-step neighbours (at most $fanout) are collected first, and the walk from the
+ * head must end in them; a 3-step walk takes at most $fanout first nodes, none with more than
+ * $hub edges; at most $perRule paths per rule are completed. Paths run through
  * distinct nodes (as the miner counts them). Where a pair has no path, its fallback candidates:
  * the other ends of the suggested entity's edges of the relation.
  */
@@ -72,35 +77,40 @@ CALL (p) {
       WHERE x <> y AND type(e1) = rule.types[0] AND (startNode(e1) = x) = rule.forward[0]
       RETURN [e1] AS edges
       UNION
-      WITH p, rule WHERE size(rule.types) = 2
+      WITH p, rule WHERE size(rule.types) > 1
       MATCH (x:Entity {id: p.head}), (y:Entity {id: p.tail})
-      CALL (x, y, rule) {
+      WITH x, y, rule, size(rule.types) - 1 AS last
+      WITH x, y, rule, COLLECT {
+        MATCH (y)-[e]-(z:Entity)
+        WHERE type(e) = rule.types[last] AND (endNode(e) = y) = rule.forward[last]
+          AND z <> x AND z <> y
+        RETURN z LIMIT $fanout
+      } AS ends
+      CALL (x, y, rule, ends) {
+        WITH x, y, rule, ends WHERE size(rule.types) = 2
         MATCH (x)-[e1]-(z1:Entity)
-        WHERE type(e1) = rule.types[0] AND (startNode(e1) = x) = rule.forward[0]
-          AND z1 <> x AND z1 <> y
-        RETURN e1, z1 LIMIT $fanout
-      }
-      MATCH (z1)-[e2]-(y)
-      WHERE type(e2) = rule.types[1] AND (startNode(e2) = z1) = rule.forward[1]
-      RETURN [e1, e2] AS edges
-      UNION
-      WITH p, rule WHERE size(rule.types) = 3
-      MATCH (x:Entity {id: p.head}), (y:Entity {id: p.tail})
-      CALL (x, y, rule) {
-        MATCH (x)-[e1]-(z1:Entity)
-        WHERE type(e1) = rule.types[0] AND (startNode(e1) = x) = rule.forward[0]
-          AND z1 <> x AND z1 <> y
-        RETURN e1, z1 LIMIT $fanout
-      }
-      CALL (x, y, z1, rule) {
+        WHERE type(e1) = rule.types[0] AND (startNode(e1) = x) = rule.forward[0] AND z1 IN ends
+        WITH y, rule, e1, z1 LIMIT $perRule
+        MATCH (z1)-[e2]-(y)
+        WHERE type(e2) = rule.types[1] AND (startNode(e2) = z1) = rule.forward[1]
+        RETURN [e1, e2] AS edges
+        UNION
+        WITH x, y, rule, ends WHERE size(rule.types) = 3
+        CALL (x, y, rule) {
+          MATCH (x)-[e1]-(z1:Entity)
+          WHERE type(e1) = rule.types[0] AND (startNode(e1) = x) = rule.forward[0]
+            AND z1 <> x AND z1 <> y AND COUNT { (z1)--() } <= $hub
+          RETURN e1, z1 LIMIT $fanout
+        }
         MATCH (z1)-[e2]-(z2:Entity)
         WHERE type(e2) = rule.types[1] AND (startNode(e2) = z1) = rule.forward[1]
-          AND z2 <> x AND z2 <> y AND z2 <> z1
-        RETURN e2, z2 LIMIT $fanout
+          AND z2 IN ends AND z2 <> x AND z2 <> z1
+        WITH y, rule, e1, e2, z2 LIMIT $perRule
+        MATCH (z2)-[e3]-(y)
+        WHERE type(e3) = rule.types[2] AND (startNode(e3) = z2) = rule.forward[2]
+        RETURN [e1, e2, e3] AS edges
       }
-      MATCH (z2)-[e3]-(y)
-      WHERE type(e3) = rule.types[2] AND (startNode(e3) = z2) = rule.forward[2]
-      RETURN [e1, e2, e3] AS edges
+      RETURN edges
     }
     RETURN edges LIMIT $perRule
   }
@@ -129,6 +139,7 @@ export async function reasonPathsBatch(
     perRule: neo4j.int(limits.perRule),
     perPair: neo4j.int(limits.perPair),
     fanout: neo4j.int(limits.fanout),
+    hub: neo4j.int(limits.hub),
     similar: neo4j.int(limits.similar),
   });
   const answers: ReasonPairAnswer[] = pairs.map(() => ({ paths: [], similar: [] }));
