@@ -26,11 +26,5 @@ export {
 export type { ModelScore } from './predictions/write-back';
 export { listDecisions, parseDecisionCursor } from './predictions/decision-log';
 export { edgesPresent } from './triples/edges-present';
-export { REASON_READ_LIMITS, reasonPathsBatch } from './predictions/reason-paths';
-export type {
-  PathEdge,
-  ReasonPairAnswer,
-  ReasonPairQuery,
-  ReasonReadLimits,
-  RuleParameter,
-} from './predictions/reason-paths';
+export { reasonPathsBatch } from './predictions/reason-paths';
+export type { ReasonPairAnswer, ReasonPairQuery } from './predictions/reason-paths';

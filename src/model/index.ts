@@ -29,5 +29,5 @@ export {
 export type { CurvePoint, TuningInfo, VersionInfo } from './store/version-info';
 export { renderTrainingCurve } from './store/training-curve';
 export { versionsToPrune } from './store/retention';
-export { mineRules, mineVersionRules, readRules, RULES_FILE } from './rules';
-export type { Rule, RuleAtom, RuleSet } from './rules';
+export { mineVersionRules, readRules } from './rules';
+export type { Rule } from './rules';
