@@ -3,7 +3,7 @@
  * that carry a path reason, a rule instance with confidence >= 0.1 between head and tail.
  *
  *   npx tsx bench/trust/reasons.ts [--model <dir>] [--data <dir>] [--dataset <name|dir>]
- *       [--limit N] [--min-confidence 0.1] [--rules 6]
+ *       [--limit N] [--min-confidence 0.1] [--rules 5]
  *
  * Rules are mined from train.txt as the retrain job mines a version's graph. Each test triple
  * (h, r, t) asks two queries, (h, r, ?) and (?, r, t); the suggestion is the model's best entity
@@ -26,7 +26,7 @@ interface Args {
   dataset: string;
   limit: number;
   minConfidence: number;
-  /** Rules looked for per relation: serving looks for the best 6 (src/resolvers/reasons.ts). */
+  /** Rules looked for per relation: serving looks for the best 5 (src/resolvers/reasons.ts). */
   rules: number;
 }
 
@@ -41,7 +41,7 @@ function parseArgs(argv: string[]): Args {
     dataset: datasetDir(value('--dataset') ?? 'FB15k-237', data),
     limit: Number(value('--limit') ?? Infinity),
     minConfidence: Number(value('--min-confidence') ?? 0.1),
-    rules: Number(value('--rules') ?? 6),
+    rules: Number(value('--rules') ?? 5),
   };
 }
 

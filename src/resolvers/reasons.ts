@@ -7,7 +7,7 @@ import { Reason, ReasonKind, ReasonRule } from '../schema/reason.type';
 /** Reasons per prediction. */
 export const MAX_REASONS = 3;
 /** The best rules of a relation looked for in the graph (each is one bounded match per pair). */
-const SERVED_RULES = 6;
+const SERVED_RULES = 5;
 
 /** `a(x,z) ∧ b(y,z) ⇒ r(x,y)`: a rule as people write it. */
 function ruleText(rule: Rule): string {

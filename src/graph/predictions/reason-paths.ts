@@ -49,8 +49,8 @@ export interface ReasonReadLimits {
 }
 
 export const REASON_READ_LIMITS: ReasonReadLimits = {
-  perRule: 3,
-  perPair: 9,
+  perRule: 1,
+  perPair: 3,
   fanout: 20,
   hub: 1000,
   similar: 100,
