@@ -70,6 +70,14 @@ export function evaluateTargets(r: ApiBenchResult): Target[] {
       pass: paced.load.p99 < 20 && paced.load.errors === 0,
     });
   }
+  const reasons = r.steps.find((s) => s.name.startsWith('missingLinks with reasons'));
+  if (reasons) {
+    targets.push({
+      name: 'missingLinks with reasons p99 < 50 ms at 50 req/s (evenly paced), zero errors (issue 38)',
+      measured: `p50 ${reasons.load.p50.toFixed(2)} ms, p99 ${reasons.load.p99.toFixed(2)} ms, ${reasons.load.errors} errors`,
+      pass: reasons.load.p99 < 50 && reasons.load.errors === 0,
+    });
+  }
   const links = best(r, 'missingLinks c');
   const trivial = best(r, '__typename c');
   if (links > 0 && trivial > 0) {

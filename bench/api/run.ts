@@ -11,6 +11,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { graphSize, resolveTrainingConfig, train } from '../../src/model';
+import { mineRules, writeRules } from '../../src/model/rules';
+import { trainGraph } from '../trust/dataset-arrays';
 import { describeMachine } from '../ingest/machine';
 import { parseBenchArgs } from './harness/cli-args';
 import { pacedLoad, runLoad } from './harness/load';
@@ -31,6 +33,8 @@ const STEADY_RATE = 200;
 /** autocannon's default connection count, for the overallRate step. */
 const STEADY_CONNECTIONS = 10;
 const BATCH = 64;
+/** missingLinks asking for reasons (issue 38: p99 < 50 ms at this rate). */
+const REASONS_RATE = 50;
 
 async function main(): Promise<void> {
   const args = parseBenchArgs(process.argv.slice(2), { epochs: 2, seconds: 15 });
@@ -54,6 +58,10 @@ async function main(): Promise<void> {
     const modelDir = path.join(work, 'model');
     const trained = await train(dataset, config, { outDir: modelDir, signal: stopper.signal });
     log(`trained ${trained.epochsRun} epoch(s), ${trained.epochSeconds.toFixed(1)} s/epoch`);
+    // The version's rules, as the retrain job mines them (from the graph it trained on).
+    const rules = await mineRules(trainGraph(args.dataset));
+    writeRules(modelDir, rules);
+    log(`mined ${Object.values(rules.rules).flat().length} rules in ${rules.seconds.toFixed(1)} s`);
     stopper.check();
     server = await startApiProcess({
       args: ['--model', modelDir],
@@ -76,6 +84,7 @@ async function main(): Promise<void> {
       ['missingLinks c8', single, 8],
       ['__typename c8', typename, 8],
       [`missingLinksBatch ${BATCH} c2`, () => bodies.batch(BATCH), 2],
+      ['missingLinks with reasons c2', () => bodies.singleWithReasons(), 2],
     ] as const) {
       const at = new Date().toISOString();
       const load = await runLoad({ base, body, connections, seconds: warm, signal });
@@ -140,6 +149,18 @@ async function main(): Promise<void> {
         runLoad({ base, body: () => bodies.batch(BATCH), connections: c, seconds, signal }),
       );
     }
+    await measure(
+      `missingLinks with reasons ${REASONS_RATE}/s (evenly paced, open loop)`,
+      'missingLinks',
+      () =>
+        pacedLoad({
+          base,
+          body: () => bodies.singleWithReasons(),
+          rate: REASONS_RATE,
+          seconds: steadySeconds,
+          signal,
+        }),
+    );
     stopper.check();
     const worst = await timeWorstRequests(base, pairs, trainFile, args.quick ? 2 : 10);
     for (const w of worst) {

@@ -25,6 +25,11 @@ export declare class NeptuneModel {
   warmUp(budgetBytes: number): boolean
   /** The model relation that predicts heads of base relation `relation`. */
   reverseRelation(relation: number): number
+  /**
+   * Entity embedding rows for `indices`, concatenated (`indices.length x d_e` floats): serving
+   * ranks entities like a query's head by cosine in this space.
+   */
+  entityVectors(indices: Uint32Array): Float32Array
   /** The logit of each triple `(heads[i], relations[i], tails[i])`. */
   scoreTriples(heads: Uint32Array, relations: Uint32Array, tails: Uint32Array): Float32Array
   /** Top `k` for each `(heads[i], relations[i])`; `excludes[i]` (optional) belongs to query `i`. */

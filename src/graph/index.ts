@@ -29,3 +29,5 @@ export type { ModelScore } from './predictions/write-back';
 export { listDecisions, parseDecisionCursor } from './predictions/decision-log';
 export { edgesPresent } from './triples/edges-present';
 export { rejectionsOf } from './predictions/rejections';
+export { reasonPathsBatch } from './predictions/reason-paths';
+export type { ReasonPairAnswer, ReasonPairQuery } from './predictions/reason-paths';

@@ -16,6 +16,7 @@ import {
   evaluate,
   graphSize,
   KEPT_DESCRIPTION,
+  mineVersionRules,
   planTimeBudget,
   budgetTrainOptions,
   readVersionEdges,
@@ -115,6 +116,8 @@ export async function retrainSteps(ctx: StepContext): Promise<StepResult> {
 
   timer.start('calibrate');
   const calibration = await calibrateVersion(ctx, tempDir, data, version);
+  timer.start('rules');
+  ctx.log(await mineVersionRules(graph, tempDir, turns));
   checkAborted(signal);
 
   timer.start('write');

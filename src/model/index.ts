@@ -44,3 +44,5 @@ export type {
   ClassificationReport,
   DatasetCalibration,
 } from './calibration';
+export { mineVersionRules, readRules } from './rules';
+export type { Rule } from './rules';

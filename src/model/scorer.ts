@@ -166,6 +166,21 @@ export class Scorer {
     }
   }
 
+  /**
+   * The entity embedding rows of `indices`, one Float32Array each (views of one buffer): the
+   * space where serving finds entities like a query's entity.
+   */
+  entityVectors(indices: readonly number[]): Float32Array[] {
+    if (indices.length === 0) return [];
+    try {
+      const flat = this.model.entityVectors(Uint32Array.from(indices));
+      const d = flat.length / indices.length;
+      return indices.map((_, i) => flat.subarray(i * d, (i + 1) * d));
+    } catch (error) {
+      throw mapEngineError(error);
+    }
+  }
+
   /** Several queries in one engine call (cheaper per query than one by one). */
   topKBatch(
     queries: ScoringQuery[],

@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { readCalibrationFile, servingCalibration } from './calibration';
 import type { ServingCalibration } from './calibration';
+import { readRules } from './rules/rules-file';
+import type { RuleSet } from './rules/rule-types';
 import { Scorer } from './scorer';
 import { loadScorerAsync } from './store/model-store';
 
@@ -12,6 +14,8 @@ export interface ServingModel {
   version: string;
   /** The version's calibrators (calibration.json); null: the directory has none, the sigmoid. */
   calibration: ServingCalibration | null;
+  /** Path rules mined with the version (absent: reasons fall back to similar entities). */
+  rules?: RuleSet;
 }
 
 /**
@@ -21,7 +25,8 @@ export interface ServingModel {
 function servingModel(scorer: Scorer, dir: string, source: string, version: string): ServingModel {
   const file = readCalibrationFile(dir);
   const calibration = file ? servingCalibration(file.table, scorer.relations) : null;
-  return { scorer, source, version, calibration };
+  const rules = readRules(dir);
+  return { scorer, source, version, calibration, ...(rules ? { rules } : {}) };
 }
 
 /** Loads a model directory for serving; unless given, its version is the directory's name. */

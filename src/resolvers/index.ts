@@ -5,12 +5,14 @@ import { HealthResolver } from './health.resolver';
 import { LifecycleResolver } from './lifecycle.resolver';
 import { ModelResolver } from './model.resolver';
 import { PredictionResolver } from './prediction.resolver';
+import { PredictionReasonsResolver } from './prediction-reasons.resolver';
 
 /** Every resolver class of the API; buildSchema takes this list. */
 export const resolvers = [
   HealthResolver,
   PredictionResolver,
   EdgeProbabilityResolver,
+  PredictionReasonsResolver,
   EntityResolver,
   ModelResolver,
   DecisionResolver,

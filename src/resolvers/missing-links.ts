@@ -254,5 +254,6 @@ function toPredictions(
       logit: row.logit,
       probability,
       modelVersion: model.version,
+      query: { entity: args.entity, relation: args.relation, direction: args.direction, model },
     }));
 }

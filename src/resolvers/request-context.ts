@@ -2,6 +2,8 @@ import type DataLoader from 'dataloader';
 import type { Database, EntityRecord } from '../graph';
 import type { ServingModel } from '../model';
 import type { ApiMetrics } from './api-metrics';
+import type { Prediction } from '../schema/prediction.type';
+import type { Reason } from '../schema/reason.type';
 import type { Role } from '../schema/role';
 import type { MissingLinksBatcher } from './missing-links-batcher';
 
@@ -14,6 +16,8 @@ export interface Caller {
 /** Per-request batching of graph reads (one query for all entities a response needs). */
 export interface RequestLoaders {
   entity: DataLoader<string, EntityRecord | undefined>;
+  /** A prediction's reasons (schema/reason.type.ts), read for the whole request at once. */
+  reasons: DataLoader<Prediction, Reason[]>;
 }
 
 /**

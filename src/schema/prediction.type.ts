@@ -1,5 +1,17 @@
 import { Field, Float, Int, ObjectType } from 'type-graphql';
+import type { Direction } from '../direction';
 import { Entity } from './entity.type';
+import { Reason } from './reason.type';
+
+/** The query a prediction answers (not in the schema: the `reasons` field resolver reads it). */
+export interface PredictionQuery {
+  /** The query's entity id. */
+  entity: string;
+  relation: string;
+  direction: Direction;
+  /** The serving model that scored it (held by the request). */
+  model: unknown;
+}
 
 @ObjectType({ description: 'A suggested missing edge, scored by the serving model' })
 export class Prediction {
@@ -22,4 +34,13 @@ export class Prediction {
 
   @Field((_type) => String, { description: 'The model version that scored it' })
   modelVersion!: string;
+
+  @Field((_type) => [Reason], {
+    description:
+      'Up to 3 reasons from the graph: paths that instantiate rules mined with the model version, else known edges of entities like the query entity (read only when asked for)',
+  })
+  reasons?: Reason[];
+
+  /** Not a GraphQL field: the query this prediction answers. */
+  query?: PredictionQuery;
 }

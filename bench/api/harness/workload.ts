@@ -12,6 +12,10 @@ const SINGLE =
 const SINGLE_VERSIONED =
   'query MissingLinks($entity: String!, $relation: String!) ' +
   '{ missingLinks(entity: $entity, relation: $relation, k: 10) { entity { id } logit modelVersion } }';
+const SINGLE_REASONS =
+  'query MissingLinks($entity: String!, $relation: String!) ' +
+  '{ missingLinks(entity: $entity, relation: $relation, k: 10) { entity { id } logit ' +
+  'reasons { kind similarity rule { text confidence support } edges { head relation tail } } } }';
 const BATCH =
   'query MissingLinksBatch($queries: [MissingLinksInput!]!) ' +
   '{ missingLinksBatch(queries: $queries) { entity { id } logit } }';
@@ -65,6 +69,11 @@ export class Bodies {
       query: withVersion ? SINGLE_VERSIONED : SINGLE,
       variables: this.pick(),
     });
+  }
+
+  /** One missingLinks query (k 10) that asks for every prediction's reasons. */
+  singleWithReasons(): string {
+    return JSON.stringify({ query: SINGLE_REASONS, variables: this.pick() });
   }
 
   /** missingLinksBatch of `n` queries (k 10 each). */

@@ -232,6 +232,29 @@ impl Model {
         Ok(())
     }
 
+    /// Entity embedding rows `E[i]` for each index, concatenated (`indices.len() x d_e`): the
+    /// space in which serving finds entities like a query's head (cosine of these rows).
+    pub fn entity_vectors(&self, indices: &[u32]) -> Result<Vec<f32>> {
+        let (n, d) = (self.params.n_ent, self.params.d_e);
+        if self.params.e.len() != n * d {
+            return Err(Error::arg(
+                "model",
+                "entity embeddings do not match n_ent x d_e",
+            ));
+        }
+        let mut out = Vec::with_capacity(indices.len() * d);
+        for &i in indices {
+            if i as usize >= n {
+                return Err(Error::arg(
+                    "entity",
+                    format!("{i} is out of range (model has {n} entities)"),
+                ));
+            }
+            out.extend_from_slice(&self.params.e[i as usize * d..(i as usize + 1) * d]);
+        }
+        Ok(out)
+    }
+
     /// The logit of each triple `(h, r, t)`: its 1-N row read at `t` (the score serving ranks by).
     pub fn score_triples(&self, triples: &[(u32, u32, u32)]) -> Result<Vec<f32>> {
         let n = self.params.n_ent;
@@ -376,5 +399,30 @@ mod tests {
                 .collect::<Vec<_>>(),
             vec![3, 5]
         );
+    }
+
+    #[test]
+    fn entity_vectors_are_the_embedding_rows() {
+        let cfg = Config {
+            d_e: 4,
+            d_r: 2,
+            ..Config::default()
+        };
+        let params = Params::<f32>::init(&cfg, 5, 2);
+        let model = Model::new(
+            cfg,
+            params.clone(),
+            (0..5).map(|i| format!("e{i}")).collect(),
+            vec!["r0".into(), "r1".into()],
+            0,
+            None,
+        );
+        let rows = model.entity_vectors(&[3, 0, 3]).unwrap();
+        assert_eq!(rows.len(), 12);
+        assert_eq!(rows[..4], params.e[12..16]);
+        assert_eq!(rows[4..8], params.e[0..4]);
+        assert_eq!(rows[8..12], params.e[12..16]);
+        assert!(model.entity_vectors(&[]).unwrap().is_empty());
+        assert!(model.entity_vectors(&[5]).is_err());
     }
 }

@@ -95,6 +95,15 @@ impl NeptuneModel {
         self.inner.reverse_relation(relation).map_err(engine_error)
     }
 
+    /// Entity embedding rows for `indices`, concatenated (`indices.length x d_e` floats): serving
+    /// ranks entities like a query's head by cosine in this space.
+    #[napi(catch_unwind)]
+    pub fn entity_vectors(&self, indices: Uint32Array) -> Result<Float32Array, EngineError> {
+        Ok(Float32Array::new(
+            self.inner.entity_vectors(&indices).map_err(engine_error)?,
+        ))
+    }
+
     /// The logit of each triple `(heads[i], relations[i], tails[i])`.
     #[napi(catch_unwind)]
     pub fn score_triples(

@@ -76,6 +76,7 @@ export const TRAINED_KEYS_FILE = 'trained.keys';
 /** Written by the engine: vocabularies, config, checksum; and the weights. */
 export const MANIFEST_FILE = 'manifest.json';
 export const TENSORS_FILE = 'model.safetensors';
+/* Optional serving files (older versions lack them): rules.json, the mined path rules (model/rules). */
 
 /** Optional: the calibrators and their reliability diagram (absent: the sigmoid serves). */
 export { CALIBRATION_FILE, RELIABILITY_FILE } from '../calibration/calibration-file';

@@ -3,6 +3,7 @@ import { Database } from '../../../src/graph';
 import { getActiveVersion, listTrainingRuns, listVersions } from '../../../src/graph/registry';
 import { canonical, DEFAULT_STABLE_SPLIT, stableSplit, tripleKeys } from '../../../src/export';
 import { runRetrainJob } from '../../../src/jobs/retrain-job';
+import { readRules } from '../../../src/model';
 import { lifecycleFixture, TINY, writeClassGraph } from '../../support/lifecycle';
 import { testDatabase } from '../../support/test-database';
 
@@ -37,9 +38,22 @@ describe('the retraining job', () => {
       'version.json',
       'metrics.json',
       'training-curve.svg',
+      'rules.json',
     ]) {
       expect(fs.existsSync(`${first.dir}/${file}`)).toBe(true);
     }
+    // The class graph's own rule: an entity is in the class of the entities it is similar to.
+    const [isA, similar] = graph.filter.relations as [string, string];
+    const mined = readRules(first.dir as string)?.rules[isA] ?? [];
+    expect(mined).toContainEqual(
+      expect.objectContaining({
+        body: [
+          { relation: similar, inverse: false },
+          { relation: isA, inverse: false },
+        ],
+        confidence: 1,
+      }),
+    );
 
     const worse = await runRetrainJob(db, config, {
       scope,

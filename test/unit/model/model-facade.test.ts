@@ -175,6 +175,20 @@ describe('the model facade over the native engine', () => {
     });
   });
 
+  it('reads entity embedding rows by index (the space reasons rank similar entities in)', () => {
+    const scorer = Scorer.load(modelDir);
+    const [a, b] = [scorer.entity('e3'), scorer.entity('e4')];
+    const rows = scorer.entityVectors([a, b, a]);
+    expect(rows.map((row) => row.length)).toEqual([32, 32, 32]);
+    expect([...rows[2]!]).toEqual([...rows[0]!]);
+    expect([...rows[1]!]).not.toEqual([...rows[0]!]);
+    expect(rows[0]!.some((x) => x !== 0)).toBe(true);
+    expect(scorer.entityVectors([])).toEqual([]);
+    expect(() => scorer.entityVectors([scorer.entities.length])).toThrow(
+      expect.objectContaining({ code: ErrorCode.BAD_USER_INPUT }),
+    );
+  });
+
   it('refuses a corrupt model file with MODEL_INVALID', () => {
     const broken = tempDir();
     for (const name of fs.readdirSync(modelDir)) {
