@@ -29,3 +29,13 @@ export {
 export type { CurvePoint, TuningInfo, VersionInfo } from './store/version-info';
 export { renderTrainingCurve } from './store/training-curve';
 export { versionsToPrune } from './store/retention';
+export {
+  candidateMask,
+  DEFAULT_STRUCTURE,
+  learnTypes,
+  readTypesFile,
+  ServingTypes,
+  TYPES_FILE,
+  writeTypesFile,
+} from './types';
+export type { StructureSettings, TypesFile, TypesInput } from './types';

@@ -1,6 +1,9 @@
 import path from 'node:path';
 import { Scorer } from './scorer';
 import { loadScorerAsync } from './store/model-store';
+import { readTypesFile, TYPES_FILE } from './types/types-file';
+import { ErrorCode, KgcError } from '../errors';
+import { ServingTypes } from './types/serving-types';
 
 /** The model answering queries, where it came from, and the version its answers carry. */
 export interface ServingModel {
@@ -8,14 +11,26 @@ export interface ServingModel {
   /** The model directory's name (never a full path: it reaches clients). */
   source: string;
   version: string;
+  /** The version's domains and ranges (types.json); undefined: it has none, nothing is filtered. */
+  types?: ServingTypes;
 }
 
 /**
  * The serving view of a loaded scorer and what its directory keeps beside the weights. The one
  * place that reads a version's serving files: both load paths below go through it.
  */
-function servingModel(scorer: Scorer, _dir: string, source: string, version: string): ServingModel {
-  return { scorer, source, version };
+function servingModel(scorer: Scorer, dir: string, source: string, version: string): ServingModel {
+  const typesFile = readTypesFile(dir);
+  if (!typesFile) return { scorer, source, version };
+  // Types learned for another vocabulary would mark the wrong entities.
+  const sameRelations = typesFile.relations.join('\n') === scorer.relations.join('\n');
+  if (typesFile.entities !== scorer.entities.length || !sameRelations) {
+    throw new KgcError(
+      ErrorCode.MODEL_INVALID,
+      `${TYPES_FILE} in ${source} was learned for another vocabulary than the model's; delete it to serve the version untyped.`,
+    );
+  }
+  return { scorer, source, version, types: new ServingTypes(typesFile) };
 }
 
 /** Loads a model directory for serving; unless given, its version is the directory's name. */
