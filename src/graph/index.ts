@@ -26,3 +26,10 @@ export {
 export type { ModelScore } from './predictions/write-back';
 export { listDecisions, parseDecisionCursor } from './predictions/decision-log';
 export { edgesPresent } from './triples/edges-present';
+export {
+  labelProblem,
+  RESERVED_LABELS,
+  streamEntityLabels,
+  writeEntityLabels,
+} from './entities/entity-labels';
+export type { LabelRow } from './entities/entity-labels';
