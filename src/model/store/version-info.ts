@@ -73,6 +73,8 @@ export const TRAINED_KEYS_FILE = 'trained.keys';
 /** Written by the engine: vocabularies, config, checksum; and the weights. */
 export const MANIFEST_FILE = 'manifest.json';
 export const TENSORS_FILE = 'model.safetensors';
+/** Optional: the relations' domains and ranges (src/model/types); absent in older versions. */
+export { TYPES_FILE } from '../types/types-file';
 
 export const REQUIRED_FILES = [
   MANIFEST_FILE,
