@@ -86,7 +86,8 @@ export function candidateMask(types: ServingTypes, relationCount: number): Uint3
     (['tail', 'head'] as const).forEach((direction, d) => {
       const base = (2 * r + d) * words;
       for (let e = 0; e < n; e++) {
-        if (types.isConsistent(r, direction, e)) mask[base + (e >>> 5)] = (mask[base + (e >>> 5)] as number) | (1 << (e & 31));
+        if (types.isConsistent(r, direction, e))
+          mask[base + (e >>> 5)] = (mask[base + (e >>> 5)] as number) | (1 << (e & 31));
       }
     });
   }
