@@ -32,10 +32,19 @@ export { versionsToPrune } from './store/retention';
 export {
   candidateMask,
   DEFAULT_STRUCTURE,
+  evaluateTyped,
+  readDatasetArrays,
+  trainSplitTypes,
   learnTypes,
   readTypesFile,
   ServingTypes,
   TYPES_FILE,
   writeTypesFile,
 } from './types';
-export type { StructureSettings, TypesFile, TypesInput } from './types';
+export type {
+  StructureSettings,
+  TypedEvaluation,
+  TypedEvaluationOptions,
+  TypesFile,
+  TypesInput,
+} from './types';
