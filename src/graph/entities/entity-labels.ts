@@ -29,6 +29,8 @@ export function labelProblem(what: string, value: string): string | undefined {
   const problem = idProblem(what, value);
   if (problem) return problem;
   if (value.trim() !== value) return `${what} "${value}" starts or ends with white space`;
+  // `;` separates labels in a label file (and in the export's labels.tsv).
+  if (value.includes(';')) return `${what} "${value}" contains ';', the label separator`;
   const lower = value.toLowerCase();
   if (RESERVED.has(lower) || RESERVED_PREFIXES.some((p) => lower.startsWith(p))) {
     return `${what} "${value}" is reserved for kgc's own nodes (${RESERVED_LABELS.join(', ')}, kgc*, __*); rename it`;

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { streamEntityLabels, type Database } from '../../../src/graph';
+import { exportToFiles } from '../../../src/export';
 import { ingestFile } from '../../../src/ingest';
 import { testDatabase, uniqueId } from '../../support/test-database';
 import { countEntities, removeEntities, tempDir } from './ingest-fixtures';
@@ -65,6 +66,7 @@ describe('ingest --labels and rdf:type', () => {
     ],
     ['an internal prefix', `${prefix}:x\tKgcLock`, /:2: label 1 "KgcLock" is reserved/],
     ['an empty label', `${prefix}:x\tA;;B`, /:2: empty label 2/],
+    ['padded label', `${prefix}:x\tA; B`, /:2: label 2 " B" starts or ends with white space/],
     ['a missing column', `${prefix}:x`, /:2: expected 2 tab-separated columns/],
     ['an empty id', `\tPerson`, /:2: empty entity id/],
   ];
@@ -116,5 +118,22 @@ describe('ingest --labels and rdf:type', () => {
       /:1: rdf:type label "ModelVersion" is reserved/,
     );
     expect(await countEntities(db, own)).toBe(0);
+  });
+
+  it("exports the exported entities' labels as labels.tsv beside the triples", async () => {
+    const rel = `rel_${prefix}`;
+    const triples = path.join(dir, 'export-edges.tsv');
+    fs.writeFileSync(triples, `${prefix}:alice\t${rel}\t${prefix}:paris\n`);
+    await ingestFile(db, { file: triples });
+    const out = path.join(dir, 'export');
+    const summary = await exportToFiles(db, { out, filter: { relations: [rel] } });
+    // alice and paris are in the export; odd (labelled, no edge of `rel`) is not.
+    expect(summary.files).toEqual({ 'triples.txt': 1, 'labels.tsv': 2 });
+    const lines = fs.readFileSync(path.join(out, 'labels.tsv'), 'utf8').trim().split('\n');
+    const parsed = new Map(lines.map((l) => l.split('\t') as [string, string]));
+    expect(parsed.get(`${prefix}:alice`)?.split(';').sort()).toEqual(
+      [L('Employee'), L('Person')].sort(),
+    );
+    expect(parsed.get(`${prefix}:paris`)).toBe(L('City'));
   });
 });
