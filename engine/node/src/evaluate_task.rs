@@ -56,7 +56,13 @@ impl Task for EvaluateTask {
                     let n_rel = dataset.n_relations();
                     CandidateMask::new(dataset.n_entities(), n_rel, bits, outside).and_then(
                         |mask| {
-                            neptune_core::evaluate_typed(&model, &dataset, split, self.threads, &mask)
+                            neptune_core::evaluate_typed(
+                                &model,
+                                &dataset,
+                                split,
+                                self.threads,
+                                &mask,
+                            )
                         },
                     )
                 }

@@ -8,7 +8,7 @@ import { gapEncode, type StructureSettings, type TypedRange, type TypesFile } fr
 export const DEFAULT_STRUCTURE: StructureSettings = { measure: 'jaccard', threshold: 0.5 };
 
 /** Past this many role sets the pairwise overlap table (roles² counters) is not built. */
-const MAX_ROLES_FOR_OVERLAP = 6000;
+const MAX_ROLES_FOR_OVERLAP = 4096;
 
 export interface TypesInput {
   entityCount: number;

@@ -4,9 +4,12 @@ import path from 'node:path';
 import {
   evaluate,
   evaluateTyped,
+  learnTypes,
+  loadServingModel,
   readDatasetArrays,
   resolveTrainingConfig,
   train,
+  writeTypesFile,
 } from '../../../src/model';
 import { nativeEngine } from '../../../src/model/native-engine';
 import { toNativeData } from '../../../src/model/training-data';
@@ -54,5 +57,24 @@ describe('kgc evaluate --typed: the engine ranks within each range', () => {
         bits: new Uint32Array(3),
       }),
     ).rejects.toThrow(/mask.*holds 3 words/);
+  });
+
+  it('serves a version with its types, and refuses types learned for another vocabulary', () => {
+    const data = readDatasetArrays(datasetDir);
+    const served = fs.mkdtempSync(path.join(os.tmpdir(), 'kgc-typed-served-'));
+    fs.cpSync(modelDir, served, { recursive: true });
+    expect(loadServingModel(served).types).toBeUndefined();
+    const types = learnTypes({
+      entityCount: data.entities.length,
+      relations: data.relations,
+      heads: [0],
+      relationIds: [0],
+      tails: [1],
+    });
+    writeTypesFile(served, types);
+    expect(loadServingModel(served).types?.isConsistent(0, 'tail', 1)).toBe(true);
+    writeTypesFile(served, { ...types, entities: types.entities + 1 });
+    expect(() => loadServingModel(served)).toThrow(/learned for another vocabulary/);
+    fs.rmSync(served, { recursive: true, force: true });
   });
 });
