@@ -2,12 +2,12 @@
  * Type-consistent candidates (issue 38, item 3): how many top-10 suggestions lie outside the
  * relation's range with `typed` off and on, and filtered MRR typed against untyped.
  *
- *   npx tsx bench/trust/types.ts [--data <dir>] [--model <dir>] [--queries N] [NAME...]
+ *   npx tsx bench/trust/types.ts [--data <dir>] [--model <dir> | --models <root>] [--queries N] [NAME...]
  *   npx tsx bench/trust/types.ts --select [--data <dir>] [NAME...]
  *
  * NAME defaults to NELL-995 FB15k-237 WN18RR, read from <data>/<NAME> (`--data`, else
  * KGC_DATASETS, else ../shared/datasets). Each model is `--model <dir>` (one NAME only) or
- * /work/bench-models/<NAME>, trained by `kgc train --dataset` on that folder.
+ * <root>/<NAME> (`--models <root>`, default /work/bench-models), trained by `kgc train --dataset` on that folder.
  * - NELL-995: entity ids are `concept_<category>_<name>`; the category is the entity's label.
  *   Ranges come from the labels of the train split's tails (heads for the domain).
  * - FB15k-237, WN18RR: no labels; ranges come from the graph's structure (DEFAULT_STRUCTURE).
@@ -46,6 +46,7 @@ const THRESHOLDS = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.01];
 interface Options {
   data: string;
   model?: string;
+  models: string;
   queries: number;
   select: boolean;
   names: string[];
@@ -54,6 +55,7 @@ interface Options {
 function parseArgs(argv: string[]): Options {
   const options: Options = {
     data: process.env.KGC_DATASETS ?? path.resolve('../shared/datasets'),
+    models: MODELS_ROOT,
     queries: 2000,
     select: false,
     names: [],
@@ -67,6 +69,7 @@ function parseArgs(argv: string[]): Options {
     };
     if (arg === '--data') options.data = value();
     else if (arg === '--model') options.model = value();
+    else if (arg === '--models') options.models = value();
     else if (arg === '--queries') options.queries = Number(value());
     else if (arg === '--select') options.select = true;
     else if (arg.startsWith('--')) throw new Error(`unknown option ${arg}`);
@@ -81,7 +84,7 @@ function parseArgs(argv: string[]): Options {
 const datasetOf = (o: Options, name: string) =>
   fs.existsSync(name) ? path.resolve(name) : path.join(o.data, name);
 const modelOf = (o: Options, name: string) =>
-  o.model ? path.resolve(o.model) : path.join(MODELS_ROOT, path.basename(name));
+  o.model ? path.resolve(o.model) : path.join(o.models, path.basename(name));
 
 /** NELL's `concept_<category>_<name>` ids carry their category: the entity's label. */
 export function nellLabels(entities: readonly string[]): Map<string, string[]> {
