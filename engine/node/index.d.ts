@@ -55,6 +55,16 @@ export declare class NeptuneModel {
 
 export type Activation = 'prelu' | 'leaky_relu' | 'relu'
 
+/**
+ * Typed evaluation: bit `e` of row `2r + d` (d 0 tail, 1 head; rows of ceil(entities / 32)
+ * words) allows entity e as a candidate of relation r in direction d.
+ */
+export interface CandidateMaskJs {
+  bits: Uint32Array
+  /** A true answer outside its candidates counts as a miss (ranked last) instead of ranked. */
+  missOutside?: boolean
+}
+
 /** A dataset handed over from JS: vocabularies plus flat `[h, r, t, h, r, t, ...]` id arrays. */
 export interface DatasetArrays {
   entities: Array<string>
@@ -89,9 +99,11 @@ export declare function estimateEpoch(dataset: string | DatasetArrays, config: T
 
 /**
  * Evaluates the model saved in `modelDir` on `split` of `dataset`, filtered against
- * train+valid+test, with reversed queries. `threads` 0 = all cores.
+ * train+valid+test, with reversed queries. `threads` 0 = all cores. With `mask`, each query
+ * ranks only its (relation, direction)'s candidates (the true answer always, unless
+ * `missOutside`).
  */
-export declare function evaluate(modelDir: string, dataset: string | DatasetArrays, split: Split, threads: number): Promise<MetricsJs>
+export declare function evaluate(modelDir: string, dataset: string | DatasetArrays, split: Split, threads: number, mask?: CandidateMaskJs | undefined | null): Promise<MetricsJs>
 
 /**
  * Filtered ranks of given tails and the logits they were ranked by; `ranks[i]` and `logits[i]`

@@ -7,6 +7,7 @@ export interface DemoPrediction {
   entity: { id: string };
   rank: number;
   probability: number;
+  typeConsistent: boolean | null;
   modelVersion: string;
 }
 
@@ -16,7 +17,7 @@ interface GraphQLResponse<T> {
 }
 
 export const SAMPLE_QUERY = `query Demo($entity: String!, $relation: String!) {
-  missingLinks(entity: $entity, relation: $relation, k: 3) { entity { id } rank probability modelVersion }
+  missingLinks(entity: $entity, relation: $relation, k: 3) { entity { id } rank probability typeConsistent modelVersion }
 }`;
 
 const ACCEPT = `mutation Accept($head: String!, $relation: String!, $tail: String!) {

@@ -82,6 +82,30 @@ export function writeDemoGraph(dir: string, world: DemoWorld = demoWorld()): str
   return file;
 }
 
+/** Each demo entity's kind, from its id (`demo:person_007` is a Person). */
+const DEMO_LABELS: Record<string, string> = {
+  person: 'Person',
+  city: 'City',
+  country: 'Country',
+  company: 'Company',
+};
+
+/**
+ * Writes the demo entities' labels (`id<TAB>Label`, the format `kgc ingest --labels` reads) and
+ * returns the path: with them each version learns that citizen_of points to a Country.
+ */
+export function writeDemoLabels(dir: string, world: DemoWorld = demoWorld()): string {
+  fs.mkdirSync(dir, { recursive: true });
+  const ids = new Set(world.graph.flatMap(([h, , t]) => [h, t]));
+  const lines = [...ids].sort().map((id) => {
+    const kind = id.slice(DEMO_PREFIX.length).replace(/_\d+$/, '');
+    return `${id}\t${DEMO_LABELS[kind] ?? 'Thing'}`;
+  });
+  const file = path.join(dir, 'demo-labels.tsv');
+  fs.writeFileSync(file, lines.join('\n') + '\n');
+  return file;
+}
+
 /** The first person whose citizenship is held out: the sample question. */
 export function demoSamplePerson(world: DemoWorld = demoWorld()): string {
   return world.heldOut[0]?.[0] ?? `${DEMO_PREFIX}person_000`;

@@ -2,6 +2,7 @@ import { relationCounts, type Database, type EdgeFilter } from '../graph';
 import { exportDenseGraph } from './dense-graph';
 import type { ExportProgress } from './export-progress';
 import { splitTriples, type SplitOptions } from './split';
+import { LABELS_FILE, writeLabelFile } from './label-file';
 import { writeTripleFiles } from './write-triple-files';
 
 export interface ExportOptions {
@@ -48,6 +49,8 @@ export async function exportToFiles(db: Database, options: ExportOptions): Promi
     written += count;
     report?.({ phase: 'write', done: written, total: graph.heads.length, seconds: seconds() });
   });
+  const labelled = await writeLabelFile(db, options.out, graph.entities);
+  if (labelled > 0) files[LABELS_FILE] = labelled;
   return {
     out: options.out,
     entities: graph.entities.length,

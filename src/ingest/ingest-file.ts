@@ -1,10 +1,18 @@
 import path from 'node:path';
 import { ErrorCode, KgcError } from '../errors';
-import { TripleWriter, type Database, type PropertyRow, type TripleRow } from '../graph';
+import {
+  TripleWriter,
+  writeEntityLabels,
+  type Database,
+  type LabelRow,
+  type PropertyRow,
+  type TripleRow,
+} from '../graph';
 import { isOverlong, openLineSource, type LineSource, type SourceLine } from './line-source';
 import type { IngestProgress } from './ingest-progress';
 import type { IngestFormat, LineParser, ParsedLine } from './parsed-line';
 import { DEFAULT_CSV_COLUMNS, type CsvColumns } from './parsers/csv-parser';
+import { LabelsParser } from './parsers/labels-parser';
 import { createParser, formatFromPath } from './parsers/parser-for';
 import { RejectFile } from './reject-file';
 
@@ -12,6 +20,8 @@ export interface IngestOptions {
   file: string;
   /** Defaults to the file's extension (tsv when unknown). */
   format?: IngestFormat;
+  /** The file is a label file (`id<TAB>Label[;Label…]`), not triples; `format` is ignored. */
+  labels?: boolean;
   columns?: CsvColumns;
   /** Write the good lines and send bad ones to `rejectPath`; default: all or nothing. */
   skipInvalid?: boolean;
@@ -41,6 +51,8 @@ export interface IngestSummary {
   failed: number;
   /** N-Triples literal lines (entity properties) written. */
   properties: number;
+  /** Label-file lines and N-Triples `rdf:type` lines written (labels added to an entity). */
+  labelled: number;
   /** Bad lines (only with skipInvalid; strict mode fails instead). */
   skipped: number;
   rejectFile?: string;
@@ -72,7 +84,10 @@ export async function ingestFile(db: Database, options: IngestOptions): Promise<
   const format = options.format ?? formatFromPath(options.file);
   const source = await openLineSource(options.file, options.maxLineBytes);
   const progress = options.onProgress ?? (() => undefined);
-  const newParser = () => createParser(format, options.columns ?? DEFAULT_CSV_COLUMNS);
+  const newParser = (): LineParser =>
+    options.labels
+      ? new LabelsParser()
+      : createParser(format, options.columns ?? DEFAULT_CSV_COLUMNS);
   const name = path.basename(options.file);
 
   if (!options.skipInvalid) {
@@ -104,6 +119,7 @@ export async function ingestFile(db: Database, options: IngestOptions): Promise<
     confirmed: 0,
     failed: 0,
     properties: 0,
+    labelled: 0,
     skipped: 0,
     seconds: 0,
   };
@@ -114,6 +130,7 @@ export async function ingestFile(db: Database, options: IngestOptions): Promise<
     : undefined;
   let edges: TripleRow[] = [];
   let props: PropertyRow[] = [];
+  let labels: LabelRow[] = [];
   const flush = async () => {
     if (edges.length > 0) {
       const result = await writer.writeEdges(edges);
@@ -127,6 +144,11 @@ export async function ingestFile(db: Database, options: IngestOptions): Promise<
       await writer.writeProperties(props);
       summary.properties += props.length;
       props = [];
+    }
+    if (labels.length > 0) {
+      await writeEntityLabels(db, labels);
+      summary.labelled += labels.length;
+      labels = [];
     }
   };
   try {
@@ -145,6 +167,9 @@ export async function ingestFile(db: Database, options: IngestOptions): Promise<
           case 'property':
             props.push([parsed.entity, parsed.key, parsed.value]);
             break;
+          case 'labels':
+            labels.push([parsed.entity, parsed.labels]);
+            break;
           case 'invalid':
             if (parsed.fatal)
               throw new KgcError(ErrorCode.INGEST_INVALID_INPUT, `${name}:${n}: ${parsed.reason}.`);
@@ -154,7 +179,7 @@ export async function ingestFile(db: Database, options: IngestOptions): Promise<
           case 'skip':
             break;
         }
-        if (edges.length >= batchSize || props.length >= batchSize) await flush();
+        if (Math.max(edges.length, props.length, labels.length) >= batchSize) await flush();
       },
     );
     await flush();

@@ -40,6 +40,7 @@ import { gateAndPromote } from './gate-and-promote';
 import { RunProgressWriter } from './run-progress';
 import { trainingArrays } from './training-arrays';
 import { writeVersion } from './write-version';
+import { writeVersionTypes } from './version-types';
 import type { StepContext, StepResult } from './step-context';
 
 export type { StepContext, StepResult } from './step-context';
@@ -113,6 +114,7 @@ export async function retrainSteps(ctx: StepContext): Promise<StepResult> {
   const threads = options.overrides?.threads ?? 0;
   const metrics = split.test.length > 0 ? await evaluate(tempDir, data, 'test', threads) : null;
   checkAborted(signal);
+  ctx.log(await writeVersionTypes(db, graph, tempDir));
 
   timer.start('calibrate');
   const calibration = await calibrateVersion(ctx, tempDir, data, version);

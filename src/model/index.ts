@@ -46,3 +46,22 @@ export type {
 } from './calibration';
 export { mineVersionRules, readRules } from './rules';
 export type { Rule } from './rules';
+export {
+  candidateMask,
+  DEFAULT_STRUCTURE,
+  evaluateTyped,
+  readDatasetArrays,
+  trainSplitTypes,
+  learnTypes,
+  readTypesFile,
+  ServingTypes,
+  TYPES_FILE,
+  writeTypesFile,
+} from './types';
+export type {
+  StructureSettings,
+  TypedEvaluation,
+  TypedEvaluationOptions,
+  TypesFile,
+  TypesInput,
+} from './types';

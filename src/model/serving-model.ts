@@ -5,6 +5,9 @@ import { readRules } from './rules/rules-file';
 import type { RuleSet } from './rules/rule-types';
 import { Scorer } from './scorer';
 import { loadScorerAsync } from './store/model-store';
+import { readTypesFile, TYPES_FILE } from './types/types-file';
+import { ErrorCode, KgcError } from '../errors';
+import { ServingTypes } from './types/serving-types';
 
 /** The model answering queries, where it came from, and the version its answers carry. */
 export interface ServingModel {
@@ -16,6 +19,8 @@ export interface ServingModel {
   calibration: ServingCalibration | null;
   /** Path rules mined with the version (absent: reasons fall back to similar entities). */
   rules?: RuleSet;
+  /** The version's domains and ranges (types.json); undefined: it has none, nothing is filtered. */
+  types?: ServingTypes;
 }
 
 /**
@@ -26,7 +31,29 @@ function servingModel(scorer: Scorer, dir: string, source: string, version: stri
   const file = readCalibrationFile(dir);
   const calibration = file ? servingCalibration(file.table, scorer.relations) : null;
   const rules = readRules(dir);
-  return { scorer, source, version, calibration, ...(rules ? { rules } : {}) };
+  return {
+    scorer,
+    source,
+    version,
+    calibration,
+    ...(rules ? { rules } : {}),
+    ...servingTypes(dir, scorer, source),
+  };
+}
+
+/** The version's types.json, when it has one, checked against the model's vocabulary. */
+function servingTypes(dir: string, scorer: Scorer, source: string): { types?: ServingTypes } {
+  const typesFile = readTypesFile(dir);
+  if (!typesFile) return {};
+  // Types learned for another vocabulary would mark the wrong entities.
+  const sameRelations = typesFile.relations.join('\n') === scorer.relations.join('\n');
+  if (typesFile.entities !== scorer.entities.length || !sameRelations) {
+    throw new KgcError(
+      ErrorCode.MODEL_INVALID,
+      `${TYPES_FILE} in ${source} was learned for another vocabulary than the model's; delete it to serve the version untyped.`,
+    );
+  }
+  return { types: new ServingTypes(typesFile) };
 }
 
 /** Loads a model directory for serving; unless given, its version is the directory's name. */

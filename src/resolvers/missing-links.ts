@@ -18,6 +18,8 @@ export interface MissingLinksArgs {
   direction: Direction;
   minProbability?: number | null;
   excludeConnected: boolean;
+  /** Only candidates in the range / domain (default true); a version without types filters nothing. */
+  typed?: boolean;
 }
 
 /** One query and the model that answers it (the one its request started with). */
@@ -116,7 +118,14 @@ async function scoreAhead(
       group.candidates = await group.model.scorer.topKBatchAsync(
         group.scored,
         group.depth,
-        group.scored.map((q) => [q.entity]),
+        group.scored.map((q, g) =>
+          withOutOfRange(
+            [q.entity],
+            group.model,
+            q,
+            queries[group.members[g] as number] as MissingLinksQuery,
+          ),
+        ),
       );
       metrics?.observeScoring(
         group.members.length,
@@ -186,7 +195,7 @@ export async function answerMissingLinks(
   const answers: (Prediction[] | KgcError)[] = new Array(queries.length);
   const exact = new Map<
     ServingModel,
-    { i: number; entity: number; relation: number; exclude: number[] }[]
+    { i: number; entity: number; relation: number; exclude: number[] | Uint32Array }[]
   >();
   for (const [i, query] of queries.entries()) {
     const resolved = await resolveIds(db, query, known[i] as KnownAnswers);
@@ -210,7 +219,16 @@ export async function answerMissingLinks(
       continue;
     }
     const group = exact.get(query.model) ?? [];
-    group.push({ i, ...resolved, exclude });
+    group.push({
+      i,
+      ...resolved,
+      exclude: withOutOfRange(
+        exclude,
+        query.model,
+        { relation: resolved.relation, direction: query.args.direction },
+        query,
+      ),
+    });
     exact.set(query.model, group);
   }
   await Promise.all(
@@ -235,6 +253,26 @@ export async function answerMissingLinks(
   return answers;
 }
 
+/**
+ * `exclude` plus the entities outside the relation's range / domain when the query is typed and
+ * the model learned types (the precomputed list, so the engine never ranks them): the
+ * speculative and the exact pass both go through here.
+ */
+function withOutOfRange(
+  exclude: number[],
+  model: ServingModel,
+  query: { relation: number; direction: Direction },
+  { args }: MissingLinksQuery,
+): number[] | Uint32Array {
+  if (args.typed === false || !model.types) return exclude;
+  const outside = model.types.outOfRange(query.relation, query.direction);
+  if (outside.length === 0) return exclude;
+  const all = new Uint32Array(outside.length + exclude.length);
+  all.set(outside);
+  all.set(exclude, outside.length);
+  return all;
+}
+
 function toPredictions(
   { args, model }: MissingLinksQuery,
   relation: number,
@@ -253,6 +291,9 @@ function toPredictions(
       rank: rank + 1,
       logit: row.logit,
       probability,
+      typeConsistent: model.types
+        ? model.types.isConsistent(relation, args.direction, row.index)
+        : null,
       modelVersion: model.version,
       query: { entity: args.entity, relation: args.relation, direction: args.direction, model },
     }));

@@ -29,6 +29,12 @@ export class PredictionResolver {
       description: 'Also leave out every entity already linked to `entity` by any relation',
     })
     excludeConnected: boolean,
+    @Arg('typed', (_type) => Boolean, {
+      defaultValue: true,
+      description:
+        "Only candidates in the relation's learned range (tail direction) or domain (head direction); false: every entity",
+    })
+    typed: boolean,
     @Ctx() context: RequestContext,
   ): Promise<Prediction[]> {
     const args: MissingLinksArgs = {
@@ -38,6 +44,7 @@ export class PredictionResolver {
       direction,
       minProbability,
       excludeConnected,
+      typed,
     };
     checkMissingLinksArgs(args);
     const model = servingModel(context.model);

@@ -20,4 +20,10 @@ export class MissingLinksInput {
 
   @Field((_type) => Boolean, { defaultValue: false })
   excludeConnected!: boolean;
+
+  @Field((_type) => Boolean, {
+    defaultValue: true,
+    description: "Only candidates in the relation's learned range / domain; false: every entity",
+  })
+  typed!: boolean;
 }

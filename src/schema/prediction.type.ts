@@ -32,6 +32,13 @@ export class Prediction {
   })
   probability!: number;
 
+  @Field((_type) => Boolean, {
+    nullable: true,
+    description:
+      "Whether the entity is in the relation's learned range (tail direction) or domain (head direction); null when the serving version learned no types",
+  })
+  typeConsistent!: boolean | null;
+
   @Field((_type) => String, { description: 'The model version that scored it' })
   modelVersion!: string;
 

@@ -13,6 +13,7 @@ interface Summary {
   mrr: number;
   promoted: boolean;
   accepted: { head: string; relation: string; tail: string };
+  sample: { entity: { id: string }; typeConsistent: boolean | null }[];
 }
 
 describe('kgc demo (the main job) against a running Neo4j', () => {
@@ -52,6 +53,13 @@ describe('kgc demo (the main job) against a running Neo4j', () => {
     // 20 epochs learn citizenship from lives_in + located_in well beyond chance (1 in 6 first).
     expect(summary.recoveredTop1).toBeGreaterThan(summary.heldOut / 3);
     expect(summary.modelVersion).toMatch(/^v/);
+    // Labelled graph, typed by default: a person's country is a Country, never a person.
+    expect(result.stdout).toMatch(/entities labelled \(Person, City, Country, Company\)/);
+    expect(summary.sample).toHaveLength(3);
+    for (const p of summary.sample) {
+      expect(p.entity.id).toMatch(/^demo:country_/);
+      expect(p.typeConsistent).toBe(true);
+    }
     expect(summary.mrr).toBeGreaterThan(0);
     expect(typeof summary.promoted).toBe('boolean');
     const edge = await db.read((tx) =>
@@ -64,6 +72,10 @@ describe('kgc demo (the main job) against a running Neo4j', () => {
     expect(
       fs.existsSync(path.join(stateDir, 'models', summary.modelVersion, 'training-curve.svg')),
     ).toBe(true);
+    const types = JSON.parse(
+      fs.readFileSync(path.join(stateDir, 'models', summary.modelVersion, 'types.json'), 'utf8'),
+    ) as { labels: string[] };
+    expect([...types.labels].sort()).toEqual(['City', 'Company', 'Country', 'Person']);
 
     const again = runCli(['demo', '--no-serve', '--epochs', '2', '--json'], env, 240_000);
     expect(again.status).toBe(0);

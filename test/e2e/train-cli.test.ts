@@ -121,6 +121,27 @@ describe('kgc train and kgc evaluate', () => {
     expect(hits10).toBeLessThanOrEqual(1);
   });
 
+  it('evaluates typed (--typed, --labels): ranks never worse, a bad label file named by line', () => {
+    const json = (args: string[]) => {
+      const result = runCli(args, {});
+      expect(result.status).toBe(0);
+      return JSON.parse(result.stdout.trim().split('\n').pop() as string) as {
+        mr: number;
+        typed: boolean;
+      };
+    };
+    const base = ['evaluate', '--model', out, '--dataset', dataset, '--json'];
+    const untyped = json(base);
+    const typed = json([...base, '--typed']);
+    expect(typed.typed).toBe(true);
+    expect(typed.mr).toBeLessThanOrEqual(untyped.mr);
+    const labels = path.join(path.dirname(out), 'labels.tsv');
+    fs.writeFileSync(labels, 'e1\tItem\ne2\tItem;ModelVersion\n');
+    const bad = runCli([...base, '--typed', '--labels', labels], {});
+    expect(bad.status).not.toBe(0);
+    expect(bad.stderr).toMatch(/labels\.tsv:2: label 2 "ModelVersion" is reserved/);
+  });
+
   it("trains with --device gpu on a GPU adapter to the CPU engine's model, or says how to build it", () => {
     const args = ['train', '--dataset', dataset, '--epochs', '2', '--eval-every', '1', '--json'];
     const summaryOf = (stdout: string) =>

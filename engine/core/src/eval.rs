@@ -7,6 +7,7 @@
 //! (`1 + #greater`) and pessimistic (`1 + #greater + #equal`) ranks, so a constant model gets the
 //! expected rank of a random order rather than rank 1. A NaN score ranks last.
 
+use crate::candidate_mask::{rank_excluding, CandidateMask, OutsideAnswer};
 use crate::dataset::{InverseMode, PairIndex, Triple};
 use crate::kernels::rank_count::count_greater_equal;
 use crate::kernels::ranking_product_avx512::{self as fused, PackedEntities};
@@ -149,11 +150,57 @@ pub fn evaluate_triples(
         filter,
         batch_size,
         packed.as_ref(),
+        None,
     )
 }
 
+/// [`evaluate_triples`] with each query's candidates restricted to `mask`'s row of its (base
+/// relation, direction): entities outside it are left out of the rank like known answers; the
+/// true answer is ranked even when outside, unless `mask.outside` is [`OutsideAnswer::Missed`].
+#[allow(clippy::too_many_arguments)]
+pub fn evaluate_triples_masked(
+    p: &Params<f32>,
+    triples: &[Triple],
+    n_base_rel: usize,
+    mode: InverseMode,
+    filter: &PairIndex,
+    batch_size: usize,
+    mask: &CandidateMask,
+) -> Metrics {
+    let packed = PackedEntities::new(&p.e, p.n_ent, p.d_e);
+    evaluate_with(
+        p,
+        triples,
+        n_base_rel,
+        mode,
+        filter,
+        batch_size,
+        packed.as_ref(),
+        Some(mask),
+    )
+}
+
+/// The exclusion bits of one query: its other known answers and, with a mask, the entities
+/// outside its candidates (never the answer itself).
+fn exclusion_bits(
+    bits: &mut [u32],
+    known: &[u32],
+    t: u32,
+    typed: Option<(&CandidateMask, u32, Direction)>,
+) {
+    bits.iter_mut().for_each(|w| *w = 0);
+    for &k in known.iter().filter(|&&k| k != t) {
+        bits[k as usize / 32] |= 1 << (k % 32);
+    }
+    if let Some((mask, r, dir)) = typed {
+        mask.exclude_outside(r, dir, bits);
+        bits[t as usize / 32] &= !(1 << (t % 32));
+    }
+}
+
 /// [`evaluate_triples`] through the fused scoring-and-counting kernel when `packed` is given,
-/// else through stored logits.
+/// else through stored logits; typed by `mask` when given.
+#[allow(clippy::too_many_arguments)]
 fn evaluate_with(
     p: &Params<f32>,
     triples: &[Triple],
@@ -162,6 +209,7 @@ fn evaluate_with(
     filter: &PairIndex,
     batch_size: usize,
     packed: Option<&PackedEntities>,
+    mask: Option<&CandidateMask>,
 ) -> Metrics {
     // (h, r_model, answer, base relation, direction)
     let queries: Vec<(u32, u32, u32, u32, Direction)> = triples
@@ -225,11 +273,9 @@ fn evaluate_with(
                 ids.par_iter()
                     .zip(excluded.par_chunks_mut(words))
                     .for_each(|(&i, bits)| {
-                        let (h, r, t, ..) = queries[i];
-                        bits.iter_mut().for_each(|w| *w = 0);
-                        for &k in filter.lookup(h, r).iter().filter(|&&k| k != t) {
-                            bits[k as usize / 32] |= 1 << (k % 32);
-                        }
+                        let (h, r, t, base, dir) = queries[i];
+                        let typed = mask.map(|m| (m, base, dir));
+                        exclusion_bits(bits, filter.lookup(h, r), t, typed);
                     });
                 counts.resize(ids.len(), (0, 0));
                 fused::count_greater_equal(packed, x2, &answers, &excluded, &mut counts);
@@ -245,13 +291,28 @@ fn evaluate_with(
                     .zip(batch_ranks.par_iter_mut())
                     .zip(ids.par_iter())
                     .for_each(|((row, rank), &i)| {
-                        let (h, r, t, ..) = queries[i];
-                        *rank = filtered_rank(row, t, filter.lookup(h, r));
+                        let (h, r, t, base, dir) = queries[i];
+                        *rank = match mask {
+                            None => filtered_rank(row, t, filter.lookup(h, r)),
+                            Some(m) => {
+                                let mut bits = vec![0u32; n.div_ceil(32)];
+                                exclusion_bits(
+                                    &mut bits,
+                                    filter.lookup(h, r),
+                                    t,
+                                    Some((m, base, dir)),
+                                );
+                                rank_excluding(row, t, &bits)
+                            }
+                        };
                     });
             }
-            ids.iter()
-                .zip(&batch_ranks)
-                .for_each(|(&i, &rank)| ranks[i] = rank);
+            ids.iter().zip(&batch_ranks).for_each(|(&i, &rank)| {
+                let (_, _, t, base, dir) = queries[i];
+                let missed = mask
+                    .is_some_and(|m| m.outside == OutsideAnswer::Missed && !m.allows(base, dir, t));
+                ranks[i] = if missed { n as f64 } else { rank };
+            });
         }
         start = end;
     }
@@ -337,8 +398,8 @@ mod tests {
         };
         let split = &triples[..150];
         // Chunks of 50 queries: several chunks, each several 12-query tiles and a partial one.
-        let fused = evaluate_with(&p, split, n_base, mode, &filter, 50, Some(&packed));
-        let stored = evaluate_with(&p, split, n_base, mode, &filter, 50, None);
+        let fused = evaluate_with(&p, split, n_base, mode, &filter, 50, Some(&packed), None);
+        let stored = evaluate_with(&p, split, n_base, mode, &filter, 50, None, None);
         assert_eq!(fused.overall.count, 300);
         assert!(
             (fused.overall.mrr - stored.overall.mrr).abs() < 1e-12
@@ -348,6 +409,106 @@ mod tests {
             stored.overall
         );
         assert_eq!(fused.per_relation, stored.per_relation);
+    }
+
+    /// Brute force: every query's logits, then rank among the allowed, unfiltered candidates.
+    #[test]
+    fn typed_ranks_match_brute_force() {
+        use crate::config::Config;
+        use crate::dataset::with_reverse;
+        let cfg = Config {
+            d_e: 16,
+            d_r: 4,
+            ..Config::default()
+        };
+        let (n, n_base) = (70u32, 3usize);
+        let p = Params::<f32>::init(&cfg, n as usize, 2 * n_base);
+        let mode = InverseMode::NewRelation;
+        let triples: Vec<Triple> = (0..120u32)
+            .map(|i| [(i * 7) % n, i % 3, (i * 11 + 3) % n])
+            .collect();
+        let filter = PairIndex::build(&with_reverse(&triples, n_base, mode));
+        let words = (n as usize).div_ceil(32);
+        // A pseudo-random mask: about two candidates in three allowed.
+        let mut bits = vec![0u32; 2 * n_base * words];
+        for row in 0..2 * n_base {
+            for e in 0..n as usize {
+                if (e * 31 + row * 17) % 3 != 0 {
+                    bits[row * words + e / 32] |= 1 << (e % 32);
+                }
+            }
+        }
+        let split = &triples[..40];
+        let cache = CoreCache::new(p.n_rel);
+        cache.prepare(&p, &(0..p.n_rel as u32).collect::<Vec<_>>());
+        for outside in [OutsideAnswer::Ranked, OutsideAnswer::Missed] {
+            let mask = CandidateMask::new(n as usize, n_base, bits.clone(), outside).unwrap();
+            let mut expected = Vec::new();
+            let mut labels = Vec::new();
+            for &[h, r, t] in split {
+                for (qh, qr, qt, dir) in [
+                    (h, r, t, Direction::Tail),
+                    (t, mode.reverse(r, n_base), h, Direction::Head),
+                ] {
+                    let mut row = vec![0f32; n as usize];
+                    logits_into(
+                        &p,
+                        &cache,
+                        &[(qh, qr)],
+                        &mut ScoreBuffers::default(),
+                        &mut row,
+                    );
+                    let s = row[qt as usize];
+                    let known = filter.lookup(qh, qr);
+                    let (mut gt, mut eq) = (0usize, 0usize);
+                    for e in 0..n {
+                        if e == qt || known.contains(&e) || !mask.allows(r, dir, e) {
+                            continue;
+                        }
+                        gt += (row[e as usize] > s) as usize;
+                        eq += (row[e as usize] == s) as usize;
+                    }
+                    let rank = 1.0 + gt as f64 + eq as f64 / 2.0;
+                    let missed = outside == OutsideAnswer::Missed && !mask.allows(r, dir, qt);
+                    expected.push(if missed { n as f64 } else { rank });
+                    labels.push((r, dir));
+                }
+            }
+            let want = summarize(&labels, &expected);
+            let stored = evaluate_with(&p, split, n_base, mode, &filter, 16, None, Some(&mask));
+            assert!(
+                (stored.overall.mrr - want.overall.mrr).abs() < 1e-9,
+                "{outside:?}"
+            );
+            assert!(
+                (stored.overall.mr - want.overall.mr).abs() < 1e-9,
+                "{outside:?}"
+            );
+            let untyped = evaluate_with(&p, split, n_base, mode, &filter, 16, None, None);
+            if outside == OutsideAnswer::Ranked {
+                // Fewer competitors: never a worse rank.
+                assert!(stored.overall.mr <= untyped.overall.mr);
+            }
+            if let Some(packed) = PackedEntities::new(&p.e, p.n_ent, p.d_e) {
+                let fused = evaluate_with(
+                    &p,
+                    split,
+                    n_base,
+                    mode,
+                    &filter,
+                    16,
+                    Some(&packed),
+                    Some(&mask),
+                );
+                assert!(
+                    (fused.overall.mrr - want.overall.mrr).abs() < 1e-9,
+                    "{outside:?}"
+                );
+                assert_eq!(fused.per_relation.len(), want.per_relation.len());
+            }
+        }
+        // A mask of the wrong size is refused.
+        assert!(CandidateMask::new(n as usize, n_base, vec![0; 3], OutsideAnswer::Ranked).is_err());
     }
 
     #[test]

@@ -48,6 +48,7 @@ pub mod params;
 pub mod kernels;
 pub mod linalg;
 
+pub mod candidate_mask;
 pub mod eval;
 pub mod evaluate;
 pub mod model;
@@ -73,12 +74,13 @@ pub mod weight_average;
 pub mod graph_sizing;
 pub mod presets;
 
+pub use candidate_mask::{CandidateMask, OutsideAnswer};
 pub use checkpoint::{Checkpoint, OptimizerState, TrainState};
 pub use config::{Activation, Config, InitScheme};
 pub use dataset::{Dataset, InverseMode, Triple};
 pub use error::{Error, Result};
 pub use eval::{Direction, Metrics, RankStats, RelationMetrics};
-pub use evaluate::{evaluate, filtered_ranks, RankedTail, Split};
+pub use evaluate::{evaluate, evaluate_typed, filtered_ranks, RankedTail, Split};
 pub use graph_sizing::GraphSize;
 pub use model::{Model, Prediction};
 pub use presets::{Overrides, PRESETS};

@@ -14,8 +14,10 @@ import {
   sampleQuestion,
   SAMPLE_QUERY,
   writeDemoGraph,
+  writeDemoLabels,
   writeDemoKey,
 } from '../../demo';
+import type { DemoPrediction } from '../../demo';
 import { ingestFile } from '../../ingest';
 import { runRetrainJob } from '../../jobs';
 import type { RetrainResult } from '../../jobs';
@@ -46,6 +48,8 @@ interface DemoSummary {
   candidateMrr: number | null;
   activeMrr: number | null;
   accepted: { head: string; relation: string; tail: string } | null;
+  /** The sample question's answers (typed: all of the relation's range). */
+  sample: DemoPrediction[];
   url: string;
 }
 
@@ -94,9 +98,14 @@ async function runDemo(
   const ingested = await ingestFile(db, { file, onProgress: (p) => progress.report(p) }).finally(
     () => progress.stop(),
   );
+  const labelled = await ingestFile(db, {
+    file: writeDemoLabels(path.join(config.stateDir, 'demo'), world),
+    labels: true,
+  });
   out.info(
     `1. Ingested ${ingested.triples} demo triples (${ingested.written} new, ${ingested.alreadyPresent} already there); ` +
-      `${world.heldOut.length} citizenships the graph implies are held out of it.`,
+      `${world.heldOut.length} citizenships the graph implies are held out of it; ` +
+      `${labelled.labelled} entities labelled (Person, City, Country, Company).`,
   );
 
   const store = new ModelStore(config.lifecycle.modelStore);
@@ -187,6 +196,7 @@ async function runDemo(
       candidateMrr: second.candidateMrr,
       activeMrr: second.activeMrr,
       accepted,
+      sample: answer.data?.missingLinks ?? [],
       url: server.url,
     };
     if (options.serve) {

@@ -1,9 +1,16 @@
 import path from 'node:path';
 import { Command } from 'commander';
 import { ErrorCode, KgcError } from '../../errors';
-import { classifyTriples, evaluate } from '../../model';
+import {
+  classifyTriples,
+  evaluate,
+  evaluateTyped,
+  readDatasetArrays,
+  type Metrics,
+} from '../../model';
 import type { CliOutput } from '../cli-output';
 import { integerOption, metricsLine } from './command-args';
+import { readLabelFile } from './label-file';
 
 interface EvaluateCliOptions {
   model: string;
@@ -11,6 +18,8 @@ interface EvaluateCliOptions {
   split: string;
   threads: number;
   perRelation?: boolean;
+  typed?: boolean;
+  labels?: string;
   json?: boolean;
   classify?: boolean;
 }
@@ -30,6 +39,14 @@ export function evaluateCommand(out: CliOutput): Command {
       0,
     )
     .option('--per-relation', 'also print metrics per relation and direction')
+    .option(
+      '--typed',
+      "rank only candidates in each relation's range (tail queries) / domain (head queries), learned from train.txt",
+    )
+    .option(
+      '--labels <file>',
+      'with --typed: entity labels (id<TAB>Label[;Label…]) to learn types from',
+    )
     .option('--json', 'print the metrics as JSON on the last line')
     .option(
       '--classify',
@@ -63,15 +80,36 @@ export function evaluateCommand(out: CliOutput): Command {
         );
       }
       const started = Date.now();
-      const metrics = await evaluate(
-        path.resolve(options.model),
-        { dir: path.resolve(options.dataset) },
-        options.split,
-        options.threads,
-      );
+      if (options.labels && !options.typed) {
+        throw new KgcError(ErrorCode.BAD_USER_INPUT, '--labels needs --typed.');
+      }
+      let typedNote = '';
+      let metrics: Metrics;
+      if (options.typed) {
+        const typed = await evaluateTyped(
+          path.resolve(options.model),
+          readDatasetArrays(path.resolve(options.dataset)),
+          options.split,
+          {
+            threads: options.threads,
+            labels: options.labels ? readLabelFile(options.labels) : undefined,
+          },
+        );
+        metrics = typed.metrics;
+        typedNote =
+          `, typed: ${(typed.answersInRange * 100).toFixed(1)}% of true answers in their range, ` +
+          `ranges hold ${(typed.meanRangeShare * 100).toFixed(1)}% of the entities on average`;
+      } else {
+        metrics = await evaluate(
+          path.resolve(options.model),
+          { dir: path.resolve(options.dataset) },
+          options.split,
+          options.threads,
+        );
+      }
       const seconds = (Date.now() - started) / 1000;
       out.info(
-        `${options.split}: ${metricsLine(metrics.overall)} (${metrics.overall.count} queries, ${seconds.toFixed(2)} s)`,
+        `${options.split}: ${metricsLine(metrics.overall)} (${metrics.overall.count} queries, ${seconds.toFixed(2)} s${typedNote})`,
       );
       if (options.perRelation) {
         for (const r of metrics.perRelation)
@@ -82,6 +120,7 @@ export function evaluateCommand(out: CliOutput): Command {
           JSON.stringify({
             ...metrics.overall,
             split: options.split,
+            typed: options.typed === true,
             seconds,
             perRelation: metrics.perRelation,
           }),

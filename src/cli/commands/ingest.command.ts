@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { loadConfig } from '../../config';
+import { ErrorCode, KgcError } from '../../errors';
 import {
   DEFAULT_BATCH_SIZE,
   DEFAULT_CSV_COLUMNS,
@@ -15,6 +16,7 @@ import { integerOption } from './command-args';
 
 interface IngestCliOptions {
   format?: IngestFormat;
+  labels?: string;
   skipInvalid?: boolean;
   rejects?: string;
   batchSize: number;
@@ -29,7 +31,11 @@ export function ingestCommand(out: CliOutput): Command {
     .description(
       'Load triples (TSV, CSV with a header, N-Triples; gzip accepted) into Neo4j, idempotently',
     )
-    .argument('<path>', 'the triple file')
+    .argument('[path]', 'the triple file')
+    .option(
+      '--labels <file>',
+      'a label file (id<TAB>Label[;Label…]): adds Neo4j labels to entities (after the triples, when both are given)',
+    )
     .option(
       '--format <format>',
       'tsv | csv | nt (default: from the extension, else tsv)',
@@ -50,28 +56,41 @@ export function ingestCommand(out: CliOutput): Command {
     .option('--relation-column <name>', 'CSV: the relation column', DEFAULT_CSV_COLUMNS.relation)
     .option('--tail-column <name>', 'CSV: the tail column', DEFAULT_CSV_COLUMNS.tail)
     .option('--json', 'print the summary as JSON')
-    .action(async (file: string, options: IngestCliOptions) => {
+    .action(async (file: string | undefined, options: IngestCliOptions) => {
+      if (file === undefined && options.labels === undefined) {
+        throw new KgcError(
+          ErrorCode.BAD_USER_INPUT,
+          'Give a triple file, --labels <file>, or both.',
+        );
+      }
       const db = await openMigratedDatabase(loadConfig(), (line) =>
         process.stderr.write(`${line}\n`),
       );
       // Progress goes to stderr so stdout holds only the summary (`--json` stays parseable).
       const progress = ingestProgress();
       try {
-        const summary = await ingestFile(db, {
-          file,
-          format: options.format,
-          columns: {
-            head: options.headColumn,
-            relation: options.relationColumn,
-            tail: options.tailColumn,
-          },
-          skipInvalid: options.skipInvalid,
-          rejectPath: options.rejects,
-          batchSize: options.batchSize,
-          onProgress: (p) => progress.report(p),
-        });
-        progress.stop();
-        out.info(options.json ? JSON.stringify(summary) : describe(summary));
+        const runs = [
+          ...(file !== undefined ? [{ file, labels: false }] : []),
+          ...(options.labels !== undefined ? [{ file: options.labels, labels: true }] : []),
+        ];
+        for (const run of runs) {
+          const summary = await ingestFile(db, {
+            file: run.file,
+            labels: run.labels,
+            format: options.format,
+            columns: {
+              head: options.headColumn,
+              relation: options.relationColumn,
+              tail: options.tailColumn,
+            },
+            skipInvalid: options.skipInvalid,
+            rejectPath: run.labels ? undefined : options.rejects,
+            batchSize: options.batchSize,
+            onProgress: (p) => progress.report(p),
+          });
+          progress.stop();
+          out.info(options.json ? JSON.stringify(summary) : describe(summary));
+        }
       } finally {
         progress.stop();
         await db.close();
@@ -93,6 +112,7 @@ function describe(s: IngestSummary): string {
   if (s.confirmed > 0)
     lines.push(`  accepted predictions now facts ${s.confirmed} (a revert refuses them)`);
   if (s.properties > 0) lines.push(`  entity properties set ${s.properties}`);
+  if (s.labelled > 0) lines.push(`  entities labelled ${s.labelled}`);
   if (s.rejectFile) lines.push(`  bad lines and reasons: ${s.rejectFile}`);
   return lines.join('\n');
 }

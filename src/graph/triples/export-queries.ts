@@ -26,3 +26,10 @@ WITH h, [(h)-[r]->(t:Entity)${where}
 WHERE size(out) > 0
 RETURN h.id AS h, out`;
 }
+
+/** Every labelled entity with its labels other than `Entity`; parameterised, streamed. */
+export const STREAM_ENTITY_LABELS = `
+MATCH (e:Entity)
+WITH e, [l IN labels(e) WHERE l <> $entity] AS labels
+WHERE size(labels) > 0
+RETURN e.id AS id, labels`;

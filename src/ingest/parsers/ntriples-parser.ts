@@ -1,4 +1,5 @@
 import type { LineParser, ParsedLine } from '../parsed-line';
+import { labelProblem } from '../../graph';
 import { checkedEdge, idProblem } from '../validate-id';
 
 type Term = { kind: 'iri' | 'blank' | 'literal'; value: string; end: number };
@@ -57,12 +58,37 @@ export class NTriplesParser implements LineParser {
           value: object.value,
         };
       }
+      if (predicate.value === RDF_TYPE) return typeLabel(subject.value, object);
       return checkedEdge(subject.value, predicate.value, object.value);
     } catch (error) {
       if (error instanceof NtSyntaxError) return { kind: 'invalid', reason: error.message };
       throw error;
     }
   }
+}
+
+const RDF_TYPE = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type';
+
+/**
+ * `rdf:type` makes a label of the subject, not an edge: the class IRI's local name (after its
+ * last `#`, else its last `/`, else its last `:`), or the whole IRI when that is empty
+ * (`<http://schema.org/Person>` is `Person`). docs/ingest.md states the rule.
+ */
+export function labelFromIri(iri: string): string {
+  const cut = Math.max(iri.lastIndexOf('#'), iri.lastIndexOf('/'));
+  const local = cut >= 0 ? iri.slice(cut + 1) : iri.slice(iri.lastIndexOf(':') + 1);
+  return local.length > 0 ? local : iri;
+}
+
+function typeLabel(subject: string, object: Term): ParsedLine {
+  if (object.kind !== 'iri') {
+    return { kind: 'invalid', reason: 'the object of rdf:type must be a class IRI' };
+  }
+  const label = labelFromIri(object.value);
+  const problem = idProblem('subject id', subject) ?? labelProblem('rdf:type label', label);
+  return problem
+    ? { kind: 'invalid', reason: problem }
+    : { kind: 'labels', entity: subject, labels: [label] };
 }
 
 function skipSpace(line: string, i: number): number {

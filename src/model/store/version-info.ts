@@ -80,6 +80,8 @@ export const TENSORS_FILE = 'model.safetensors';
 
 /** Optional: the calibrators and their reliability diagram (absent: the sigmoid serves). */
 export { CALIBRATION_FILE, RELIABILITY_FILE } from '../calibration/calibration-file';
+/** Optional: the relations' domains and ranges (src/model/types); absent in older versions. */
+export { TYPES_FILE } from '../types/types-file';
 
 export const REQUIRED_FILES = [
   MANIFEST_FILE,
