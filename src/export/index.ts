@@ -14,4 +14,3 @@ export {
 } from './triple-keys';
 export { exportToFiles } from './export-files';
 export type { ExportProgress } from './export-progress';
-export { LABELS_FILE, writeLabelFile } from './label-file';

@@ -31,10 +31,5 @@ export { edgesPresent } from './triples/edges-present';
 export { rejectionsOf } from './predictions/rejections';
 export { reasonPathsBatch } from './predictions/reason-paths';
 export type { ReasonPairAnswer, ReasonPairQuery } from './predictions/reason-paths';
-export {
-  labelProblem,
-  RESERVED_LABELS,
-  streamEntityLabels,
-  writeEntityLabels,
-} from './entities/entity-labels';
+export { labelProblem, streamEntityLabels, writeEntityLabels } from './entities/entity-labels';
 export type { LabelRow } from './entities/entity-labels';

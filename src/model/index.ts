@@ -30,20 +30,12 @@ export type { CurvePoint, TuningInfo, VersionInfo } from './store/version-info';
 export { renderTrainingCurve } from './store/training-curve';
 export { versionsToPrune } from './store/retention';
 export {
-  CALIBRATION_FILE,
   calibrateDatasetModel,
   calibrateModelDir,
   classifyTriples,
   readCalibrationFile,
-  RELIABILITY_FILE,
 } from './calibration';
-export type {
-  CalibrationData,
-  CalibrationFile,
-  CalibrationSummary,
-  ClassificationReport,
-  DatasetCalibration,
-} from './calibration';
+export type { CalibrationSummary } from './calibration';
 export { mineVersionRules, readRules } from './rules';
 export type { Rule } from './rules';
 export {
@@ -55,13 +47,6 @@ export {
   learnTypes,
   readTypesFile,
   ServingTypes,
-  TYPES_FILE,
   writeTypesFile,
 } from './types';
-export type {
-  StructureSettings,
-  TypedEvaluation,
-  TypedEvaluationOptions,
-  TypesFile,
-  TypesInput,
-} from './types';
+export type { StructureSettings, TypesInput } from './types';

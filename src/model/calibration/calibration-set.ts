@@ -1,9 +1,5 @@
 import { seededRandom } from '../../seeded-random';
 
-/** Where a calibration example came from. */
-export const SOURCES = ['positive', 'rejected', 'range', 'uniform'] as const;
-export type SampleSource = (typeof SOURCES)[number];
-
 /** How many examples of each kind a set holds (both directions together). */
 export interface NegativeMix {
   positives: number;

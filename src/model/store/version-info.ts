@@ -76,12 +76,12 @@ export const TRAINED_KEYS_FILE = 'trained.keys';
 /** Written by the engine: vocabularies, config, checksum; and the weights. */
 export const MANIFEST_FILE = 'manifest.json';
 export const TENSORS_FILE = 'model.safetensors';
-/* Optional serving files (older versions lack them): rules.json, the mined path rules (model/rules). */
-
-/** Optional: the calibrators and their reliability diagram (absent: the sigmoid serves). */
-export { CALIBRATION_FILE, RELIABILITY_FILE } from '../calibration/calibration-file';
-/** Optional: the relations' domains and ranges (src/model/types); absent in older versions. */
-export { TYPES_FILE } from '../types/types-file';
+/*
+ * Optional serving files (older versions lack them, and still serve): calibration.json and
+ * reliability.svg, the calibrators (model/calibration; absent: the sigmoid); types.json, the
+ * relations' domains and ranges (model/types; absent: nothing filtered); rules.json, the mined
+ * path rules (model/rules; absent: reasons from similar entities only).
+ */
 
 export const REQUIRED_FILES = [
   MANIFEST_FILE,
