@@ -23,4 +23,10 @@ export { createLoaders } from './loaders';
 export type { Caller, RequestContext } from './request-context';
 export type { ApiMetrics } from './api-metrics';
 export { MissingLinksBatcher } from './missing-links-batcher';
-export { FIELD_COSTS, REDUCE_COST_HINT, SCORING_COST, CONNECTED_COST } from './query-cost';
+export {
+  FIELD_COSTS,
+  REASONS_ROW_COST,
+  REDUCE_COST_HINT,
+  SCORING_COST,
+  CONNECTED_COST,
+} from './query-cost';

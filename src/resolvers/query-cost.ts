@@ -10,10 +10,30 @@ export const SCORING_COST = 50;
 /** excludeConnected reads every neighbour of the entity: a hub's read grows with its degree. */
 export const CONNECTED_COST = 1000;
 
+/**
+ * Each answer row that asks for its reasons: the graph read walks the rules' paths from its head
+ * to its tail (bounded per pair, but a Neo4j read per pair all the same).
+ */
+export const REASONS_ROW_COST = 20;
+
+/** What the selection under a costly field asks for, where that changes the cost. */
+export interface SelectionAsks {
+  /** Prediction.reasons is selected somewhere under the field. */
+  reasons?: boolean;
+}
+
 /** One missingLinks query with its defaults applied (GraphQL coerces them before this runs). */
-export function missingLinksCost(args: { k?: unknown; excludeConnected?: unknown }): number {
+export function missingLinksCost(
+  args: { k?: unknown; excludeConnected?: unknown },
+  asks: SelectionAsks = {},
+): number {
   const k = typeof args.k === 'number' && args.k > 0 ? args.k : 0;
-  return k + SCORING_COST + (args.excludeConnected === true ? CONNECTED_COST : 0);
+  return (
+    k +
+    SCORING_COST +
+    (args.excludeConnected === true ? CONNECTED_COST : 0) +
+    (asks.reasons === true ? k * REASONS_ROW_COST : 0)
+  );
 }
 
 /**
@@ -24,12 +44,14 @@ export function missingLinksCost(args: { k?: unknown; excludeConnected?: unknown
 export const EDGE_COST = 20;
 
 /** The cost of each costly root field from its coerced arguments; other fields cost nothing. */
-export const FIELD_COSTS: Readonly<Record<string, (args: Record<string, unknown>) => number>> = {
+export const FIELD_COSTS: Readonly<
+  Record<string, (args: Record<string, unknown>, asks: SelectionAsks) => number>
+> = {
   missingLinks: missingLinksCost,
-  missingLinksBatch: (args) =>
+  missingLinksBatch: (args, asks) =>
     Array.isArray(args.queries)
       ? args.queries.reduce<number>(
-          (sum, query) => sum + missingLinksCost((query ?? {}) as Record<string, unknown>),
+          (sum, query) => sum + missingLinksCost((query ?? {}) as Record<string, unknown>, asks),
           0,
         )
       : 0,
@@ -40,4 +62,4 @@ export const FIELD_COSTS: Readonly<Record<string, (args: Record<string, unknown>
 
 /** How to bring a refused request under the limit (part of QUERY_TOO_COSTLY's message). */
 export const REDUCE_COST_HINT =
-  'lower k, send fewer queries, edges or aliases per request (split the batch across requests), or drop excludeConnected';
+  'lower k, send fewer queries, edges or aliases per request (split the batch across requests), or drop excludeConnected or reasons';

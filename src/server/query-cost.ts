@@ -13,7 +13,13 @@ import {
   SelectionSetNode,
 } from 'graphql';
 import { ErrorCode } from '../errors';
-import { CONNECTED_COST, FIELD_COSTS, REDUCE_COST_HINT, SCORING_COST } from '../resolvers';
+import {
+  CONNECTED_COST,
+  FIELD_COSTS,
+  REASONS_ROW_COST,
+  REDUCE_COST_HINT,
+  SCORING_COST,
+} from '../resolvers';
 
 /** Root fields of a selection set, through fragment spreads and inline fragments. */
 function rootFields(
@@ -36,6 +42,28 @@ function rootFields(
     }
   }
   return fields;
+}
+
+/** Whether `name` is selected anywhere under `selectionSet`, through fragments. */
+function selects(
+  selectionSet: SelectionSetNode | undefined,
+  name: string,
+  fragments: Map<string, FragmentDefinitionNode>,
+  seen = new Set<string>(),
+): boolean {
+  for (const selection of selectionSet?.selections ?? []) {
+    if (selection.kind === Kind.FIELD) {
+      if (selection.name.value === name || selects(selection.selectionSet, name, fragments, seen))
+        return true;
+    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+      if (selects(selection.selectionSet, name, fragments, seen)) return true;
+    } else if (!seen.has(selection.name.value)) {
+      seen.add(selection.name.value);
+      if (selects(fragments.get(selection.name.value)?.selectionSet, name, fragments, seen))
+        return true;
+    }
+  }
+  return false;
 }
 
 /**
@@ -66,7 +94,8 @@ export function operationCost(
     const def = defs[field.name.value];
     if (!costOf || !def) continue;
     try {
-      cost += costOf(getArgumentValues(def, field, coerced.coerced));
+      const asks = { reasons: selects(field.selectionSet, 'reasons', fragments) };
+      cost += costOf(getArgumentValues(def, field, coerced.coerced), asks);
     } catch {
       // Bad arguments: execution answers this field with its error and does no work.
     }
@@ -84,7 +113,8 @@ export function queryCostPlugin(maxCost: number): ApolloServerPlugin {
           if (cost <= maxCost) return;
           throw new GraphQLError(
             `This request costs ${cost} units, over the limit of ${maxCost} (KGC_MAX_QUERY_COST; ` +
-              `a missingLinks query costs k + ${SCORING_COST}, plus ${CONNECTED_COST} with excludeConnected, summed over ` +
+              `a missingLinks query costs k + ${SCORING_COST}, plus ${CONNECTED_COST} with excludeConnected and ` +
+              `${REASONS_ROW_COST} per answer with reasons, summed over ` +
               `aliases and batch queries): ${REDUCE_COST_HINT}.`,
             { extensions: { code: ErrorCode.QUERY_TOO_COSTLY, http: { status: 400 } } },
           );

@@ -145,6 +145,27 @@ describe('one request has a bounded cost', () => {
     expect(one.data!.missingLinks).toHaveLength(1000);
   });
 
+  it('counts reasons per answer row, through fragments, before any read', async () => {
+    // 64 queries at k 10 with reasons: 64 x (60 + 10 x 20) = 16,640, under 20,000.
+    const withReasons = `query($q: [MissingLinksInput!]!) {
+      missingLinksBatch(queries: $q) { ...P }
+    }
+    fragment P on Prediction { logit reasons { kind } }`;
+    const ok = await gql<{ missingLinksBatch: unknown[][] }>(server.url, withReasons, {
+      q: queries(64, 10).map(({ entity, relation }) => ({ entity, relation })),
+    });
+    expect(ok.errors).toBeUndefined();
+    expect(ok.data!.missingLinksBatch).toHaveLength(64);
+    const before = await scoringCalls(base);
+    // The 256 queries that pass without reasons (15,360) cost 66,560 with them: refused.
+    const refused = await gql(server.url, withReasons, {
+      q: queries(256, 10).map(({ entity, relation }) => ({ entity, relation })),
+    });
+    expect(refused.errors![0]!.extensions.code).toBe('QUERY_TOO_COSTLY');
+    expect(refused.errors![0]!.message).toContain('costs 66560 units');
+    expect(await scoringCalls(base)).toBe(before);
+  });
+
   it('keeps /healthz fast while heavy batches saturate the scorer', async () => {
     const heavy = { q: queries(256, 1) };
     const latencies: number[] = [];

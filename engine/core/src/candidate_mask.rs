@@ -1,7 +1,7 @@
 //! Typed evaluation: the candidates each (relation, direction) may rank, as bits.
 
+use crate::dataset::Direction;
 use crate::error::{Error, Result};
-use crate::eval::Direction;
 
 /// What a typed evaluation does with a true answer outside its query's candidates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

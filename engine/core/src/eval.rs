@@ -8,6 +8,7 @@
 //! expected rank of a random order rather than rank 1. A NaN score ranks last.
 
 use crate::candidate_mask::{rank_excluding, CandidateMask, OutsideAnswer};
+pub use crate::dataset::Direction;
 use crate::dataset::{InverseMode, PairIndex, Triple};
 use crate::kernels::rank_count::count_greater_equal;
 use crate::kernels::ranking_product_avx512::{self as fused, PackedEntities};
@@ -60,14 +61,6 @@ impl Acc {
             hits10: self.h10 as f64 / n,
         }
     }
-}
-
-/// Whether a query asks for the tail of `(h, r, ?)` or, via the reverse relation, the head.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Direction {
-    Tail,
-    Head,
 }
 
 /// Metrics of one base relation in one direction.

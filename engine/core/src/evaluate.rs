@@ -3,7 +3,7 @@
 //! [`crate::eval`]).
 
 use crate::candidate_mask::CandidateMask;
-use crate::dataset::Dataset;
+use crate::dataset::{Dataset, Triple};
 use crate::error::{Error, Result};
 use crate::eval::{evaluate_triples, evaluate_triples_masked, filtered_rank, Metrics};
 use crate::model::Model;
@@ -22,13 +22,9 @@ pub fn evaluate_in_pool(model: &Model, dataset: &Dataset, split: Split) -> Resul
     dataset.validate()?;
     model.check_vocabulary(dataset)?;
     let filter = dataset.filter_index(model.config.inverse_mode);
-    let triples = match split {
-        Split::Valid => &dataset.valid,
-        Split::Test => &dataset.test,
-    };
     Ok(evaluate_triples(
         &model.params,
-        triples,
+        split_triples(dataset, split),
         dataset.n_relations(),
         model.config.inverse_mode,
         &filter,
@@ -36,14 +32,25 @@ pub fn evaluate_in_pool(model: &Model, dataset: &Dataset, split: Split) -> Resul
     ))
 }
 
-/// Filtered metrics of `model` on `split` of `dataset`, on `threads` threads (0 = all cores).
-pub fn evaluate(model: &Model, dataset: &Dataset, split: Split, threads: usize) -> Result<Metrics> {
-    let pool = rayon::ThreadPoolBuilder::new()
+fn split_triples(dataset: &Dataset, split: Split) -> &[Triple] {
+    match split {
+        Split::Valid => &dataset.valid,
+        Split::Test => &dataset.test,
+    }
+}
+
+/// The evaluation's own pool of `threads` threads (0 = all cores).
+fn eval_pool(threads: usize) -> Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(|i| format!("neptune-eval-{i}"))
         .build()
-        .map_err(|e| Error::ThreadPool(e.to_string()))?;
-    pool.install(|| evaluate_in_pool(model, dataset, split))
+        .map_err(|e| Error::ThreadPool(e.to_string()))
+}
+
+/// Filtered metrics of `model` on `split` of `dataset`, on `threads` threads (0 = all cores).
+pub fn evaluate(model: &Model, dataset: &Dataset, split: Split, threads: usize) -> Result<Metrics> {
+    eval_pool(threads)?.install(|| evaluate_in_pool(model, dataset, split))
 }
 
 /// A given tail's filtered rank and its logit (the score it was ranked by).
@@ -134,20 +141,11 @@ pub fn evaluate_typed(
             dataset.n_relations()
         )));
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .thread_name(|i| format!("neptune-eval-{i}"))
-        .build()
-        .map_err(|e| Error::ThreadPool(e.to_string()))?;
     let filter = dataset.filter_index(model.config.inverse_mode);
-    let triples = match split {
-        Split::Valid => &dataset.valid,
-        Split::Test => &dataset.test,
-    };
-    Ok(pool.install(|| {
+    Ok(eval_pool(threads)?.install(|| {
         evaluate_triples_masked(
             &model.params,
-            triples,
+            split_triples(dataset, split),
             dataset.n_relations(),
             model.config.inverse_mode,
             &filter,

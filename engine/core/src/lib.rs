@@ -32,7 +32,8 @@
 //   0 numbers:     error, real, rng
 //   1 data:        dataset, config, params             (triples, settings, tensors)
 //   2 kernels:     kernels, linalg
-//   3 model:       scoring, eval, model, evaluate      (eval-mode forward, ranking, serving)
+//   3 model:       candidate_mask, scoring, eval, model, evaluate (eval-mode forward, ranking,
+//                  serving)
 //   4 persistence: checkpoint
 //   5 training:    adam, net, early_stopping, lr_schedule, step_engine, train, weight_average
 //                  (only with the `training` feature)

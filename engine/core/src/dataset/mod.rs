@@ -14,6 +14,14 @@ use std::path::Path;
 /// One fact `(head, relation, tail)` as ids.
 pub type Triple = [u32; 3];
 
+/// Whether a query asks for the tail of `(h, r, ?)` or, via the reverse relation, the head.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    Tail,
+    Head,
+}
+
 /// How reversed triples `(t, r⁻¹, h)` are added.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
