@@ -2,6 +2,7 @@ import { reasonPathsBatch } from '../graph';
 import type { Database, ReasonPairAnswer, ReasonPairQuery } from '../graph';
 import type { Rule, ServingModel } from '../model';
 import type { Prediction, PredictionQuery } from '../schema/prediction.type';
+import { ConcurrencyGate } from './concurrency-gate';
 import { Reason, ReasonKind, ReasonRule } from '../schema/reason.type';
 
 /** Reasons per prediction. */
@@ -157,6 +158,15 @@ function similarReasons(items: Asked[], answers: ReasonPairAnswer[]): Map<number
 }
 
 /**
+ * Reasons reads running at once, per process. A reasons read walks paths through hubs and holds
+ * its connection far longer than a known-edges read: without a cap, a burst of them takes every
+ * connection of the driver's pool and the other requests' reads time out waiting for one
+ * (bench/api/RESULTS.md, issue 38). Requests beyond it wait for their turn.
+ */
+const REASONS_READS_AT_ONCE = 8;
+const reasonsReads = new ConcurrencyGate(REASONS_READS_AT_ONCE);
+
+/**
  * The reasons of many predictions (all those of one request) with one graph read: rule paths
  * between each prediction's head and tail, else the nearest known edges of its relation.
  */
@@ -166,9 +176,11 @@ export async function reasonsBatch(
 ): Promise<Reason[][]> {
   const items: (Asked | undefined)[] = predictions.map(asked);
   const present = items.filter((item): item is Asked => item !== undefined);
-  const answers = await reasonPathsBatch(
-    db,
-    present.map((item) => item.pair),
+  const answers = await reasonsReads.run(() =>
+    reasonPathsBatch(
+      db,
+      present.map((item) => item.pair),
+    ),
   );
   const similar = similarReasons(present, answers);
   const reasons = new Map<Asked, Reason[]>();
