@@ -75,20 +75,29 @@ export function expectedCalibrationError(
   );
 }
 
-export function brierScore(
+/** The weighted mean of `loss(probability, label)` over the examples (0 for none). */
+function weightedMeanLoss(
   probabilities: ArrayLike<number>,
   labels: ArrayLike<number>,
-  weights?: ArrayLike<number>,
+  weights: ArrayLike<number> | undefined,
+  loss: (p: number, y: number) => number,
 ): number {
   let sum = 0;
   let total = 0;
   for (let i = 0; i < probabilities.length; i++) {
     const w = weightOf(weights, i);
-    const d = (probabilities[i] as number) - (labels[i] as number);
-    sum += w * d * d;
+    sum += w * loss(probabilities[i] as number, labels[i] as number);
     total += w;
   }
   return total > 0 ? sum / total : 0;
+}
+
+export function brierScore(
+  probabilities: ArrayLike<number>,
+  labels: ArrayLike<number>,
+  weights?: ArrayLike<number>,
+): number {
+  return weightedMeanLoss(probabilities, labels, weights, (p, y) => (p - y) * (p - y));
 }
 
 export function logLoss(
@@ -96,15 +105,10 @@ export function logLoss(
   labels: ArrayLike<number>,
   weights?: ArrayLike<number>,
 ): number {
-  let sum = 0;
-  let total = 0;
-  for (let i = 0; i < probabilities.length; i++) {
-    const w = weightOf(weights, i);
-    const p = Math.min(Math.max(probabilities[i] as number, 1e-15), 1 - 1e-15);
-    sum += -w * ((labels[i] as number) ? Math.log(p) : Math.log(1 - p));
-    total += w;
-  }
-  return total > 0 ? sum / total : 0;
+  return weightedMeanLoss(probabilities, labels, weights, (p, y) => {
+    const clipped = Math.min(Math.max(p, 1e-15), 1 - 1e-15);
+    return y ? -Math.log(clipped) : -Math.log(1 - clipped);
+  });
 }
 
 export function calibrationMetrics(
