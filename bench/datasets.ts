@@ -2,13 +2,24 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /** The public benchmark splits the benchmarks know by name. */
-export const DATASET_NAMES = ['FB15k-237', 'WN18RR', 'Kinship', 'UMLS', 'Nations'] as const;
+export const DATASET_NAMES = [
+  'FB15k-237',
+  'WN18RR',
+  'Kinship',
+  'UMLS',
+  'Nations',
+  'NELL-995',
+  'WN11',
+  'FB13',
+] as const;
 
 const WHERE_TO_GET_THEM =
   'Pass --data <dir> or set KGC_DATASETS to a folder holding FB15k-237/, WN18RR/, Kinship/, ' +
-  'UMLS/ and Nations/, each with train.txt, valid.txt and test.txt: the public splits, as ' +
-  'published with ConvE (https://github.com/TimDettmers/ConvE, data.tar.gz) or TuckER ' +
-  '(https://github.com/ibalazevic/TuckER, data/).';
+  'UMLS/ and Nations/ (and NELL-995/, WN11/, FB13/ for the family by source), each with ' +
+  'train.txt, valid.txt and test.txt: the public splits, as published with ConvE ' +
+  '(https://github.com/TimDettmers/ConvE, data.tar.gz) or TuckER ' +
+  '(https://github.com/ibalazevic/TuckER, data/), and OpenKE (benchmarks/, ids mapped to the names in its entity2id.txt and ' +
+  'relation2id.txt) for the last three.';
 
 /** `--data <dir>` taken out of a program's arguments; the rest keeps its order. */
 export function takeDataOption(argv: string[]): { data: string | undefined; rest: string[] } {
