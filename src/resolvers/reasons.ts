@@ -34,7 +34,9 @@ async function reasonsFromGraph(db: Database, items: readonly Asked[]): Promise<
   return items.map((item, i) => {
     const paths = pathReasons(item, answers[i] as ReasonPairAnswer);
     if (paths.length > 0) return paths;
-    return (ranked.get(i) ?? []).slice(0, MAX_REASONS).map((similar) => similarReason(item, similar));
+    return (ranked.get(i) ?? [])
+      .slice(0, MAX_REASONS)
+      .map((similar) => similarReason(item, similar));
   });
 }
 

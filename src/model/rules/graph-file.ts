@@ -115,7 +115,8 @@ export async function readGraphFile(
   bytes.set(read.subarray(HEADER_BYTES));
   const column = (i: number) => new Int32Array(bytes.buffer, i * count * 4, count);
   const edges = { heads: column(0), relations: column(1), tails: column(2) };
-  const inRange = (id: number | undefined, size: number) => id !== undefined && id >= 0 && id < size;
+  const inRange = (id: number | undefined, size: number) =>
+    id !== undefined && id >= 0 && id < size;
   for (let i = 0; i < count; i++) {
     if (
       !inRange(edges.heads[i], entities) ||

@@ -53,7 +53,7 @@ describe('reasonEdgesPresent: the reasons confirmation read', () => {
         edge('a', 'links', 'nobody'),
         edge('hub', 'links', 'leaf7'),
         edge('a', 'links', 'b'),
-        { head: id('a'), relation: "x`]->() DETACH DELETE (n) //", tail: id('b') },
+        { head: id('a'), relation: 'x`]->() DETACH DELETE (n) //', tail: id('b') },
       ]),
     ).toEqual([true, false, false, false, true, true, false]);
     expect(await reasonEdgesPresent(db, [])).toEqual([]);

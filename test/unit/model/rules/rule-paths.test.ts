@@ -20,8 +20,8 @@ async function indexOf(nodes: number, relations: number, triples: Triple[]): Pro
 /** Whether a walks to b by step (2r: edge (a, r, b); 2r + 1: edge (b, r, a)). */
 function joined(triples: Triple[], a: number, step: number, b: number): boolean {
   const r = step >> 1;
-  return triples.some(([h, rel, t]) =>
-    rel === r && (step & 1 ? h === b && t === a : h === a && t === b),
+  return triples.some(
+    ([h, rel, t]) => rel === r && (step & 1 ? h === b && t === a : h === a && t === b),
   );
 }
 
@@ -150,10 +150,11 @@ describe('rulePaths', () => {
     for (let extra = 14; extra < 20; extra++) triples.push([0, 0, extra]);
     const wide = await indexOf(20, 3, triples);
     expect(rulePaths(wide, 0, 1, steps, bounded)).toEqual([[0, 2, 3, 1]]);
-    expect(rulePaths(wide, 0, 1, steps, ALL).map((p) => p.join()).sort()).toEqual([
-      '0,2,3,1',
-      '0,4,5,1',
-    ]);
+    expect(
+      rulePaths(wide, 0, 1, steps, ALL)
+        .map((p) => p.join())
+        .sort(),
+    ).toEqual(['0,2,3,1', '0,4,5,1']);
     // A hub at the second middle node (5, next to y) is skipped too.
     const hubNextToY: Triple[] = triples.slice(0, 6);
     for (let leaf = 6; leaf < 14; leaf++) hubNextToY.push([leaf, 0, 5]);
