@@ -9,10 +9,11 @@ import { reasonsInMemory } from './reasons-in-memory';
 import { rankSimilar, similarReason } from './similar-reasons';
 
 /**
- * Reasons reads running at once, per process. A reasons read walks paths through hubs and holds
- * its connection far longer than a known-edges read: without a cap, a burst of them takes every
- * connection of the driver's pool and the other requests' reads time out waiting for one
- * (bench/api/RESULTS.md, issue 38). Requests beyond it wait for their turn.
+ * Reasons reads running at once, per process. A read that walks paths in Neo4j (models without
+ * graph.bin) goes through hubs and holds its connection far longer than a known-edges read:
+ * without a cap, a burst of them takes every connection of the driver's pool and the other
+ * requests' reads time out waiting for one (bench/api/RESULTS.md, issue 38). The confirmation
+ * read of in-memory reasons is cheap but shares the cap. Requests beyond it wait their turn.
  */
 const REASONS_READS_AT_ONCE = 8;
 const reasonsReads = new ConcurrencyGate(REASONS_READS_AT_ONCE);
