@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { graphSize, resolveTrainingConfig, train } from '../../src/model';
-import { mineRules, writeRules } from '../../src/model/rules';
+import { mineRules, writeRules, writeVersionGraph } from '../../src/model/rules';
 import { trainGraph } from '../trust/dataset-arrays';
 import { describeMachine } from '../ingest/machine';
 import { parseBenchArgs } from './harness/cli-args';
@@ -58,10 +58,13 @@ async function main(): Promise<void> {
     const modelDir = path.join(work, 'model');
     const trained = await train(dataset, config, { outDir: modelDir, signal: stopper.signal });
     log(`trained ${trained.epochsRun} epoch(s), ${trained.epochSeconds.toFixed(1)} s/epoch`);
-    // The version's rules, as the retrain job mines them (from the graph it trained on).
-    const rules = await mineRules(trainGraph(args.dataset));
+    // The version's rules and graph file, as the retrain job writes them (from the graph it
+    // trained on): reasons are searched in memory and confirmed in Neo4j.
+    const mined = trainGraph(args.dataset);
+    const rules = await mineRules(mined);
     writeRules(modelDir, rules);
     log(`mined ${Object.values(rules.rules).flat().length} rules in ${rules.seconds.toFixed(1)} s`);
+    log(await writeVersionGraph(mined, modelDir));
     stopper.check();
     server = await startApiProcess({
       args: ['--model', modelDir],
@@ -235,7 +238,12 @@ function withoutSamples(load: LoadResult): Omit<LoadResult, 'samples'> {
 
 /** One request of each kind must answer without errors before anything is timed. */
 async function sanityCheck(base: string, bodies: Bodies): Promise<void> {
-  for (const body of [bodies.single(), bodies.batch(BATCH), Bodies.typename()]) {
+  for (const body of [
+    bodies.single(),
+    bodies.singleWithReasons(),
+    bodies.batch(BATCH),
+    Bodies.typename(),
+  ]) {
     const response = await fetch(`${base}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -53,7 +53,10 @@ export function readTriples(file: string, vocab: Vocabulary): TripleColumns {
 }
 
 /** The dataset's train.txt as the rule miner's input (the graph a version is trained from). */
-export function trainGraph(datasetDir: string, vocab = new Vocabulary()): MiningGraph {
+export function trainGraph(
+  datasetDir: string,
+  vocab = new Vocabulary(),
+): MiningGraph & { entities: string[] } {
   const train = readTriples(path.join(datasetDir, 'train.txt'), vocab);
   return {
     entities: [...vocab.entities.keys()],

@@ -36,8 +36,8 @@ export {
   readCalibrationFile,
 } from './calibration';
 export type { CalibrationSummary } from './calibration';
-export { mineVersionRules, readRules } from './rules';
-export type { Rule } from './rules';
+export { mineVersionRules, readRules, rulePaths, stepNeighbours } from './rules';
+export type { GraphIndex, PathSearchLimits, Rule } from './rules';
 export {
   candidateMask,
   DEFAULT_STRUCTURE,

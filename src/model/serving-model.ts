@@ -3,6 +3,8 @@ import { readCalibrationFile, servingCalibration } from './calibration';
 import type { ServingCalibration } from './calibration';
 import { readRules } from './rules/rules-file';
 import type { RuleSet } from './rules/rule-types';
+import type { GraphIndex } from './rules/graph-index';
+import { loadVersionGraph } from './rules/version-graph';
 import { Scorer } from './scorer';
 import { loadScorerAsync } from './store/model-store';
 import { readTypesFile, TYPES_FILE } from './types/types-file';
@@ -21,6 +23,11 @@ export interface ServingModel {
   rules?: RuleSet;
   /** The version's domains and ranges (types.json); undefined: it has none, nothing is filtered. */
   types?: ServingTypes;
+  /**
+   * The version's graph in the model's ids (graph.bin): reasons are searched here and confirmed
+   * against Neo4j; undefined: the directory has none, reasons are read from Neo4j directly.
+   */
+  graph?: GraphIndex;
 }
 
 /**
@@ -56,13 +63,20 @@ function servingTypes(dir: string, scorer: Scorer, source: string): { types?: Se
   return { types: new ServingTypes(typesFile) };
 }
 
+/** The model with its version's graph, when the directory has one (built between turns). */
+async function withGraph(model: ServingModel, dir: string): Promise<ServingModel> {
+  const { entities, relations } = model.scorer;
+  const graph = await loadVersionGraph(dir, { entities, relations });
+  return graph ? { ...model, graph } : model;
+}
+
 /** Loads a model directory for serving; unless given, its version is the directory's name. */
-export function loadServingModel(dir: string, version?: string): ServingModel {
+export async function loadServingModel(dir: string, version?: string): Promise<ServingModel> {
   const name = path.basename(path.resolve(dir));
-  return servingModel(Scorer.load(dir), dir, name, version ?? name);
+  return withGraph(servingModel(Scorer.load(dir), dir, name, version ?? name), dir);
 }
 
 /** A registered version, loaded off the JS thread (hot reload in a serving process). */
 export async function loadServingModelAsync(dir: string, version: string): Promise<ServingModel> {
-  return servingModel(await loadScorerAsync(dir), dir, version, version);
+  return withGraph(servingModel(await loadScorerAsync(dir), dir, version, version), dir);
 }

@@ -60,7 +60,7 @@ export async function startServer(
     await db.ping();
     const migrations = { dir: options.migrationsDir, chain: options.migrationChain };
     await new MigrationRunner(db, migrations).assertUpToDate();
-    const pinned = options.modelDir ? loadServingModel(options.modelDir) : undefined;
+    const pinned = options.modelDir ? await loadServingModel(options.modelDir) : undefined;
     let follower: ModelFollower | undefined;
     if (!pinned && options.follow) {
       const fallbackMetrics = modelFallbackMetrics(metrics.registry, () => follower?.fallback());

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { exportDenseGraph } from '../../src/export';
 import { Database, TripleWriter } from '../../src/graph';
 import { resolveTrainingConfig, train } from '../../src/model';
-import { mineRules, writeRules } from '../../src/model/rules';
+import { GRAPH_FILE, mineRules, writeRules, writeVersionGraph } from '../../src/model/rules';
 import type { Rule } from '../../src/model/rules';
 import { startServer } from '../../src/server/start-server';
 import { TINY } from '../support/lifecycle';
@@ -65,8 +65,15 @@ function plantedGraph(id: (name: string) => string, rel: (name: string) => strin
   return triples;
 }
 
-describe('Prediction.reasons over HTTP, against the live graph', () => {
-  const tag = uniqueId('why');
+/**
+ * Run twice: with the version's graph file (reasons searched in memory, confirmed in Neo4j) and
+ * without it (an older version: reasons read from Neo4j directly). The answers are the same.
+ */
+describe.each([
+  ['searched in the version graph', true],
+  ['read from Neo4j (no graph file)', false],
+])('Prediction.reasons over HTTP, against the live graph: %s', (_mode, withGraphFile) => {
+  const tag = uniqueId(withGraphFile ? 'why' : 'whyq');
   const id = (name: string) => `${name}_${tag}`;
   const rel = (name: string) => `${name}_${tag}`;
   const modelDir = fs.mkdtempSync(path.join(os.tmpdir(), `kgc-model-${tag}-`));
@@ -116,6 +123,7 @@ describe('Prediction.reasons over HTTP, against the live graph', () => {
     // born_in keeps no rules: its suggestions must fall back to similar entities.
     delete rules.rules[rel('born_in')];
     writeRules(modelDir, rules);
+    if (withGraphFile) await writeVersionGraph(graph, modelDir);
     server = await startServer(testServerConfig(), { migrationsDir: MIGRATIONS, modelDir });
   });
 
@@ -129,6 +137,7 @@ describe('Prediction.reasons over HTTP, against the live graph', () => {
   });
 
   it('mined the planted rule with its support and confidence', () => {
+    expect(fs.existsSync(path.join(modelDir, GRAPH_FILE))).toBe(withGraphFile);
     expect(planted).toMatchObject({ support: 64 });
     expect(planted?.confidence).toBeCloseTo(0.8, 5);
   });
@@ -254,4 +263,57 @@ describe('Prediction.reasons over HTTP, against the live graph', () => {
     // One known-answers read for the batch, one reasons read for its 14 predictions.
     expect((await readsSoFar(server.url)) - before).toBe(2);
   });
+
+  const edgeIs = (h: string, r: string, t: string) => (edge: ReasonRow['edges'][number]) =>
+    edge.head === id(h) && edge.relation === rel(r) && edge.tail === id(t);
+  const allReasons = (rows: Row[]) => rows.flatMap((row) => row.reasons);
+
+  it('never gives an edge deleted since training as a reason', async () => {
+    // p10's nationality is missing; its birth city c10 lies in k2.
+    const before = await ask({ entity: id('p10'), relation: rel('nationality'), k: 96 });
+    const k2 = before.find((row) => row.entity.id === id('k2')) as Row;
+    expect(k2.reasons.some((r) => r.edges.some(edgeIs('p10', 'born_in', 'c10')))).toBe(true);
+    await db.write((tx) =>
+      tx.run('MATCH (:Entity {id: $h})-[e]->(:Entity {id: $t}) WHERE type(e) = $r DELETE e', {
+        h: id('p10'),
+        r: rel('born_in'),
+        t: id('c10'),
+      }),
+    );
+    try {
+      const after = await ask({ entity: id('p10'), relation: rel('nationality'), k: 96 });
+      expect(after.length).toBeGreaterThan(0);
+      expect(allReasons(after).some((r) => r.edges.some(edgeIs('p10', 'born_in', 'c10')))).toBe(
+        false,
+      );
+      for (const reason of allReasons(after)) expect(reason.edges.every(known)).toBe(true);
+    } finally {
+      await new TripleWriter(db).writeEdges([[id('p10'), rel('born_in'), id('c10')]]);
+    }
+  });
+
+  it(
+    withGraphFile
+      ? 'rests on the version graph: an edge added since training is not a reason yet'
+      : 'walks the graph of now: an edge added since training is a reason at once',
+    async () => {
+      // p15 was born in c3 (in k3); a second birth city c2 (in k2) is added after training.
+      await new TripleWriter(db).writeEdges([[id('p15'), rel('born_in'), id('c2')]]);
+      try {
+        const rows = await ask({ entity: id('p15'), relation: rel('nationality'), k: 96 });
+        const k2 = rows.find((row) => row.entity.id === id('k2')) as Row;
+        expect(k2).toBeDefined();
+        const usesNewEdge = k2.reasons.some((r) => r.edges.some(edgeIs('p15', 'born_in', 'c2')));
+        expect(usesNewEdge).toBe(!withGraphFile);
+      } finally {
+        await db.write((tx) =>
+          tx.run('MATCH (:Entity {id: $h})-[e]->(:Entity {id: $t}) WHERE type(e) = $r DELETE e', {
+            h: id('p15'),
+            r: rel('born_in'),
+            t: id('c2'),
+          }),
+        );
+      }
+    },
+  );
 });

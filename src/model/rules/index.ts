@@ -3,3 +3,8 @@ export type { MiningGraph } from './mine-rules';
 export { mineVersionRules } from './version-rules';
 export { readRules, RULES_FILE, writeRules } from './rules-file';
 export type { Rule } from './rule-types';
+export { GRAPH_FILE } from './graph-file';
+export { writeVersionGraph } from './version-graph';
+export { rulePaths, stepNeighbours } from './rule-paths';
+export type { PathSearchLimits } from './rule-paths';
+export type { GraphIndex } from './graph-index';

@@ -80,7 +80,8 @@ export const TENSORS_FILE = 'model.safetensors';
  * Optional serving files (older versions lack them, and still serve): calibration.json and
  * reliability.svg, the calibrators (model/calibration; absent: the sigmoid); types.json, the
  * relations' domains and ranges (model/types; absent: nothing filtered); rules.json, the mined
- * path rules (model/rules; absent: reasons from similar entities only).
+ * path rules (model/rules; absent: reasons from similar entities only); graph.bin, the snapshot's
+ * edges in the model's ids (model/rules/graph-file.ts; absent: reasons read from Neo4j directly).
  */
 
 export const REQUIRED_FILES = [

@@ -3,7 +3,8 @@ import { Database } from '../../../src/graph';
 import { getActiveVersion, listTrainingRuns, listVersions } from '../../../src/graph/registry';
 import { canonical, DEFAULT_STABLE_SPLIT, stableSplit, tripleKeys } from '../../../src/export';
 import { runRetrainJob } from '../../../src/jobs/retrain-job';
-import { readRules } from '../../../src/model';
+import { loadServingModelAsync, readRules } from '../../../src/model';
+import { readVersionInfo } from '../../../src/model/store/version-info';
 import { lifecycleFixture, TINY, writeClassGraph } from '../../support/lifecycle';
 import { testDatabase } from '../../support/test-database';
 
@@ -39,9 +40,15 @@ describe('the retraining job', () => {
       'metrics.json',
       'training-curve.svg',
       'rules.json',
+      'graph.bin',
     ]) {
       expect(fs.existsSync(`${first.dir}/${file}`)).toBe(true);
     }
+    // The version's graph (every edge of the snapshot, in the model's ids) serves reasons.
+    const served = await loadServingModelAsync(first.dir as string, first.version as string);
+    const snapshot = readVersionInfo(first.dir as string).snapshot;
+    expect(served.graph?.heads.length).toBe(snapshot.triples);
+    expect(served.graph?.nodes).toBe(served.scorer.entities.length);
     // The class graph's own rule: an entity is in the class of the entities it is similar to.
     const [isA, similar] = graph.filter.relations as [string, string];
     const mined = readRules(first.dir as string)?.rules[isA] ?? [];

@@ -59,11 +59,11 @@ describe('kgc evaluate --typed: the engine ranks within each range', () => {
     ).rejects.toThrow(/mask.*holds 3 words/);
   });
 
-  it('serves a version with its types, and refuses types learned for another vocabulary', () => {
+  it('serves a version with its types, and refuses types learned for another vocabulary', async () => {
     const data = readDatasetArrays(datasetDir);
     const served = fs.mkdtempSync(path.join(os.tmpdir(), 'kgc-typed-served-'));
     fs.cpSync(modelDir, served, { recursive: true });
-    expect(loadServingModel(served).types).toBeUndefined();
+    expect((await loadServingModel(served)).types).toBeUndefined();
     const types = learnTypes({
       entityCount: data.entities.length,
       relations: data.relations,
@@ -72,9 +72,9 @@ describe('kgc evaluate --typed: the engine ranks within each range', () => {
       tails: [1],
     });
     writeTypesFile(served, types);
-    expect(loadServingModel(served).types?.isConsistent(0, 'tail', 1)).toBe(true);
+    expect((await loadServingModel(served)).types?.isConsistent(0, 'tail', 1)).toBe(true);
     writeTypesFile(served, { ...types, entities: types.entities + 1 });
-    expect(() => loadServingModel(served)).toThrow(/learned for another vocabulary/);
+    await expect(loadServingModel(served)).rejects.toThrow(/learned for another vocabulary/);
     fs.rmSync(served, { recursive: true, force: true });
   });
 });
