@@ -29,7 +29,8 @@ async function main(): Promise<void> {
   const outputs = Object.keys(result.metafile.outputs).map((file) => path.basename(file));
   const script = outputs.find((file) => file.endsWith('.js'));
   const style = outputs.find((file) => file.endsWith('.css'));
-  if (!script || !style) throw new Error(`esbuild wrote ${outputs.join(', ')}: no script or stylesheet`);
+  if (!script || !style)
+    throw new Error(`esbuild wrote ${outputs.join(', ')}: no script or stylesheet`);
   const html = `<!doctype html>
 <html lang="en">
   <head>

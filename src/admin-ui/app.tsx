@@ -16,7 +16,15 @@ const TABS: { tab: Tab; label: string; adminOnly: boolean }[] = [
   { tab: 'training', label: 'Training runs', adminOnly: true },
 ];
 
-function Workspace({ apiKey, viewer, onSignOut }: { apiKey: string; viewer: Viewer; onSignOut: () => void }) {
+function Workspace({
+  apiKey,
+  viewer,
+  onSignOut,
+}: {
+  apiKey: string;
+  viewer: Viewer;
+  onSignOut: () => void;
+}) {
   const admin = viewer.role === 'admin';
   const [tab, setTab] = useState<Tab>('queue');
   const [relations, setRelations] = useState<RelationView[] | null>(null);
@@ -24,10 +32,13 @@ function Workspace({ apiKey, viewer, onSignOut }: { apiKey: string; viewer: View
   const [decided, setDecided] = useState(0);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
-    fetchRelations(apiKey).then((found) => {
-      setRelations(found);
-      setRelation((now) => now || (found.find((r) => r.inModel)?.name ?? ''));
-    }, (e: unknown) => setError(describe(e)));
+    fetchRelations(apiKey).then(
+      (found) => {
+        setRelations(found);
+        setRelation((now) => now || (found.find((r) => r.inModel)?.name ?? ''));
+      },
+      (e: unknown) => setError(describe(e)),
+    );
   }, [apiKey]);
   return (
     <div class="workspace">
@@ -35,13 +46,18 @@ function Workspace({ apiKey, viewer, onSignOut }: { apiKey: string; viewer: View
         <h1>kgc review</h1>
         <nav>
           {TABS.filter((t) => admin || !t.adminOnly).map((t) => (
-            <button key={t.tab} class={tab === t.tab ? 'tab on' : 'tab'} onClick={() => setTab(t.tab)}>
+            <button
+              key={t.tab}
+              class={tab === t.tab ? 'tab on' : 'tab'}
+              onClick={() => setTab(t.tab)}
+            >
               {t.label}
             </button>
           ))}
         </nav>
         <span class="who" data-testid="viewer">
-          {viewer.name} ({viewer.role}{admin ? '' : ', read-only'})
+          {viewer.name} ({viewer.role}
+          {admin ? '' : ', read-only'})
         </span>
         <button onClick={onSignOut}>Sign out</button>
       </header>
@@ -50,7 +66,10 @@ function Workspace({ apiKey, viewer, onSignOut }: { apiKey: string; viewer: View
         <>
           <label class="relation">
             Relation{' '}
-            <select value={relation} onChange={(e) => setRelation((e.target as HTMLSelectElement).value)}>
+            <select
+              value={relation}
+              onChange={(e) => setRelation((e.target as HTMLSelectElement).value)}
+            >
               {(relations ?? []).map((r) => (
                 <option key={r.name} value={r.name} disabled={!r.inModel}>
                   {r.name} ({r.edgeCount} edges{r.inModel ? '' : ', not in the model'})
@@ -59,7 +78,13 @@ function Workspace({ apiKey, viewer, onSignOut }: { apiKey: string; viewer: View
             </select>
           </label>
           {relation && (
-            <Queue key={relation} apiKey={apiKey} relation={relation} canDecide={admin} onDecided={() => setDecided((n) => n + 1)} />
+            <Queue
+              key={relation}
+              apiKey={apiKey}
+              relation={relation}
+              canDecide={admin}
+              onDecided={() => setDecided((n) => n + 1)}
+            />
           )}
         </>
       )}
@@ -78,7 +103,10 @@ export function App() {
     const key = storedKey();
     if (!key) return;
     fetchViewer(key)
-      .then((viewer) => viewer && setSession({ key, viewer }), () => forgetKey())
+      .then(
+        (viewer) => viewer && setSession({ key, viewer }),
+        () => forgetKey(),
+      )
       .finally(() => setChecking(false));
   }, []);
   if (checking) return <p class="muted">Checking the key…</p>;

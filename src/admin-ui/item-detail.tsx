@@ -72,7 +72,8 @@ export function ItemDetail({ item }: { item: ReviewItem }) {
         <code>{item.head.id}</code> —{item.relation}→ <code>{item.tail.id}</code>
       </h2>
       <p class="numbers">
-        probability <strong data-testid="probability">{(item.probability * 100).toFixed(1)}%</strong>
+        probability{' '}
+        <strong data-testid="probability">{(item.probability * 100).toFixed(1)}%</strong>
         {' · '}logit {item.logit.toFixed(3)}
         {' · '}model {item.modelVersion}
         {item.typeConsistent === false && <span class="warn"> · outside the learned types</span>}

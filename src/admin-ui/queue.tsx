@@ -101,13 +101,27 @@ export function Queue({ apiKey, relation, canDecide, onDecided }: Props) {
     setSelected(new Set());
     setRejecting(false);
     setReason('');
-    const what = chosen.length === 1 ? `${chosen[0]?.head.id} → ${chosen[0]?.tail.id}` : `${chosen.length} edges`;
+    const what =
+      chosen.length === 1
+        ? `${chosen[0]?.head.id} → ${chosen[0]?.tail.id}`
+        : `${chosen.length} edges`;
     try {
       const edges = chosen.map(edgeOf);
       await (kind === 'accept' ? accept(apiKey, edges) : reject(apiKey, edges, why));
       history.current.push({ kind, items: chosen });
-      setStats((s) => s && { ...s, pending: s.pending - chosen.length, [kind === 'accept' ? 'accepted' : 'rejected']: s[kind === 'accept' ? 'accepted' : 'rejected'] + chosen.length });
-      setStatus({ text: `${kind === 'accept' ? 'Accepted' : 'Rejected'} ${what}. Press u to undo.`, error: false });
+      setStats(
+        (s) =>
+          s && {
+            ...s,
+            pending: s.pending - chosen.length,
+            [kind === 'accept' ? 'accepted' : 'rejected']:
+              s[kind === 'accept' ? 'accepted' : 'rejected'] + chosen.length,
+          },
+      );
+      setStatus({
+        text: `${kind === 'accept' ? 'Accepted' : 'Rejected'} ${what}. Press u to undo.`,
+        error: false,
+      });
       onDecided();
     } catch (error) {
       setStatus({ text: `Not ${kind}ed: ${describe(error)}`, error: true });
@@ -120,7 +134,10 @@ export function Queue({ apiKey, relation, canDecide, onDecided }: Props) {
     if (!canDecide || !last) return;
     try {
       await undo(apiKey, last.kind, last.items.map(edgeOf));
-      setStatus({ text: `Undone: ${last.kind} of ${last.items.length === 1 ? `${last.items[0]?.head.id} → ${last.items[0]?.tail.id}` : `${last.items.length} edges`}.`, error: false });
+      setStatus({
+        text: `Undone: ${last.kind} of ${last.items.length === 1 ? `${last.items[0]?.head.id} → ${last.items[0]?.tail.id}` : `${last.items.length} edges`}.`,
+        error: false,
+      });
       onDecided();
       await load(null, last.items[0] && itemKey(last.items[0]));
     } catch (error) {

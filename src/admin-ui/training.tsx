@@ -24,7 +24,9 @@ function Run({ run }: { run: RunView }) {
           </progress>
         )}{' '}
         {run.epoch ?? '–'}/{run.epochs ?? '–'}
-        {run.etaSeconds !== null && run.status === 'running' ? ` · ${Math.round(run.etaSeconds)} s left` : ''}
+        {run.etaSeconds !== null && run.status === 'running'
+          ? ` · ${Math.round(run.etaSeconds)} s left`
+          : ''}
       </td>
       <td>{run.loss === null ? '–' : run.loss.toFixed(4)}</td>
       <td>{run.validMrr === null ? '–' : run.validMrr.toFixed(4)}</td>

@@ -35,7 +35,11 @@ function Version({ v }: { v: VersionView }) {
           <tbody>
             <tr>
               {METRICS.map((name) => (
-                <td key={name}>{typeof m[name] === 'number' ? (m[name] as number).toFixed(name === 'mr' ? 1 : 4) : '–'}</td>
+                <td key={name}>
+                  {typeof m[name] === 'number'
+                    ? (m[name] as number).toFixed(name === 'mr' ? 1 : 4)
+                    : '–'}
+                </td>
               ))}
             </tr>
           </tbody>
