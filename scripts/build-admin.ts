@@ -9,6 +9,11 @@ import { build } from 'esbuild';
 
 const root = path.resolve(__dirname, '..');
 const outdir = path.join(root, 'dist', 'admin');
+/** A file of its own (a data: URL would need `img-src data:` in the CSP); the browser asks for one. */
+const ICON = 'icon-v1.svg';
+const ICON_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><circle cx="4" cy="4" r="3" fill="#1d232a"/>' +
+  '<circle cx="12" cy="12" r="3" fill="#1d232a"/><path d="M4 4 12 12" stroke="#1f7a3a" stroke-width="2" stroke-dasharray="2"/></svg>\n';
 
 async function main(): Promise<void> {
   fs.rmSync(outdir, { recursive: true, force: true });
@@ -37,6 +42,7 @@ async function main(): Promise<void> {
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <title>kgc review</title>
+    <link rel="icon" href="/admin/${ICON}" />
     <link rel="stylesheet" href="/admin/${style}" />
     <script type="module" src="/admin/${script}"></script>
   </head>
@@ -46,6 +52,7 @@ async function main(): Promise<void> {
 </html>
 `;
   fs.writeFileSync(path.join(outdir, 'index.html'), html);
+  fs.writeFileSync(path.join(outdir, ICON), ICON_SVG);
 }
 
 main().catch((error: unknown) => {

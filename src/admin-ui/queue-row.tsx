@@ -8,7 +8,8 @@ interface RowProps {
   selected: boolean;
   canDecide: boolean;
   onPick: (index: number) => void;
-  onToggle: (index: number) => void;
+  /** Stable across renders' state: rows skip re-rendering, so it must not close over state. */
+  onToggle: (item: ReviewItem) => void;
 }
 
 /** One queue row; re-renders only when its own item, focus or selection changes (1,000 rows). */
@@ -39,7 +40,7 @@ export class QueueRow extends Component<RowProps> {
             checked={selected}
             onClick={(event) => {
               event.stopPropagation();
-              onToggle(index);
+              onToggle(item);
             }}
           />
         )}

@@ -17,6 +17,9 @@ import { useQueueKeys } from './use-queue-keys';
 
 const PAGE = 100;
 
+const describeItems = (items: ReviewItem[]): string =>
+  items.length === 1 ? `${items[0]?.head.id} → ${items[0]?.tail.id}` : `${items.length} edges`;
+
 interface Decided {
   kind: 'accept' | 'reject';
   items: ReviewItem[];
@@ -36,6 +39,8 @@ export function Queue({ apiKey, relation, canDecide, onDecided }: Props) {
   const [cursor, setCursor] = useState<string | null>(null);
   const [hasMore, setHasMore] = useState(false);
   const [stats, setStats] = useState<ReviewStats | null>(null);
+  /** Undecided items of this relation and direction (the page's own count, not reviewStats'). */
+  const [pending, setPending] = useState<number | null>(null);
   const [current, setCurrent] = useState(0);
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [rejecting, setRejecting] = useState(false);
@@ -43,6 +48,9 @@ export function Queue({ apiKey, relation, canDecide, onDecided }: Props) {
   const [status, setStatus] = useState<{ text: string; error: boolean } | null>(null);
   const [loading, setLoading] = useState(true);
   const history = useRef<Decided[]>([]);
+  // Decisions and undos reach the API in the order they were made (an undo never overtakes).
+  const chain = useRef<Promise<void>>(Promise.resolve());
+  const serially = (call: () => Promise<void>) => (chain.current = chain.current.then(call));
   const list = useRef<HTMLOListElement>(null);
 
   const load = async (after: string | null, focus?: string) => {
@@ -59,6 +67,7 @@ export function Queue({ apiKey, relation, canDecide, onDecided }: Props) {
       setCursor(page.endCursor);
       setHasMore(page.hasMore);
       setStats(counts);
+      setPending(page.pending);
       if (!after) {
         const at = focus ? page.items.findIndex((i) => itemKey(i) === focus) : -1;
         setCurrent(Math.max(at, 0));
@@ -101,49 +110,42 @@ export function Queue({ apiKey, relation, canDecide, onDecided }: Props) {
     setSelected(new Set());
     setRejecting(false);
     setReason('');
-    const what =
-      chosen.length === 1
-        ? `${chosen[0]?.head.id} → ${chosen[0]?.tail.id}`
-        : `${chosen.length} edges`;
-    try {
-      const edges = chosen.map(edgeOf);
-      await (kind === 'accept' ? accept(apiKey, edges) : reject(apiKey, edges, why));
-      history.current.push({ kind, items: chosen });
-      setStats(
-        (s) =>
-          s && {
-            ...s,
-            pending: s.pending - chosen.length,
-            [kind === 'accept' ? 'accepted' : 'rejected']:
-              s[kind === 'accept' ? 'accepted' : 'rejected'] + chosen.length,
-          },
-      );
-      setStatus({
-        text: `${kind === 'accept' ? 'Accepted' : 'Rejected'} ${what}. Press u to undo.`,
-        error: false,
-      });
-      onDecided();
-    } catch (error) {
-      setStatus({ text: `Not ${kind}ed: ${describe(error)}`, error: true });
-      void load(null);
-    }
+    const what = describeItems(chosen);
+    const decision: Decided = { kind, items: chosen };
+    history.current.push(decision);
+    await serially(async () => {
+      try {
+        const edges = chosen.map(edgeOf);
+        await (kind === 'accept' ? accept(apiKey, edges) : reject(apiKey, edges, why));
+        setPending((n) => (n === null ? n : n - chosen.length));
+        setStats((s) => s && { ...s, [`${kind}ed`]: s[`${kind}ed`] + chosen.length });
+        setStatus({
+          text: `${kind === 'accept' ? 'Accepted' : 'Rejected'} ${what}. Press u to undo.`,
+          error: false,
+        });
+        onDecided();
+      } catch (error) {
+        history.current = history.current.filter((d) => d !== decision);
+        setStatus({ text: `Not ${kind}ed: ${describe(error)}`, error: true });
+        await load(null);
+      }
+    });
   };
 
+  /** Undoes the newest decision, after the calls of those before it (serially). */
   const undoLast = async () => {
     const last = history.current.pop();
     if (!canDecide || !last) return;
-    try {
-      await undo(apiKey, last.kind, last.items.map(edgeOf));
-      setStatus({
-        text: `Undone: ${last.kind} of ${last.items.length === 1 ? `${last.items[0]?.head.id} → ${last.items[0]?.tail.id}` : `${last.items.length} edges`}.`,
-        error: false,
-      });
-      onDecided();
-      await load(null, last.items[0] && itemKey(last.items[0]));
-    } catch (error) {
-      history.current.push(last);
-      setStatus({ text: `Not undone: ${describe(error)}`, error: true });
-    }
+    await serially(async () => {
+      try {
+        await undo(apiKey, last.kind, last.items.map(edgeOf));
+        setStatus({ text: `Undone: ${last.kind} of ${describeItems(last.items)}.`, error: false });
+        onDecided();
+        await load(null, last.items[0] && itemKey(last.items[0]));
+      } catch (error) {
+        setStatus({ text: `Not undone: ${describe(error)}`, error: true });
+      }
+    });
   };
 
   useQueueKeys({
@@ -154,14 +156,14 @@ export function Queue({ apiKey, relation, canDecide, onDecided }: Props) {
     undo: () => void undoLast(),
   });
 
-  const toggle = (index: number) => {
-    const item = items[index];
-    if (!item) return;
-    const next = new Set(selected);
-    const key = itemKey(item);
-    if (!next.delete(key)) next.add(key);
-    setSelected(next);
-  };
+  // Rows skip re-rendering (QueueRow), so this must not close over state: it updates from `old`.
+  const toggle = (item: ReviewItem) =>
+    setSelected((old) => {
+      const next = new Set(old);
+      const key = itemKey(item);
+      if (!next.delete(key)) next.add(key);
+      return next;
+    });
 
   const item = items[current];
   return (
@@ -179,7 +181,7 @@ export function Queue({ apiKey, relation, canDecide, onDecided }: Props) {
         </label>
         {stats && (
           <span class="counts" data-testid="queue-counts">
-            {stats.pending} pending · {stats.accepted} accepted · {stats.rejected} rejected
+            {pending} pending · {stats.accepted} accepted · {stats.rejected} rejected
           </span>
         )}
         {canDecide && (
