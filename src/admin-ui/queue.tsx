@@ -15,6 +15,8 @@ import {
 } from './queue-source';
 import { useQueueKeys } from './use-queue-keys';
 
+/** The first page is small (each item's reasons are read from the graph): quick to show. */
+const FIRST_PAGE = 50;
 const PAGE = 100;
 
 const describeItems = (items: ReviewItem[]): string =>
@@ -23,6 +25,8 @@ const describeItems = (items: ReviewItem[]): string =>
 interface Decided {
   kind: 'accept' | 'reject';
   items: ReviewItem[];
+  /** Where the first of them was in the list: an undo puts them back there. */
+  at: number;
 }
 
 interface Props {
@@ -60,7 +64,7 @@ export function Queue({ apiKey, relation, canDecide, onDecided }: Props) {
         relation,
         direction,
         minProbability: null,
-        first: PAGE,
+        first: after ? PAGE : FIRST_PAGE,
         after,
       });
       setItems((old) => (after ? [...old, ...page.items] : page.items));
@@ -104,6 +108,7 @@ export function Queue({ apiKey, relation, canDecide, onDecided }: Props) {
   const decide = async (kind: 'accept' | 'reject', chosen: ReviewItem[], why = '') => {
     if (!canDecide || chosen.length === 0) return;
     const gone = new Set(chosen.map(itemKey));
+    const at = items.findIndex((i) => gone.has(itemKey(i)));
     const rest = items.filter((i) => !gone.has(itemKey(i)));
     setItems(rest);
     setCurrent(Math.min(current, Math.max(rest.length - 1, 0)));
@@ -111,7 +116,7 @@ export function Queue({ apiKey, relation, canDecide, onDecided }: Props) {
     setRejecting(false);
     setReason('');
     const what = describeItems(chosen);
-    const decision: Decided = { kind, items: chosen };
+    const decision: Decided = { kind, items: chosen, at };
     history.current.push(decision);
     await serially(async () => {
       try {
@@ -141,7 +146,11 @@ export function Queue({ apiKey, relation, canDecide, onDecided }: Props) {
         await undo(apiKey, last.kind, last.items.map(edgeOf));
         setStatus({ text: `Undone: ${last.kind} of ${describeItems(last.items)}.`, error: false });
         onDecided();
-        await load(null, last.items[0] && itemKey(last.items[0]));
+        // Back where they were, the first one current: undecided again, as on the server.
+        setItems((now) => [...now.slice(0, last.at), ...last.items, ...now.slice(last.at)]);
+        setCurrent(last.at);
+        setPending((n) => (n === null ? n : n + last.items.length));
+        setStats((s) => s && { ...s, [`${last.kind}ed`]: s[`${last.kind}ed`] - last.items.length });
       } catch (error) {
         setStatus({ text: `Not undone: ${describe(error)}`, error: true });
       }
