@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Everything a fresh machine needs before `kgc` runs: Java 17 + Maven (apt-get when root),
+# Everything a fresh machine needs before `kgc` runs: Java 17 + Maven and Chromium (apt-get when root),
 # npm packages, the native engine, the TypeScript build, and the Neo4j jars from Maven Central.
 # Idempotent and quiet when there is nothing to do. With KGC_GPU=1 the engine is built with its
 # GPU backend (wgpu) and a Vulkan driver is installed when none is (Mesa's, whose software
@@ -30,6 +30,8 @@ has_java_17_or_21() {
 
 has_java_17_or_21 || apt_install "Java 17" openjdk-17-jre-headless
 command -v mvn >/dev/null || apt_install "Maven" maven
+# The admin page's browser tests (test/e2e/admin-*.test.ts) drive Debian's chromium.
+[[ -x ${CHROMIUM_PATH:-/usr/bin/chromium} ]] || apt_install "Chromium (the browser tests)" chromium
 command -v cargo >/dev/null || die "Rust (cargo) is missing: install it with rustup (https://rustup.rs) and rerun."
 command -v node >/dev/null || die "Node.js is missing: install Node.js 24 LTS (20 or newer runs) and rerun."
 if [[ ${KGC_GPU:-} == 1 && $(uname -s) == Linux ]]; then

@@ -22,6 +22,7 @@ printf '\n==> Lint and type check\n'
 npx --no-install eslint . || lint=failed
 npx --no-install prettier --check . --log-level warn || lint=failed
 npx --no-install tsc -p tsconfig.json --noEmit || lint=failed
+npx --no-install tsc -p src/admin-ui/tsconfig.json || lint=failed
 npx --no-install depcruise src --config .dependency-cruiser.cjs || lint=failed
 # Run through npx, not installed: the registry here lacks some of its platform packages, which
 # would leave package-lock.json out of step for `npm ci`.

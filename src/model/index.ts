@@ -28,6 +28,7 @@ export {
 } from './store/version-info';
 export type { CurvePoint, TuningInfo, VersionInfo } from './store/version-info';
 export { renderTrainingCurve } from './store/training-curve';
+export { readVersionDiagram } from './store/version-diagrams';
 export { versionsToPrune } from './store/retention';
 export {
   calibrateDatasetModel,

@@ -4,6 +4,7 @@ import { EntityResolver } from './entity.resolver';
 import { HealthResolver } from './health.resolver';
 import { LifecycleResolver } from './lifecycle.resolver';
 import { ModelResolver } from './model.resolver';
+import { ModelVersionResolver } from './model-version.resolver';
 import { PredictionResolver } from './prediction.resolver';
 import { PredictionReasonsResolver } from './prediction-reasons.resolver';
 
@@ -17,6 +18,7 @@ export const resolvers = [
   ModelResolver,
   DecisionResolver,
   LifecycleResolver,
+  ModelVersionResolver,
 ] as const;
 export { authChecker } from './auth-checker';
 export { createLoaders } from './loaders';

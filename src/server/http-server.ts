@@ -10,6 +10,7 @@ import { ErrorCode, isKgcError, KgcError } from '../errors';
 import type { Database } from '../graph';
 import type { ServingModel } from '../model';
 import { createLoaders, MissingLinksBatcher } from '../resolvers';
+import { AdminPage, isAdminPath, loadAdminPage, serveAdminPage } from './admin-page';
 import { authenticate } from './authenticate';
 import { setCorsHeaders } from './cors';
 import { guardServer, serverOptions } from './http-limits';
@@ -40,6 +41,8 @@ export interface ServerDeps {
   readiness?: ReadinessCheck;
   /** Timeouts and the connection limit; default DEFAULT_HTTP_LIMITS. */
   http?: HttpLimits;
+  /** The review page's bundle served at /admin; default: dist/admin, read at start (null: not built). */
+  adminPage?: AdminPage | null;
 }
 
 /** ServerDeps with the defaults filled in, plus the server-wide missingLinks batcher. */
@@ -68,6 +71,7 @@ export async function listen(
     metrics,
     readiness: given.readiness ?? new ReadinessCheck(given.db, undefined, given.model),
     batcher: new MissingLinksBatcher(given.db, metrics),
+    adminPage: given.adminPage === undefined ? loadAdminPage() : given.adminPage,
   };
   const apollo = createGraphQLServer(deps.api);
   await apollo.start();
@@ -183,6 +187,10 @@ async function handle(
       deps.metrics.setModelVersion(deps.model()?.version);
       const text = await deps.metrics.registry.metrics();
       response.writeHead(200, { 'content-type': deps.metrics.registry.contentType }).end(text);
+      return;
+    }
+    if (isAdminPath(path)) {
+      serveAdminPage(deps.adminPage, request, response, path);
       return;
     }
     if (path !== '/graphql') {

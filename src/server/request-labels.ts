@@ -5,8 +5,11 @@
  */
 import { ApolloServerErrorCode } from '@apollo/server/errors';
 import { ErrorCode } from '../errors';
+import { isAdminPath } from './admin-page';
 
 export const ROUTES = ['/graphql', '/healthz', '/readyz', '/metrics'] as const;
+/** Every path of the review page (its files, and any 404 under it) counts as one route. */
+const ADMIN_ROUTE = '/admin';
 export const METHODS = ['GET', 'POST', 'OPTIONS', 'HEAD'] as const;
 /** Label of a path or method outside the sets above. */
 export const OTHER = 'other';
@@ -37,7 +40,7 @@ export function requestLabels(
   status: number,
 ): RequestLabels {
   return {
-    route: oneOf(path, ROUTES),
+    route: isAdminPath(path) ? ADMIN_ROUTE : oneOf(path, ROUTES),
     method: oneOf(method, METHODS),
     operation:
       operation === undefined || operation === ''

@@ -16,6 +16,11 @@ describe('request metric labels', () => {
     });
     expect(requestLabels('/%zz/../../x', 'get', undefined, 404).route).toBe('other');
     expect(requestLabels('/healthz', 'GET', undefined, 200).route).toBe('/healthz');
+    // The review page's files and any path under it: one label, whatever the client sends.
+    for (const path of ['/admin', '/admin/', '/admin/main-X.js', '/admin/../../etc/passwd']) {
+      expect(requestLabels(path, 'GET', undefined, 200).route).toBe('/admin');
+    }
+    expect(requestLabels('/administrator', 'GET', undefined, 404).route).toBe('other');
   });
 
   it('counts several root fields as one operation label, whatever their combination', () => {

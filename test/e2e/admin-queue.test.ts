@@ -1,0 +1,245 @@
+/**
+ * The review queue in the browser. Needs `reviewQueue`, `reviewStats` and `kgc suggest` (branch
+ * `suggest`): run after merging it. The queue is filled the way an operator fills it: train a
+ * version, then `kgc suggest`.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import type { Database } from '../../src/graph';
+import { runRetrainJob } from '../../src/jobs';
+import { createApiKey } from '../../src/server/api-keys';
+import { startServer, StartedServer } from '../../src/server/start-server';
+import { isolatedPage, launchBrowser, screenshot, signIn } from '../support/browser';
+import { runCli } from '../support/cli';
+import { lifecycleFixture, TINY, writeClassGraph } from '../support/lifecycle';
+import { MIGRATIONS } from '../support/served-model';
+import { testDatabase, testServerConfig, testTarget } from '../support/test-database';
+
+const admin = createApiKey('carol', 'admin');
+
+/** The current item's heading ("head —relation→ tail"), as the page shows it. */
+const CURRENT = '[data-testid=item-detail] h2';
+
+/**
+ * Records, in the page, the time from each keydown (a capture listener, before the app's own)
+ * to the first frame where the current item changed: performance.now, no test-side clocks.
+ */
+async function watchKeyLatency(page: Page): Promise<void> {
+  await page.evaluate(`(() => {
+    window.__latency = [];
+    document.addEventListener('keydown', () => {
+      const t0 = performance.now();
+      const before = document.querySelector(${JSON.stringify(CURRENT)})?.textContent;
+      const check = () => {
+        const now = document.querySelector(${JSON.stringify(CURRENT)})?.textContent;
+        if (now !== before) window.__latency.push(performance.now() - t0);
+        else requestAnimationFrame(check);
+      };
+      requestAnimationFrame(check);
+    }, true);
+  })()`);
+}
+
+async function takeLatencies(page: Page): Promise<number[]> {
+  return page.evaluate<number[]>('window.__latency.splice(0)');
+}
+
+/** "head —relation→ tail" of the current item. */
+async function currentEdge(page: Page): Promise<{ head: string; tail: string }> {
+  const text = (await page.locator(CURRENT).textContent()) ?? '';
+  const match = /^(.+?) —.+?→ (.+)$/.exec(text.trim());
+  if (!match) throw new Error(`no current item: "${text}"`);
+  return { head: match[1]!, tail: match[2]! };
+}
+
+describe('the review queue in a real browser (needs reviewQueue and `kgc suggest`)', () => {
+  let db: Database;
+  let server: StartedServer;
+  let browser: Browser;
+  let origin: string;
+  let relation: string;
+  const fixture = lifecycleFixture();
+  const shots = fs.mkdtempSync(path.join(os.tmpdir(), 'kgc-shots-'));
+
+  const edgeCount = async (head: string, tail: string) =>
+    (
+      await db.read((tx) =>
+        tx.run(
+          'MATCH (:Entity {id: $h})-[e]->(:Entity {id: $t}) WHERE type(e) = $r RETURN count(e) AS n',
+          { h: head, t: tail, r: relation },
+        ),
+      )
+    ).records[0]?.get('n') as number;
+  const rejection = async (head: string, tail: string) =>
+    (
+      await db.read((tx) =>
+        tx.run(
+          'MATCH (p:RejectedPrediction {head: $h, relation: $r, tail: $t}) RETURN p.reason AS reason',
+          { h: head, t: tail, r: relation },
+        ),
+      )
+    ).records.map((r) => r.get('reason') as string | null);
+  const until = async (check: () => Promise<boolean>, what: string) => {
+    for (let i = 0; i < 100; i++) {
+      if (await check()) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`timed out waiting for ${what}`);
+  };
+
+  beforeAll(async () => {
+    db = testDatabase();
+    const graph = await writeClassGraph(db, 120);
+    relation = graph.filter.relations[1]!;
+    await runRetrainJob(db, fixture.config, {
+      scope: fixture.scope,
+      store: fixture.store,
+      filter: graph.filter,
+      overrides: TINY,
+    });
+    const target = testTarget();
+    const suggest = runCli(
+      ['suggest', '--relation', relation],
+      {
+        NEO4J_URI: target.uri,
+        NEO4J_USER: target.user,
+        NEO4J_PASSWORD: target.password,
+        KGC_MODEL_STORE: fixture.root,
+        KGC_REGISTRY_SCOPE: fixture.scope,
+      },
+      180_000,
+    );
+    if (suggest.status !== 0) throw new Error(`kgc suggest failed:\n${suggest.stderr}`);
+    server = await startServer(testServerConfig({ KGC_API_KEYS: admin.entry }), {
+      migrationsDir: MIGRATIONS,
+      follow: { store: fixture.store, scope: fixture.scope, pollMs: 200 },
+    });
+    origin = new URL(server.url).origin;
+    browser = await launchBrowser();
+  }, 300_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    await db?.close();
+    fs.rmSync(fixture.root, { recursive: true, force: true });
+  });
+
+  /** Signs in and opens the queue of `relation`; returns ms from the pick to the first item drawn. */
+  async function openQueue(page: Page): Promise<number> {
+    await signIn(page, origin, admin.key);
+    await page.getByLabel('Relation').waitFor();
+    await page.getByTestId('viewer').waitFor();
+    return page.evaluate<number>(`new Promise((resolve) => {
+      const select = [...document.querySelectorAll('select')].find((s) =>
+        [...s.options].some((o) => o.value === ${JSON.stringify(relation)}));
+      const t0 = performance.now();
+      select.value = ${JSON.stringify(relation)};
+      select.dispatchEvent(new Event('change', { bubbles: true }));
+      const check = () => {
+        const title = document.querySelector(${JSON.stringify(CURRENT)})?.textContent ?? '';
+        if (title.includes(${JSON.stringify(`—${relation}→`)}))
+          resolve(performance.now() - t0);
+        else requestAnimationFrame(check);
+      };
+      requestAnimationFrame(check);
+    })`);
+  }
+
+  it('renders a 1,000-item queue in under 1 s, with the entities, probability and reasons', async () => {
+    const { context, page, foreign, violations } = await isolatedPage(browser, origin);
+    const ms = await openQueue(page);
+    await expect(page.getByTestId('queue-counts').textContent()).resolves.toMatch(/^1000 pending/);
+    expect(ms).toBeLessThan(1000);
+    await expect(page.getByTestId('probability').textContent()).resolves.toMatch(/^\d+\.\d%$/);
+    await expect(page.locator('.entity').count()).resolves.toBe(2);
+    await expect(page.locator('.reason code').first().textContent()).resolves.toContain('—');
+    await screenshot(page, 'admin-queue', shots);
+    console.log(`first render of the 1,000-item queue: ${ms.toFixed(0)} ms`);
+    expect({ foreign, violations }).toEqual({ foreign: [], violations: [] });
+    await context.close();
+  });
+
+  it('accepts with a, rejects with r and a reason, undoes with u: the edge enters and leaves Neo4j', async () => {
+    const { context, page, foreign, violations } = await isolatedPage(browser, origin);
+    await openQueue(page);
+    await watchKeyLatency(page);
+
+    const accepted = await currentEdge(page);
+    expect(await edgeCount(accepted.head, accepted.tail)).toBe(0);
+    await page.keyboard.press('a');
+    await until(async () => (await edgeCount(accepted.head, accepted.tail)) === 1, 'the edge');
+    expect(await currentEdge(page)).not.toEqual(accepted);
+    await page.keyboard.press('u');
+    await until(async () => (await edgeCount(accepted.head, accepted.tail)) === 0, 'the revert');
+    await page
+      .getByRole('status')
+      .getByText(/Undone: accept/)
+      .waitFor();
+
+    const rejected = await currentEdge(page);
+    await page.keyboard.press('r');
+    await page.getByLabel('Why is it wrong?').fill('different classes');
+    await page.keyboard.press('Enter');
+    await until(
+      async () => (await rejection(rejected.head, rejected.tail)).length === 1,
+      'the rejection',
+    );
+    expect(await rejection(rejected.head, rejected.tail)).toEqual(['different classes']);
+    expect(await edgeCount(rejected.head, rejected.tail)).toBe(0);
+    await page.keyboard.press('u');
+    await until(
+      async () => (await rejection(rejected.head, rejected.tail)).length === 0,
+      'the undo',
+    );
+    expect({ foreign, violations }).toEqual({ foreign: [], violations: [] });
+    await context.close();
+  });
+
+  it('moves with j/k and decides in under 100 ms from the key press to the next item', async () => {
+    const { context, page } = await isolatedPage(browser, origin);
+    await openQueue(page);
+    await watchKeyLatency(page);
+    const press = async (key: string) => {
+      const before = await page.locator(CURRENT).textContent();
+      await page.keyboard.press(key);
+      await page.waitForFunction(
+        `document.querySelector(${JSON.stringify(CURRENT)})?.textContent !== ${JSON.stringify(before)}`,
+      );
+    };
+    const first = await currentEdge(page);
+    await press('j');
+    expect(await currentEdge(page)).not.toEqual(first);
+    await press('k');
+    expect(await currentEdge(page)).toEqual(first);
+    for (let i = 0; i < 10; i++) await press('j');
+    for (let i = 0; i < 5; i++) await press('a');
+    await page.waitForTimeout(200);
+    const latencies = await takeLatencies(page);
+    expect(latencies).toHaveLength(17);
+    console.log(
+      `key press to next item: max ${Math.max(...latencies).toFixed(1)} ms over 17 presses`,
+    );
+    for (const ms of latencies) expect(ms).toBeLessThan(100);
+    await context.close();
+  });
+
+  it('accepts a selection at once (acceptPredictions)', async () => {
+    const { context, page } = await isolatedPage(browser, origin);
+    await openQueue(page);
+    const rows = page.getByTestId('queue-row');
+    const picked = [];
+    for (const i of [0, 1, 2]) {
+      await rows.nth(i).locator('input[type=checkbox]').check();
+      await rows.nth(i).click();
+      picked.push(await currentEdge(page));
+    }
+    await page.getByRole('button', { name: 'Accept 3 selected (a)' }).click();
+    for (const edge of picked) {
+      await until(async () => (await edgeCount(edge.head, edge.tail)) === 1, 'the selection');
+    }
+    await context.close();
+  });
+});
