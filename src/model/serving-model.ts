@@ -8,6 +8,7 @@ import { loadScorerAsync } from './store/model-store';
 import { readTypesFile, TYPES_FILE } from './types/types-file';
 import { ErrorCode, KgcError } from '../errors';
 import { ServingTypes } from './types/serving-types';
+import { ServedSuggestions } from './suggestions/served-suggestions';
 
 /** The model answering queries, where it came from, and the version its answers carry. */
 export interface ServingModel {
@@ -21,6 +22,8 @@ export interface ServingModel {
   rules?: RuleSet;
   /** The version's domains and ranges (types.json); undefined: it has none, nothing is filtered. */
   types?: ServingTypes;
+  /** The version's suggestions across the graph (suggestions.json, read when asked for). */
+  suggestions?: ServedSuggestions;
 }
 
 /**
@@ -38,6 +41,7 @@ function servingModel(scorer: Scorer, dir: string, source: string, version: stri
     calibration,
     ...(rules ? { rules } : {}),
     ...servingTypes(dir, scorer, source),
+    suggestions: new ServedSuggestions(dir, scorer.entities),
   };
 }
 
