@@ -6,6 +6,8 @@ import { LifecycleResolver } from './lifecycle.resolver';
 import { ModelResolver } from './model.resolver';
 import { PredictionResolver } from './prediction.resolver';
 import { PredictionReasonsResolver } from './prediction-reasons.resolver';
+import { ReviewResolver } from './review.resolver';
+import { ReviewItemReasonsResolver } from './review-item-reasons.resolver';
 
 /** Every resolver class of the API; buildSchema takes this list. */
 export const resolvers = [
@@ -17,6 +19,8 @@ export const resolvers = [
   ModelResolver,
   DecisionResolver,
   LifecycleResolver,
+  ReviewResolver,
+  ReviewItemReasonsResolver,
 ] as const;
 export { authChecker } from './auth-checker';
 export { createLoaders } from './loaders';
