@@ -62,7 +62,8 @@ async function excludedPairs(
   for (const edge of await rejectionsOf(db, relations)) {
     const [h, r, t] = [edge.head, edge.relation, edge.tail];
     const ids = [scorer.findEntity(h), scorer.findRelation(r), scorer.findEntity(t)];
-    if (ids.every((x) => x !== undefined)) add(ids[1] as number, ids[0] as number, ids[2] as number);
+    if (ids.every((x) => x !== undefined))
+      add(ids[1] as number, ids[0] as number, ids[2] as number);
   }
   return lists;
 }
@@ -86,7 +87,10 @@ export async function suggestVersion(
   const computed: RelationSuggestions[] = [];
   for (const [i, name] of names.entries()) {
     if (options.signal?.aborted) {
-      throw new KgcError(ErrorCode.TRAINING_ABORTED, 'Suggestions were stopped; nothing was written.');
+      throw new KgcError(
+        ErrorCode.TRAINING_ABORTED,
+        'Suggestions were stopped; nothing was written.',
+      );
     }
     const r = model.scorer.relation(name);
     const pairs = excluded.get(r) ?? { heads: [], tails: [] };

@@ -4,7 +4,9 @@ import { Entity } from './entity.type';
 import type { PredictionQuery } from './prediction.type';
 import { Reason } from './reason.type';
 
-@ObjectType({ description: "One suggestion of the review queue: a missing edge nobody has decided" })
+@ObjectType({
+  description: 'One suggestion of the review queue: a missing edge nobody has decided',
+})
 export class ReviewItem {
   @Field((_type) => Entity)
   head!: Entity;
@@ -16,7 +18,8 @@ export class ReviewItem {
   tail!: Entity;
 
   @Field((_type) => Direction, {
-    description: 'TAIL: suggested as a missing tail of (head, relation); HEAD: as a missing head of (relation, tail)',
+    description:
+      'TAIL: suggested as a missing tail of (head, relation); HEAD: as a missing head of (relation, tail)',
   })
   direction!: Direction;
 
@@ -37,7 +40,8 @@ export class ReviewItem {
   typeConsistent!: boolean | null;
 
   @Field((_type) => [Reason], {
-    description: 'Up to 3 reasons from the graph, as missingLinks gives them (read only when asked for)',
+    description:
+      'Up to 3 reasons from the graph, as missingLinks gives them (read only when asked for)',
   })
   reasons?: Reason[];
 

@@ -29,12 +29,16 @@ export class ReviewBucket {
   meanProbability!: number | null;
 }
 
-@ObjectType({ description: "Decisions on a relation's suggestions, and how well the probabilities held" })
+@ObjectType({
+  description: "Decisions on a relation's suggestions, and how well the probabilities held",
+})
 export class ReviewStats {
   @Field((_type) => String)
   relation!: string;
 
-  @Field((_type) => Int, { description: 'Undecided suggestions of the relation (either direction)' })
+  @Field((_type) => Int, {
+    description: 'Undecided suggestions of the relation (either direction)',
+  })
   pending!: number;
 
   @Field((_type) => Int)

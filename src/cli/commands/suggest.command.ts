@@ -23,7 +23,11 @@ export function suggestCommand(out: CliOutput): Command {
       "The active version's best missing edges across the graph, per relation and direction " +
         '(known and rejected edges left out), stored with the version: the review queue',
     )
-    .option('--relation <name>', 'only this relation (repeat for several; the others are kept)', collect)
+    .option(
+      '--relation <name>',
+      'only this relation (repeat for several; the others are kept)',
+      collect,
+    )
     .option(
       '--top <n>',
       'suggestions per relation and direction (default KGC_SUGGESTIONS_PER_RELATION)',

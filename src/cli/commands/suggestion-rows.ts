@@ -64,15 +64,15 @@ export function formatSuggestions(records: SuggestionRecord[], format: Suggestio
   if (format === 'jsonl') return records.map((r) => `${JSON.stringify(r)}\n`).join('');
   const line = (values: (string | number)[]) =>
     format === 'csv' ? `${values.map(csvField).join(',')}\r\n` : `${values.join('\t')}\n`;
-  return [
-    line([...COLUMNS]),
-    ...records.map((r) => line(COLUMNS.map((c) => r[c]))),
-  ].join('');
+  return [line([...COLUMNS]), ...records.map((r) => line(COLUMNS.map((c) => r[c])))].join('');
 }
 
 /** Writes `text` to `file` whole or not at all (temporary file, then rename). */
 export function writeWhole(file: string, text: string): void {
-  const tmp = path.join(path.dirname(path.resolve(file)), `.${path.basename(file)}.tmp-${process.pid}`);
+  const tmp = path.join(
+    path.dirname(path.resolve(file)),
+    `.${path.basename(file)}.tmp-${process.pid}`,
+  );
   try {
     fs.writeFileSync(tmp, text);
     fs.renameSync(tmp, file);

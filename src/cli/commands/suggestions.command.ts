@@ -46,7 +46,13 @@ function distinctEdges(records: SuggestionRecord[]): SuggestedEdge[] {
     const key = JSON.stringify([r.head, r.relation, r.tail]);
     const known = best.get(key);
     if (!known || r.probability > known.probability) {
-      best.set(key, { head: r.head, relation: r.relation, tail: r.tail, probability: r.probability, logit: r.logit });
+      best.set(key, {
+        head: r.head,
+        relation: r.relation,
+        tail: r.tail,
+        probability: r.probability,
+        logit: r.logit,
+      });
     }
   }
   return [...best.values()];
@@ -95,7 +101,9 @@ function exportCommand(out: CliOutput): Command {
         }
         if (options.toNeo4j) {
           const written = await replaceSuggestedEdges(db, version, distinctEdges(records));
-          out.info(`Wrote ${written} KGC_SUGGESTED edges of ${version} to Neo4j (earlier ones removed).`);
+          out.info(
+            `Wrote ${written} KGC_SUGGESTED edges of ${version} to Neo4j (earlier ones removed).`,
+          );
         }
       });
     });

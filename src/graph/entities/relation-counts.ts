@@ -48,7 +48,9 @@ async function countsFromStatistics(
   db: Database,
   relation: string | null,
 ): Promise<RelationCount[]> {
-  const result = await db.read((tx) => tx.run(COUNT_STORE, { relation, suggested: SUGGESTED_TYPE }));
+  const result = await db.read((tx) =>
+    tx.run(COUNT_STORE, { relation, suggested: SUGGESTED_TYPE }),
+  );
   return result.records.map((r) => ({
     name: r.get('name') as string,
     edgeCount: Number(r.get('n')),
@@ -61,7 +63,9 @@ export async function countsByDynamicType(
   relation: string | null,
 ): Promise<RelationCount[]> {
   return db.read(async (tx) => {
-    const names = (await tx.run(TYPES, { relation, suggested: SUGGESTED_TYPE })).records.map((r) => r.get('name') as string);
+    const names = (await tx.run(TYPES, { relation, suggested: SUGGESTED_TYPE })).records.map(
+      (r) => r.get('name') as string,
+    );
     const counts: RelationCount[] = [];
     for (const name of names) {
       const n = Number((await tx.run(DYNAMIC_COUNT, { name })).records[0]?.get('n') ?? 0);

@@ -26,6 +26,7 @@ export async function decidedEdges(
   const params = edges.map(([head, tail]) => [head, tail, rejectionKey({ head, relation, tail })]);
   const result = await db.readQuery(DECIDED, { edges: params, relation });
   const out = edges.map(() => false);
-  for (const record of result.records) out[record.get('i') as number] = record.get('decided') as boolean;
+  for (const record of result.records)
+    out[record.get('i') as number] = record.get('decided') as boolean;
   return out;
 }
