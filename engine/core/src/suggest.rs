@@ -109,7 +109,11 @@ impl TopN {
         self
     }
     fn into_sorted(self) -> Vec<Suggestion> {
-        self.heap.into_sorted_vec().into_iter().map(|r| r.0).collect()
+        self.heap
+            .into_sorted_vec()
+            .into_iter()
+            .map(|r| r.0)
+            .collect()
     }
 }
 

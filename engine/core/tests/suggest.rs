@@ -67,7 +67,11 @@ fn brute_force(
 fn assert_same(got: &[Suggestion], want: &[Suggestion]) {
     assert_eq!(got.len(), want.len());
     for (g, w) in got.iter().zip(want) {
-        assert_eq!((g.query, g.candidate), (w.query, w.candidate), "{g:?} vs {w:?}");
+        assert_eq!(
+            (g.query, g.candidate),
+            (w.query, w.candidate),
+            "{g:?} vs {w:?}"
+        );
         assert!((g.logit - w.logit).abs() <= 1e-4 * w.logit.abs().max(1.0));
     }
 }
@@ -79,10 +83,17 @@ fn matches_the_brute_force_in_both_directions() {
     let queries: Vec<u32> = (0..N as u32).filter(|e| e % 3 != 1).collect();
     let candidates: Vec<u32> = (0..N as u32).filter(|e| e % 4 != 2).collect();
     let mut exclude: Vec<u64> = (0..N as u32)
-        .flat_map(|q| (0..N as u32).filter(move |c| (q * 7 + c) % 5 == 0).map(move |c| pair_key(q, c)))
+        .flat_map(|q| {
+            (0..N as u32)
+                .filter(move |c| (q * 7 + c) % 5 == 0)
+                .map(move |c| pair_key(q, c))
+        })
         .collect();
     exclude.sort_unstable();
-    for (direction, model_relation) in [(Direction::Tail, 1u32), (Direction::Head, m.reverse_relation(1).unwrap())] {
+    for (direction, model_relation) in [
+        (Direction::Tail, 1u32),
+        (Direction::Head, m.reverse_relation(1).unwrap()),
+    ] {
         for n in [1usize, 17, 300, 10_000] {
             let scope = SuggestScope {
                 relation: 1,
@@ -124,14 +135,41 @@ fn refuses_bad_arguments_and_stops_when_cancelled() {
         exclude: &[],
     };
     let unsorted = [3u32, 2];
-    let err = suggest(&m, &SuggestScope { queries: Some(&unsorted), ..base }, &cancel).unwrap_err();
+    let err = suggest(
+        &m,
+        &SuggestScope {
+            queries: Some(&unsorted),
+            ..base
+        },
+        &cancel,
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("queries"), "{err}");
     let outside = [1u32, N as u32];
-    let err = suggest(&m, &SuggestScope { candidates: Some(&outside), ..base }, &cancel).unwrap_err();
+    let err = suggest(
+        &m,
+        &SuggestScope {
+            candidates: Some(&outside),
+            ..base
+        },
+        &cancel,
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("candidates"), "{err}");
-    let err = suggest(&m, &SuggestScope { relation: 3, ..base }, &cancel).unwrap_err();
+    let err = suggest(
+        &m,
+        &SuggestScope {
+            relation: 3,
+            ..base
+        },
+        &cancel,
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("relation"), "{err}");
     let cancelled = AtomicBool::new(true);
     assert!(suggest(&m, &base, &cancelled).unwrap().is_none());
-    assert!(suggest(&m, &SuggestScope { n: 0, ..base }, &cancel).unwrap().unwrap().is_empty());
+    assert!(suggest(&m, &SuggestScope { n: 0, ..base }, &cancel)
+        .unwrap()
+        .unwrap()
+        .is_empty());
 }
