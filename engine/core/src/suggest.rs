@@ -2,9 +2,9 @@
 //! every query entity, scored in bulk and kept in bounded heaps.
 //!
 //! The candidates' embedding rows are gathered once (C x d_e), so each chunk of queries costs one
-//! product `x2 (B x d_e) · E_c^T (d_e x C)` over the candidates only. Chunk rows are selected in
-//! parallel into per-thread heaps of at most `n` entries (memory: `n` per thread plus one chunk
-//! of logits), merged into the relation's heap.
+//! product `x2 (B x d_e) · E_c^T (d_e x C)` over the candidates only. A chunk's rows are cut into
+//! one block per thread, each selected into its own heap of at most `n` entries (memory: `n` per
+//! thread plus one chunk of logits), merged into the relation's heap.
 
 use crate::dataset::Direction;
 use crate::error::{Error, Result};
@@ -141,6 +141,18 @@ pub fn suggest(
     scope: &SuggestScope,
     cancel: &AtomicBool,
 ) -> Result<Option<Vec<Suggestion>>> {
+    suggest_in_chunks(model, scope, cancel, None)
+}
+
+/// [`suggest`] with `rows` queries per chunk (default: a chunk of logits within 16 MiB): tests
+/// use small chunks so that many chunks, and the floor carried across them, are exercised.
+#[doc(hidden)]
+pub fn suggest_in_chunks(
+    model: &Model,
+    scope: &SuggestScope,
+    cancel: &AtomicBool,
+    rows: Option<usize>,
+) -> Result<Option<Vec<Suggestion>>> {
     model.validate()?;
     let (n_ent, d) = (model.params.n_ent, model.params.d_e);
     let r = match scope.direction {
@@ -173,7 +185,7 @@ pub fn suggest(
     let c = candidates.len();
     let e_c = model.entity_vectors(candidates)?;
     model.cores.prepare(&model.params, &[r]);
-    let chunk = ((1usize << 22) / c).clamp(1, 512);
+    let chunk = rows.unwrap_or((1usize << 22) / c).clamp(1, 512);
     let (mut buf, mut logits) = (ScoreBuffers::default(), Vec::new());
     let mut best = TopN::new(scope.n);
     let excluded = |q: u32, e: u32| scope.exclude.binary_search(&pair_key(q, e)).is_ok();
@@ -192,15 +204,25 @@ pub fn suggest(
             false,
             true,
         );
+        // One contiguous block of rows per thread, each into its own heap of at most n (so a
+        // block's threshold rises as it goes); once the relation's heap is full, its worst
+        // logit is a floor no entry below can pass.
         let cap = scope.n;
-        let part = logits
-            .par_chunks(c)
-            .zip(qs.par_iter())
-            .fold(
-                || TopN::new(cap),
-                |mut top, (row, &q)| {
+        let floor = (best.heap.len() == cap)
+            .then(|| best.heap.peek().map(|w| w.0.logit))
+            .flatten();
+        let rows_per = qs.len().div_ceil(rayon::current_num_threads().max(1));
+        let parts: Vec<TopN> = logits
+            .par_chunks(rows_per * c)
+            .zip(qs.par_chunks(rows_per))
+            .map(|(rows, block)| {
+                let mut top = TopN::new(cap);
+                for (row, &q) in rows.chunks(c).zip(block) {
                     for (&e, &v) in candidates.iter().zip(row) {
-                        if !v.is_nan() && top.admits(v) && e != q && !excluded(q, e) {
+                        if v.is_nan() || floor.is_some_and(|f| v < f) || !top.admits(v) {
+                            continue;
+                        }
+                        if e != q && !excluded(q, e) {
                             top.push(Suggestion {
                                 query: q,
                                 candidate: e,
@@ -208,11 +230,13 @@ pub fn suggest(
                             });
                         }
                     }
-                    top
-                },
-            )
-            .reduce(|| TopN::new(cap), TopN::merge);
-        best = best.merge(part);
+                }
+                top
+            })
+            .collect();
+        for part in parts {
+            best = best.merge(part);
+        }
     }
     Ok(Some(best.into_sorted()))
 }

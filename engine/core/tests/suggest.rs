@@ -4,6 +4,7 @@
 use neptune_core::config::Config;
 use neptune_core::dataset::Direction;
 use neptune_core::params::Params;
+use neptune_core::suggest::suggest_in_chunks;
 use neptune_core::{pair_key, suggest, Model, SuggestScope, Suggestion};
 use std::sync::atomic::AtomicBool;
 
@@ -106,6 +107,11 @@ fn matches_the_brute_force_in_both_directions() {
             let got = suggest(&m, &scope, &cancel).unwrap().unwrap();
             let want = brute_force(&m, model_relation, &queries, &candidates, &exclude, n);
             assert_same(&got, &want);
+            // Many chunks of a few queries: the relation's floor carries across them.
+            for rows in [1, 3, 7] {
+                let chunked = suggest_in_chunks(&m, &scope, &cancel, Some(rows));
+                assert_same(&chunked.unwrap().unwrap(), &want);
+            }
         }
     }
     // Every entity on both sides, nothing excluded.
