@@ -248,6 +248,10 @@ export class Scorer {
     },
     signal?: AbortSignal,
   ): Promise<Native.Suggestions> {
+    const stopped = () =>
+      new KgcError(ErrorCode.TRAINING_ABORTED, 'Suggestions were stopped before they finished.');
+    // An abort before the call, or one napi answers itself (AbortError), is still a stop.
+    if (signal?.aborted) throw stopped();
     try {
       return await this.model.suggestAsync(
         relation,
@@ -260,6 +264,7 @@ export class Scorer {
         signal ?? null,
       );
     } catch (error) {
+      if (signal?.aborted) throw stopped();
       throw mapEngineError(error);
     }
   }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Database, relationCounts, streamOutEdges } from '../../src/graph';
 import { loadServingModel, readSuggestionsFile, servingProbability } from '../../src/model';
 import type { SuggestionsFile } from '../../src/model';
+import { suggestVersion } from '../../src/jobs/suggest-version';
 import { runCli } from '../support/cli';
 import { firstVersion } from '../support/lifecycle';
 import { testDatabase, testTarget } from '../support/test-database';
@@ -111,6 +112,22 @@ describe('suggestions across the graph: after promotion, kgc suggest, kgc sugges
     const bad = runCli(['suggest', '--top', '0'], env);
     expect(bad.status).not.toBe(0);
     expect(bad.stderr).toMatch(/--top must be an integer from 1 to 100000/);
+  });
+
+  it('stops when its signal aborts (before the work, or between relations) and leaves the file as it was', async () => {
+    const before = fs.readFileSync(path.join(dir, 'suggestions.json'), 'utf8');
+    await expect(
+      suggestVersion(db, dir, version, { perRelation: 10, signal: AbortSignal.abort() }),
+    ).rejects.toMatchObject({ code: 'TRAINING_ABORTED' });
+    const controller = new AbortController();
+    const running = suggestVersion(db, dir, version, {
+      perRelation: 10,
+      signal: controller.signal,
+      onProgress: () => controller.abort(),
+    });
+    await expect(running).rejects.toMatchObject({ code: 'TRAINING_ABORTED' });
+    expect(fs.readFileSync(path.join(dir, 'suggestions.json'), 'utf8')).toBe(before);
+    expect(fs.readdirSync(dir).filter((f) => f.includes('.tmp'))).toEqual([]);
   });
 
   it('exports tsv, csv and jsonl, filtered by relation and probability', () => {
