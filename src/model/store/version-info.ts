@@ -80,7 +80,9 @@ export const TENSORS_FILE = 'model.safetensors';
  * Optional serving files (older versions lack them, and still serve): calibration.json and
  * reliability.svg, the calibrators (model/calibration; absent: the sigmoid); types.json, the
  * relations' domains and ranges (model/types; absent: nothing filtered); rules.json, the mined
- * path rules (model/rules; absent: reasons from similar entities only).
+ * path rules (model/rules; absent: reasons from similar entities only); suggestions.json, the
+ * best missing edges across the graph, written after promotion (model/suggestions; absent: an
+ * empty review queue).
  */
 
 export const REQUIRED_FILES = [
