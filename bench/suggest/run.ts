@@ -8,7 +8,9 @@
  *       [--epochs 20] [--n 1000] [--relations 0]
  *
  * Without --model a model is trained on the dataset first (`--epochs`, the default preset; its
- * time is not part of the measurement). `--relations k` times only the first k relations.
+ * time is not part of the measurement). A model without types.json gets the types learned from
+ * the train split (as `kgc evaluate --typed`), so candidates are type-consistent as after a
+ * promotion; `--untyped` scores every entity instead. `--relations k` times only the first k relations.
  * Prints a table and the machine.
  */
 import fs from 'node:fs';
@@ -16,7 +18,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { datasetDir, takeDataOption } from '../datasets';
 import { describeMachine } from '../ingest/machine';
-import { loadServingModel, resolveTrainingConfig, suggestRelation, train } from '../../src/model';
+import {
+  loadServingModel,
+  readDatasetArrays,
+  resolveTrainingConfig,
+  suggestRelation,
+  train,
+  trainSplitTypes,
+} from '../../src/model';
 
 interface Args {
   dataset: string;
@@ -24,6 +33,7 @@ interface Args {
   epochs: number;
   n: number;
   relations: number;
+  untyped: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -39,6 +49,7 @@ function parseArgs(argv: string[]): Args {
     epochs: Number(value('--epochs') ?? 20),
     n: Number(value('--n') ?? 1000),
     relations: Number(value('--relations') ?? 0),
+    untyped: rest.includes('--untyped'),
   };
 }
 
@@ -73,6 +84,14 @@ async function main(): Promise<void> {
   const rssStart = rssMiB();
   const model = loadServingModel(modelDir);
   const { scorer } = model;
+  if (args.untyped) delete model.types;
+  else if (!model.types) {
+    const arrays = readDatasetArrays(args.dataset);
+    const same = (a: readonly string[], b: readonly string[]) => a.join('\n') === b.join('\n');
+    if (!same(arrays.entities, scorer.entities) || !same(arrays.relations, scorer.relations))
+      throw new Error('the model vocabulary differs from the dataset: pass --untyped');
+    model.types = trainSplitTypes(arrays);
+  }
   const rssModel = rssMiB();
   const pairs = new Map<number, { heads: number[]; tails: number[] }>();
   for (const [h, r, t] of triples(args.dataset)) {
