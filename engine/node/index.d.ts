@@ -51,6 +51,15 @@ export declare class NeptuneModel {
    * reuse its arrays at once.
    */
   filteredRanksAsync(heads: Uint32Array, relations: Uint32Array, tails: Uint32Array, excludes?: Array<Uint32Array> | undefined | null): Promise<FilteredRanks>
+  /**
+   * The best `n` missing edges of base relation `relation` over the whole graph, on the libuv
+   * thread pool: `head` false scores every query entity as a head against the candidates as
+   * tails, true the reverse. `queries` and `candidates` (ascending; absent: every entity) are
+   * the type-consistent ends; `excludeQueries[i]`/`excludeCandidates[i]` are pairs never
+   * suggested (known and rejected edges), in any order. Best first; ties keep the lower query,
+   * then the lower candidate. `signal` aborts between chunks (`ENGINE_ABORTED`).
+   */
+  suggestAsync(relation: number, head: boolean, n: number, queries: Uint32Array | undefined | null, candidates: Uint32Array | undefined | null, excludeQueries: Uint32Array, excludeCandidates: Uint32Array, signal?: AbortSignal | undefined | null): Promise<Suggestions>
 }
 
 export type Activation = 'prelu' | 'leaky_relu' | 'relu'
@@ -198,6 +207,16 @@ export type Split = 'valid' | 'test'
 
 /** Why training ended (an aborted run rejects instead). */
 export type StopReason = 'completed' | 'early_stopped' | 'time_limit'
+
+/**
+ * Suggestions best first: `queries[i]` is the known end (the head of tail suggestions),
+ * `candidates[i]` the suggested end, `logits[i]` the model's score.
+ */
+export interface Suggestions {
+  queries: Uint32Array
+  candidates: Uint32Array
+  logits: Float32Array
+}
 
 /**
  * Top-k results of one or more queries, flattened query-major: query `i` owns

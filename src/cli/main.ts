@@ -14,6 +14,8 @@ import { neo4jCommand } from './commands/neo4j.command';
 import { retrainCommand } from './commands/retrain.command';
 import { schemaCommand } from './commands/schema.command';
 import { serveCommand } from './commands/serve.command';
+import { suggestCommand } from './commands/suggest.command';
+import { suggestionsCommand } from './commands/suggestions.command';
 import { SERVICE_VERSION } from '../server/service-version';
 import { workerCommand } from './commands/worker.command';
 
@@ -34,7 +36,9 @@ export function buildProgram(): Command {
     .addCommand(apikeyCommand(out))
     .addCommand(modelsCommand(out))
     .addCommand(workerCommand(out))
-    .addCommand(retrainCommand(out));
+    .addCommand(retrainCommand(out))
+    .addCommand(suggestCommand(out))
+    .addCommand(suggestionsCommand(out));
 }
 
 /** The only place that ends the process: errors become one line and a non-zero exit. */

@@ -136,6 +136,11 @@ export interface LifecycleConfig {
    * rollback target are always among them (docs/lifecycle.md, "Retention").
    */
   modelKeep: number;
+  /**
+   * Suggestions kept per relation and direction after each promotion and by `kgc suggest`
+   * (the review queue's items; docs/lifecycle.md, "Suggestions").
+   */
+  suggestionsPerRelation: number;
 }
 
 /** `auto` picks a hardware GPU when the engine was built with its GPU backend and one is present. */
@@ -249,6 +254,10 @@ function readLifecycle(env: Env, stateDir: string, cwd: string): LifecycleConfig
     leaseSeconds: readInt(env, 'KGC_JOB_LEASE_SECONDS', 60, { min: 2, max: 86400 }),
     modelPollSeconds: readInt(env, 'KGC_MODEL_POLL_SECONDS', 2, { min: 1, max: 3600 }),
     modelKeep: readInt(env, 'KGC_MODEL_KEEP', 10, { min: 1, max: 100000 }),
+    suggestionsPerRelation: readInt(env, 'KGC_SUGGESTIONS_PER_RELATION', 1000, {
+      min: 0,
+      max: 100000,
+    }),
   };
 }
 

@@ -59,6 +59,11 @@ export const ErrorCode = {
    * does not promote over it.
    */
   ACTIVE_VERSION_CHANGED: 'ACTIVE_VERSION_CHANGED',
+  /**
+   * A review queue cursor of other suggestions than those served now (another model version, or
+   * suggestions recomputed since): start again without `after`.
+   */
+  STALE_CURSOR: 'STALE_CURSOR',
   INTERNAL: 'INTERNAL',
 } as const;
 

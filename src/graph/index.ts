@@ -35,3 +35,8 @@ export { REASON_READ_LIMITS } from './predictions/reason-paths';
 export { reasonEdgesPresent } from './predictions/reason-edges';
 export { labelProblem, streamEntityLabels, writeEntityLabels } from './entities/entity-labels';
 export type { LabelRow } from './entities/entity-labels';
+export { reservedRelationProblem } from './suggestions/suggested-type';
+export { replaceSuggestedEdges } from './suggestions/suggested-edges';
+export type { SuggestedEdge } from './suggestions/suggested-edges';
+export { decidedEdges } from './suggestions/decided-edges';
+export { latestDecisions } from './suggestions/review-decisions';

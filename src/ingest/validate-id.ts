@@ -1,4 +1,4 @@
-import { idProblem } from '../graph';
+import { idProblem, reservedRelationProblem } from '../graph';
 import type { ParsedLine } from './parsed-line';
 
 export { idProblem, MAX_ID_LENGTH } from '../graph';
@@ -8,6 +8,7 @@ export function checkedEdge(head: string, relation: string, tail: string): Parse
   const problem =
     idProblem('head id', head) ??
     idProblem('relation name', relation) ??
+    reservedRelationProblem('relation name', relation) ??
     idProblem('tail id', tail);
   return problem ? { kind: 'invalid', reason: problem } : { kind: 'edge', head, relation, tail };
 }

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { Config } from '../config';
+import { suggestAfterPromotion } from './suggest-after-promotion';
 import { ErrorCode, KgcError, toKgcError } from '../errors';
 import type { Database } from '../graph';
 import {
@@ -124,6 +125,11 @@ export async function runRetrainJob(
         changedEdges: result.changedEdges ?? undefined,
         timings: timer.seconds,
       });
+      if (result.promoted && result.version && result.dir) {
+        const promoted = { version: result.version, dir: result.dir };
+        const perRelation = config.lifecycle.suggestionsPerRelation;
+        await suggestAfterPromotion(db, promoted, perRelation, log, controller.signal);
+      }
       if (result.version) await retain(db, store, config.lifecycle.modelKeep, scope, log);
       return { ...result, runId, timings: timer.seconds };
     } catch (error) {

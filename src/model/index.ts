@@ -51,3 +51,15 @@ export {
   writeTypesFile,
 } from './types';
 export type { StructureSettings, TypesInput } from './types';
+export {
+  readSuggestionsFile,
+  suggestRelation,
+  SUGGESTIONS_FILE,
+  writeSuggestionsFile,
+} from './suggestions';
+export type {
+  RelationSuggestions,
+  StoredSuggestion,
+  SuggestionList,
+  SuggestionsFile,
+} from './suggestions';

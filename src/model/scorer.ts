@@ -231,6 +231,44 @@ export class Scorer {
     }
   }
 
+  /**
+   * The best `n` missing edges of `relation` over the whole graph in one direction, on the
+   * engine's worker threads: `queries` are the known ends (heads for 'tail'), `candidates` the
+   * suggested ends (ascending; undefined: every entity), `exclude` the (query, candidate) pairs
+   * never suggested. Best first. `signal` stops it (TRAINING_ABORTED).
+   */
+  async suggestAsync(
+    relation: number,
+    direction: Direction,
+    n: number,
+    scope: {
+      queries?: Uint32Array;
+      candidates?: Uint32Array;
+      exclude: { queries: Uint32Array; candidates: Uint32Array };
+    },
+    signal?: AbortSignal,
+  ): Promise<Native.Suggestions> {
+    const stopped = () =>
+      new KgcError(ErrorCode.TRAINING_ABORTED, 'Suggestions were stopped before they finished.');
+    // An abort before the call, or one napi answers itself (AbortError), is still a stop.
+    if (signal?.aborted) throw stopped();
+    try {
+      return await this.model.suggestAsync(
+        relation,
+        direction === 'head',
+        n,
+        scope.queries ?? null,
+        scope.candidates ?? null,
+        scope.exclude.queries,
+        scope.exclude.candidates,
+        signal ?? null,
+      );
+    } catch (error) {
+      if (signal?.aborted) throw stopped();
+      throw mapEngineError(error);
+    }
+  }
+
   private engineArguments(
     queries: ScoringQuery[],
     excludes: (Uint32Array | number[] | undefined)[],

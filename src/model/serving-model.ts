@@ -10,6 +10,7 @@ import { loadScorerAsync } from './store/model-store';
 import { readTypesFile, TYPES_FILE } from './types/types-file';
 import { ErrorCode, KgcError } from '../errors';
 import { ServingTypes } from './types/serving-types';
+import { ServedSuggestions } from './suggestions/served-suggestions';
 
 /** The model answering queries, where it came from, and the version its answers carry. */
 export interface ServingModel {
@@ -23,11 +24,16 @@ export interface ServingModel {
   rules?: RuleSet;
   /** The version's domains and ranges (types.json); undefined: it has none, nothing is filtered. */
   types?: ServingTypes;
+<<<<<<< HEAD
   /**
    * The version's graph in the model's ids (graph.bin): reasons are searched here and confirmed
    * against Neo4j; undefined: the directory has none, reasons are read from Neo4j directly.
    */
   graph?: GraphIndex;
+=======
+  /** The version's suggestions across the graph (suggestions.json, read when asked for). */
+  suggestions?: ServedSuggestions;
+>>>>>>> suggest
 }
 
 /**
@@ -45,6 +51,7 @@ function servingModel(scorer: Scorer, dir: string, source: string, version: stri
     calibration,
     ...(rules ? { rules } : {}),
     ...servingTypes(dir, scorer, source),
+    suggestions: new ServedSuggestions(dir, scorer.entities),
   };
 }
 

@@ -7,6 +7,8 @@ import { ModelResolver } from './model.resolver';
 import { ModelVersionResolver } from './model-version.resolver';
 import { PredictionResolver } from './prediction.resolver';
 import { PredictionReasonsResolver } from './prediction-reasons.resolver';
+import { ReviewResolver } from './review.resolver';
+import { ReviewItemReasonsResolver } from './review-item-reasons.resolver';
 
 /** Every resolver class of the API; buildSchema takes this list. */
 export const resolvers = [
@@ -19,6 +21,8 @@ export const resolvers = [
   DecisionResolver,
   LifecycleResolver,
   ModelVersionResolver,
+  ReviewResolver,
+  ReviewItemReasonsResolver,
 ] as const;
 export { authChecker } from './auth-checker';
 export { createLoaders } from './loaders';

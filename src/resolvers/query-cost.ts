@@ -55,6 +55,11 @@ export const FIELD_COSTS: Readonly<
           0,
         )
       : 0,
+  // A page of `first` items, each with a reasons read when asked for (first is 1 to 200).
+  reviewQueue: (args, asks) => {
+    const first = typeof args.first === 'number' && args.first > 0 ? Math.min(args.first, 200) : 0;
+    return first + (asks.reasons === true ? first * REASONS_ROW_COST : 0);
+  },
   // A list longer than MAX_EDGES is refused by the resolver, naming the argument.
   edgeProbabilities: (args) =>
     Array.isArray(args.edges) ? Math.min(args.edges.length, MAX_EDGES) * EDGE_COST : 0,

@@ -59,6 +59,11 @@ describe('kgc train against the graph, and kgc models', () => {
     expect(v2).toMatchObject({ status: 'rejected', promoted: false, previousActive: v1.version });
     expect(v2.candidateMrr as number).toBeLessThan(v2.activeMrr as number);
     expect(worse.stdout).toMatch(/rejected .* stays active/);
+    expect(
+      fs.existsSync(
+        path.join(env.KGC_MODEL_STORE as string, v2.version as string, 'suggestions.json'),
+      ),
+    ).toBe(false);
 
     const list = runCli(['models', 'list', '--json'], env);
     expect(list.status).toBe(0);
@@ -79,6 +84,16 @@ describe('kgc train against the graph, and kgc models', () => {
 
     const promote = runCli(['models', 'promote', v2.version as string, '--json'], env);
     expect(JSON.parse(promote.stdout)).toEqual({ version: v2.version, previous: v1.version });
+    // Suggestions are written with each promoted version: the job's (v1) and `models promote`'s
+    // (v2, which the gate had rejected and so had none).
+    const suggestions = (v: unknown) =>
+      path.join(env.KGC_MODEL_STORE as string, v as string, 'suggestions.json');
+    expect(fs.existsSync(suggestions(v1.version))).toBe(true);
+    expect(promote.stderr).toMatch(/suggestions: \d+ across 2 relation\(s\)/);
+    expect(JSON.parse(fs.readFileSync(suggestions(v2.version), 'utf8'))).toMatchObject({
+      version: v2.version,
+      perRelation: 1000,
+    });
     const rollback = runCli(['models', 'rollback', '--json'], env);
     expect(JSON.parse(rollback.stdout)).toEqual({ version: v1.version, previous: v2.version });
 

@@ -32,8 +32,8 @@
 //   0 numbers:     error, real, rng
 //   1 data:        dataset, config, params             (triples, settings, tensors)
 //   2 kernels:     kernels, linalg
-//   3 model:       candidate_mask, scoring, eval, model, evaluate (eval-mode forward, ranking,
-//                  serving)
+//   3 model:       candidate_mask, scoring, eval, model, evaluate, suggest (eval-mode forward,
+//                  ranking, serving, suggestions across the graph)
 //   4 persistence: checkpoint
 //   5 training:    adam, net, early_stopping, lr_schedule, step_engine, train, weight_average
 //                  (only with the `training` feature)
@@ -54,6 +54,7 @@ pub mod eval;
 pub mod evaluate;
 pub mod model;
 pub mod scoring;
+pub mod suggest;
 
 pub mod checkpoint;
 
@@ -85,6 +86,7 @@ pub use evaluate::{evaluate, evaluate_typed, filtered_ranks, RankedTail, Split};
 pub use graph_sizing::GraphSize;
 pub use model::{Model, Prediction};
 pub use presets::{Overrides, PRESETS};
+pub use suggest::{pair_key, suggest, SuggestScope, Suggestion};
 #[cfg(feature = "training")]
 pub use train::{Progress, StopReason, TrainOutcome, Trainer};
 

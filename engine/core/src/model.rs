@@ -35,7 +35,7 @@ pub struct Model {
     pub epoch: usize,
     /// Validation metrics of these weights, when known.
     pub valid_metrics: Option<Metrics>,
-    cores: CoreCache,
+    pub(crate) cores: CoreCache,
 }
 
 impl Model {

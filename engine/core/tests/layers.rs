@@ -10,7 +10,14 @@ const LAYERS: [&[&str]; 7] = [
     &["error", "real", "rng"],
     &["dataset", "config", "params"],
     &["kernels", "linalg"],
-    &["candidate_mask", "scoring", "eval", "model", "evaluate"],
+    &[
+        "candidate_mask",
+        "scoring",
+        "eval",
+        "model",
+        "evaluate",
+        "suggest",
+    ],
     &["checkpoint"],
     &[
         "adam",

@@ -14,6 +14,7 @@ mod model;
 mod panic_check;
 mod rank_task;
 mod score_task;
+mod suggest_task;
 mod train_task;
 mod training_config;
 

@@ -4,9 +4,11 @@
 use crate::errors::{argument_error, engine_error, EngineError};
 use crate::rank_task::RankTask;
 use crate::score_task::ScoreTask;
-use napi::bindgen_prelude::{AsyncTask, Float32Array, Float64Array, Uint32Array};
+use crate::suggest_task::SuggestTask;
+use napi::bindgen_prelude::{AbortSignal, AsyncTask, Float32Array, Float64Array, Uint32Array};
 use napi_derive::napi;
 use neptune_core::{Model, Prediction};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// Top-k results of one or more queries, flattened query-major: query `i` owns
@@ -215,6 +217,59 @@ impl NeptuneModel {
             triples,
             excludes,
         )))
+    }
+}
+
+#[napi]
+impl NeptuneModel {
+    /// The best `n` missing edges of base relation `relation` over the whole graph, on the libuv
+    /// thread pool: `head` false scores every query entity as a head against the candidates as
+    /// tails, true the reverse. `queries` and `candidates` (ascending; absent: every entity) are
+    /// the type-consistent ends; `excludeQueries[i]`/`excludeCandidates[i]` are pairs never
+    /// suggested (known and rejected edges), in any order. Best first; ties keep the lower query,
+    /// then the lower candidate. `signal` aborts between chunks (`ENGINE_ABORTED`).
+    #[napi(catch_unwind, ts_return_type = "Promise<Suggestions>")]
+    #[allow(clippy::too_many_arguments)]
+    pub fn suggest_async(
+        &self,
+        relation: u32,
+        head: bool,
+        n: u32,
+        queries: Option<Uint32Array>,
+        candidates: Option<Uint32Array>,
+        exclude_queries: Uint32Array,
+        exclude_candidates: Uint32Array,
+        signal: Option<AbortSignal>,
+    ) -> Result<AsyncTask<SuggestTask>, EngineError> {
+        if exclude_queries.len() != exclude_candidates.len() {
+            return Err(argument_error(format!(
+                "excludeQueries ({}) and excludeCandidates ({}) differ in length",
+                exclude_queries.len(),
+                exclude_candidates.len()
+            )));
+        }
+        let mut exclude: Vec<u64> = exclude_queries
+            .iter()
+            .zip(exclude_candidates.iter())
+            .map(|(&q, &c)| neptune_core::pair_key(q, c))
+            .collect();
+        exclude.sort_unstable();
+        let cancel = Arc::new(AtomicBool::new(false));
+        if let Some(signal) = &signal {
+            let flag = cancel.clone();
+            signal.on_abort(move || flag.store(true, Ordering::SeqCst));
+        }
+        let task = SuggestTask {
+            model: Arc::clone(&self.inner),
+            relation,
+            head,
+            n: n as usize,
+            queries: queries.map(|q| q.to_vec()),
+            candidates: candidates.map(|c| c.to_vec()),
+            exclude,
+            cancel,
+        };
+        Ok(AsyncTask::with_optional_signal(task, signal))
     }
 }
 

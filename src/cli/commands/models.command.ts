@@ -9,6 +9,7 @@ import {
 } from '../../graph/registry';
 import type { ModelVersionRecord } from '../../graph/registry';
 import { applyRetention } from '../../jobs/model-retention';
+import { suggestAfterPromotion } from '../../jobs/suggest-after-promotion';
 import { ModelStore, readCalibrationFile } from '../../model';
 import type { CalibrationSummary } from '../../model';
 import type { CliOutput } from '../cli-output';
@@ -132,6 +133,12 @@ function promoteCommand(out: CliOutput): Command {
         const result = await promoteVersion(db, version, scope);
         if (options.json) out.info(JSON.stringify(result));
         else out.info(`Active: ${result.version} (was ${result.previous ?? 'none'}).`);
+        await suggestAfterPromotion(
+          db,
+          { version: result.version, dir: store.dir(result.version) },
+          config.lifecycle.suggestionsPerRelation,
+          (line) => out.error(line),
+        );
         await retain(out, () => applyRetention(db, store, config.lifecycle.modelKeep, scope));
       });
     });

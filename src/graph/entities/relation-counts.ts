@@ -1,5 +1,6 @@
 import { Neo4jError } from 'neo4j-driver';
 import type { Database } from '../database';
+import { SUGGESTED_TYPE } from '../suggestions/suggested-type';
 
 export interface RelationCount {
   name: string;
@@ -7,7 +8,7 @@ export interface RelationCount {
 }
 
 /**
- * Edges per relationship type from :Entity heads, read from Neo4j's count store through the
+ * Edges per relationship type from :Entity heads (written suggestions, KGC_SUGGESTED, left out), read from Neo4j's count store through the
  * statistics procedure: constant time per type, and no name is ever written into query text
  * (a relation name can carry `\u0060`, which Cypher's lexer turns into a backtick before it
  * reads a quoted identifier, so no escaping of a spliced name is safe).
@@ -16,6 +17,7 @@ const COUNT_STORE = `
 CALL db.stats.retrieve('GRAPH COUNTS') YIELD data
 UNWIND data.relationships AS c
 WITH c WHERE c.startLabel = 'Entity' AND c.endLabel IS NULL AND c.count > 0
+  AND c.relationshipType <> $suggested
   AND ($relation IS NULL OR c.relationshipType = $relation)
 RETURN c.relationshipType AS name, c.count AS n`;
 
@@ -26,7 +28,7 @@ RETURN c.relationshipType AS name, c.count AS n`;
  */
 const TYPES = `
 CALL db.relationshipTypes() YIELD relationshipType AS name
-WITH name WHERE $relation IS NULL OR name = $relation
+WITH name WHERE ($relation IS NULL OR name = $relation) AND name <> $suggested
 RETURN name`;
 const DYNAMIC_COUNT = 'MATCH (:Entity)-[r:$($name)]->() RETURN count(r) AS n';
 
@@ -46,7 +48,9 @@ async function countsFromStatistics(
   db: Database,
   relation: string | null,
 ): Promise<RelationCount[]> {
-  const result = await db.read((tx) => tx.run(COUNT_STORE, { relation }));
+  const result = await db.read((tx) =>
+    tx.run(COUNT_STORE, { relation, suggested: SUGGESTED_TYPE }),
+  );
   return result.records.map((r) => ({
     name: r.get('name') as string,
     edgeCount: Number(r.get('n')),
@@ -59,7 +63,9 @@ export async function countsByDynamicType(
   relation: string | null,
 ): Promise<RelationCount[]> {
   return db.read(async (tx) => {
-    const names = (await tx.run(TYPES, { relation })).records.map((r) => r.get('name') as string);
+    const names = (await tx.run(TYPES, { relation, suggested: SUGGESTED_TYPE })).records.map(
+      (r) => r.get('name') as string,
+    );
     const counts: RelationCount[] = [];
     for (const name of names) {
       const n = Number((await tx.run(DYNAMIC_COUNT, { name })).records[0]?.get('n') ?? 0);

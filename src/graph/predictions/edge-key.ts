@@ -1,5 +1,6 @@
 import { ErrorCode, KgcError } from '../../errors';
 import { idProblem } from '../identifiers';
+import { reservedRelationProblem } from '../suggestions/suggested-type';
 
 /** One (head, relation, tail) edge, named by its entity ids and relation name. */
 export interface EdgeKey {
@@ -21,6 +22,7 @@ export function checkEdgeKey(edge: EdgeKey, where = ''): void {
   const problem =
     idProblem(`${where}head`, edge.head) ??
     idProblem(`${where}relation`, edge.relation) ??
+    reservedRelationProblem(`${where}relation`, edge.relation) ??
     idProblem(`${where}tail`, edge.tail);
   if (problem) throw new KgcError(ErrorCode.BAD_USER_INPUT, `Argument ${problem}.`);
 }

@@ -1,5 +1,6 @@
 import type { Direction } from '../../direction';
 import type { Database } from '../database';
+import { SUGGESTED_TYPE } from '../suggestions/suggested-type';
 
 export interface KnownAnswersQuery {
   entity: string;
@@ -36,7 +37,7 @@ RETURN i,
        THEN COLLECT { MATCH (p:RejectedPrediction {head: q.entity, relation: q.relation}) RETURN p.tail }
        ELSE COLLECT { MATCH (p:RejectedPrediction {tail: q.entity, relation: q.relation}) RETURN p.head }
   END AS rejected,
-  CASE WHEN x IS NOT NULL AND q.connected THEN [(x)--(n:Entity) | n.id] ELSE [] END AS connected`;
+  CASE WHEN x IS NOT NULL AND q.connected THEN [(x)-[e]-(n:Entity) WHERE type(e) <> $suggested | n.id] ELSE [] END AS connected`;
 
 /** Read at query time, so an edge added a moment before the request is already filtered out. */
 export async function knownAnswersBatch(
@@ -50,7 +51,7 @@ export async function knownAnswersBatch(
     tail: q.direction === 'tail',
     connected: q.connected === true,
   }));
-  const result = await db.readQuery(KNOWN_ANSWERS, { queries: params });
+  const result = await db.readQuery(KNOWN_ANSWERS, { queries: params, suggested: SUGGESTED_TYPE });
   const answers: KnownAnswers[] = queries.map(() => ({
     entityExists: false,
     existing: [],

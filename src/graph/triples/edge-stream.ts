@@ -2,6 +2,7 @@ import type { Database } from '../database';
 import { mapNeo4jError } from '../neo4j-errors';
 import { EDGE_SOURCE } from '../predictions/provenance';
 import { streamEdgesQuery } from './export-queries';
+import { SUGGESTED_TYPE } from '../suggestions/suggested-type';
 
 export interface EdgeFilter {
   /** Only these relation types; undefined means all. */
@@ -37,6 +38,7 @@ export async function streamOutEdges(
     const result = session.run(query, {
       relations: filter.relations ?? null,
       prediction: EDGE_SOURCE.prediction,
+      suggested: SUGGESTED_TYPE,
     });
     for await (const record of result) {
       const out = record.get(1) as [string, string][];

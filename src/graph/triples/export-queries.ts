@@ -7,13 +7,15 @@
  * The query text carries only the filters in use: a WHERE that is always true still costs its
  * evaluation per edge (measured: the unfiltered stream about 1.3x faster without it).
  * `$relations` binds the relation filter, `$prediction` the provenance value that marks an
- * accepted prediction (`kgc_source`, provenance.ts); nothing is spliced into the text.
+ * accepted prediction (`kgc_source`, provenance.ts), `$suggested` the type of written
+ * suggestions (always left out); nothing is spliced into the text.
  */
 export function streamEdgesQuery(options: {
   relations: boolean;
   excludePredictions: boolean;
 }): string {
-  const conditions: string[] = [];
+  // Suggestions written for Cypher users (KGC_SUGGESTED) are never facts.
+  const conditions: string[] = ['type(r) <> $suggested'];
   if (options.relations) conditions.push('type(r) IN $relations');
   if (options.excludePredictions) {
     conditions.push('(r.kgc_source IS NULL OR r.kgc_source <> $prediction)');

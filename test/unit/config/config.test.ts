@@ -94,6 +94,7 @@ describe('loadConfig', () => {
       leaseSeconds: 60,
       trainDevice: 'auto',
       modelKeep: 10,
+      suggestionsPerRelation: 1000,
     });
     const set = loadConfig(
       {
@@ -121,6 +122,7 @@ describe('loadConfig', () => {
       modelPollSeconds: 7,
       trainDevice: 'gpu',
       modelKeep: 3,
+      suggestionsPerRelation: 1000,
     });
     for (const bad of ['0', '-1', '2.5', 'all']) {
       expect(() => loadConfig({ KGC_MODEL_KEEP: bad }, '/srv/app')).toThrow(

@@ -10,6 +10,14 @@ describe('TSV parser', () => {
       tail: 'c',
     });
   });
+  it('refuses the relation name reserved for written suggestions (never a fact)', () => {
+    const line = tsv.parse('a\tKGC_SUGGESTED\tb');
+    expect(line).toMatchObject({ kind: 'invalid' });
+    expect((line as { reason: string }).reason).toMatch(
+      /relation name "KGC_SUGGESTED" is reserved/,
+    );
+    expect(tsv.parse('a\tKGC_SUGGESTED_not\tb')).toMatchObject({ kind: 'edge' });
+  });
   it('skips blank lines and reports column counts, empty and overlong ids', () => {
     expect(tsv.parse('')).toEqual({ kind: 'skip' });
     expect(tsv.parse('a\tb')).toEqual({

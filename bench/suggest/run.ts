@@ -1,0 +1,159 @@
+/**
+ * Suggestions across the graph (issue 40): time the best N missing edges of every relation in
+ * both directions of a dataset, and the peak memory against the model plus the N-per-relation
+ * heaps. No Neo4j: the known edges are train + valid + test, read from the dataset's files, so
+ * the number is the engine's and the job's own work (the job adds one stream of the graph).
+ *
+ *   npx tsx bench/suggest/run.ts [--data <dir>] [--dataset FB15k-237] [--model <dir>]
+ *       [--epochs 20] [--n 1000] [--relations 0]
+ *
+ * Without --model a model is trained on the dataset first (`--epochs`, the default preset; its
+ * time is not part of the measurement). A model without types.json gets the types learned from
+ * the train split (as `kgc evaluate --typed`), so candidates are type-consistent as after a
+ * promotion; `--untyped` scores every entity instead. `--relations k` times only the first k relations.
+ * Prints a table and the machine.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { datasetDir, takeDataOption } from '../datasets';
+import { describeMachine } from '../ingest/machine';
+import {
+  loadServingModel,
+  readDatasetArrays,
+  resolveTrainingConfig,
+  suggestRelation,
+  train,
+  trainSplitTypes,
+} from '../../src/model';
+
+interface Args {
+  dataset: string;
+  model: string | undefined;
+  epochs: number;
+  n: number;
+  relations: number;
+  untyped: boolean;
+}
+
+function parseArgs(argv: string[]): Args {
+  const { data, rest } = takeDataOption(argv);
+  const value = (name: string) => {
+    const i = rest.indexOf(name);
+    return i >= 0 ? rest[i + 1] : undefined;
+  };
+  const model = value('--model');
+  return {
+    dataset: datasetDir(value('--dataset') ?? 'FB15k-237', data),
+    model: model === undefined ? undefined : path.resolve(model),
+    epochs: Number(value('--epochs') ?? 20),
+    n: Number(value('--n') ?? 1000),
+    relations: Number(value('--relations') ?? 0),
+    untyped: rest.includes('--untyped'),
+  };
+}
+
+const MiB = 2 ** 20;
+const rssMiB = () => process.memoryUsage().rss / MiB;
+/** resourceUsage().maxRSS is in KiB. */
+const peakMiB = () => process.resourceUsage().maxRSS / 1024;
+
+function triples(dir: string): [string, string, string][] {
+  return ['train.txt', 'valid.txt', 'test.txt'].flatMap((file) =>
+    fs
+      .readFileSync(path.join(dir, file), 'utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => line.split('\t') as [string, string, string]),
+  );
+}
+
+async function trainedModel(args: Args): Promise<string> {
+  if (args.model) return args.model;
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'kgc-bench-suggest-'));
+  console.error(`training ${args.epochs} epochs on ${args.dataset} into ${out} (not timed)`);
+  await train({ dir: args.dataset }, resolveTrainingConfig('default', { epochs: args.epochs }), {
+    outDir: out,
+  });
+  return out;
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  const modelDir = await trainedModel(args);
+  const rssStart = rssMiB();
+  const model = loadServingModel(modelDir);
+  const { scorer } = model;
+  if (args.untyped) delete model.types;
+  else if (!model.types) {
+    const arrays = readDatasetArrays(args.dataset);
+    const same = (a: readonly string[], b: readonly string[]) => a.join('\n') === b.join('\n');
+    if (!same(arrays.entities, scorer.entities) || !same(arrays.relations, scorer.relations))
+      throw new Error('the model vocabulary differs from the dataset: pass --untyped');
+    model.types = trainSplitTypes(arrays);
+  }
+  const rssModel = rssMiB();
+  const pairs = new Map<number, { heads: number[]; tails: number[] }>();
+  for (const [h, r, t] of triples(args.dataset)) {
+    const [hi, ri, ti] = [scorer.findEntity(h), scorer.findRelation(r), scorer.findEntity(t)];
+    if (hi === undefined || ri === undefined || ti === undefined) continue;
+    let list = pairs.get(ri);
+    if (!list) pairs.set(ri, (list = { heads: [], tails: [] }));
+    list.heads.push(hi);
+    list.tails.push(ti);
+  }
+  const count =
+    args.relations > 0
+      ? Math.min(args.relations, scorer.relations.length)
+      : scorer.relations.length;
+  const started = process.hrtime.bigint();
+  let kept = 0;
+  let slowest = { relation: '', seconds: 0 };
+  for (let r = 0; r < count; r++) {
+    const t0 = process.hrtime.bigint();
+    const p = pairs.get(r) ?? { heads: [], tails: [] };
+    const out = await suggestRelation(
+      model,
+      r,
+      { heads: Uint32Array.from(p.heads), tails: Uint32Array.from(p.tails) },
+      args.n,
+    );
+    kept += out.reduce((sum, o) => sum + o.rows.length, 0);
+    const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+    if (seconds > slowest.seconds) slowest = { relation: scorer.relations[r] as string, seconds };
+  }
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const modelBytes = fs.statSync(path.join(modelDir, 'model.safetensors')).size;
+  const threads = Number(process.env.RAYON_NUM_THREADS ?? os.cpus().length);
+  // A heap entry is 12 bytes (query, candidate, logit); one heap of N per thread, plus the kept rows.
+  const heapsMiB = (args.n * 12 * (threads + 2)) / MiB;
+  const rows: [string, string][] = [
+    ['dataset', path.basename(args.dataset)],
+    ['entities', String(scorer.entities.length)],
+    ['relations timed (x 2 directions)', String(count)],
+    ['N per relation and direction', String(args.n)],
+    ['typed candidates', model.types ? 'yes' : 'no (no types.json)'],
+    ['suggestions kept', String(kept)],
+    ['wall time, all relations (s)', seconds.toFixed(1)],
+    ['slowest relation (s)', `${slowest.seconds.toFixed(2)} (${slowest.relation})`],
+    ['model file (MiB)', (modelBytes / MiB).toFixed(1)],
+    ['heaps, N x threads (MiB)', heapsMiB.toFixed(2)],
+    ['RSS before load (MiB)', rssStart.toFixed(0)],
+    ['RSS after load (MiB)', rssModel.toFixed(0)],
+    ['peak RSS (MiB)', peakMiB().toFixed(0)],
+    [
+      'peak RSS growth over load / (model + heaps)',
+      ((peakMiB() - rssStart) / (modelBytes / MiB + heapsMiB)).toFixed(2),
+    ],
+  ];
+  const width = Math.max(...rows.map(([k]) => k.length));
+  console.log('| measure | value |\n|---|---|');
+  for (const [k, v] of rows) console.log(`| ${k.padEnd(width)} | ${v} |`);
+  console.log('\nmachine:');
+  for (const [k, v] of Object.entries(describeMachine())) console.log(`  ${k}: ${v}`);
+}
+
+main().catch((error: unknown) => {
+  console.error((error as Error).message);
+  process.exit(1);
+});
