@@ -82,7 +82,7 @@ async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const modelDir = await trainedModel(args);
   const rssStart = rssMiB();
-  const model = loadServingModel(modelDir);
+  const model = await loadServingModel(modelDir);
   const { scorer } = model;
   if (args.untyped) delete model.types;
   else if (!model.types) {

@@ -39,7 +39,7 @@ type PairLists = Map<number, { heads: number[]; tails: number[] }>;
  */
 async function excludedPairs(
   db: Database,
-  model: ReturnType<typeof loadServingModel>,
+  model: Awaited<ReturnType<typeof loadServingModel>>,
   relations: string[],
 ): Promise<PairLists> {
   const { scorer } = model;
@@ -80,7 +80,7 @@ export async function suggestVersion(
   options: SuggestOptions,
 ): Promise<SuggestSummary> {
   const started = Date.now();
-  const model = loadServingModel(dir, version);
+  const model = await loadServingModel(dir, version);
   const names = options.relations ?? model.scorer.relations;
   for (const name of names) model.scorer.relation(name);
   const excluded = await excludedPairs(db, model, [...names]);

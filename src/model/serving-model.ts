@@ -24,16 +24,13 @@ export interface ServingModel {
   rules?: RuleSet;
   /** The version's domains and ranges (types.json); undefined: it has none, nothing is filtered. */
   types?: ServingTypes;
-<<<<<<< HEAD
   /**
    * The version's graph in the model's ids (graph.bin): reasons are searched here and confirmed
    * against Neo4j; undefined: the directory has none, reasons are read from Neo4j directly.
    */
   graph?: GraphIndex;
-=======
   /** The version's suggestions across the graph (suggestions.json, read when asked for). */
   suggestions?: ServedSuggestions;
->>>>>>> suggest
 }
 
 /**

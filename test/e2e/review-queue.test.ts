@@ -163,7 +163,8 @@ describe('reviewQueue and reviewStats over HTTP', () => {
     }
     // Distinct edges of both directions, minus the two decided.
     const stored = readSuggestionsFile(graph.modelDir)!;
-    const ids = (await import('../../src/model')).loadServingModel(graph.modelDir).scorer.entities;
+    const { loadServingModel } = await import('../../src/model');
+    const ids = (await loadServingModel(graph.modelDir)).scorer.entities;
     const distinct = new Set(
       stored.relations
         .filter((r) => r.relation === graph.similar)

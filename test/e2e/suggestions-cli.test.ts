@@ -57,11 +57,11 @@ describe('suggestions across the graph: after promotion, kgc suggest, kgc sugges
     await db.close();
   });
 
-  it('the retrain job wrote suggestions.json with the promoted version: no known edge, calibrated, best first', () => {
+  it('the retrain job wrote suggestions.json with the promoted version: no known edge, calibrated, best first', async () => {
     expect(fixture.first.promoted).toBe(true);
     const file = readSuggestionsFile(dir) as SuggestionsFile;
     expect(file.version).toBe(version);
-    const model = loadServingModel(dir, version);
+    const model = await loadServingModel(dir, version);
     const relations = model.scorer.relations;
     expect(file.relations.map((r) => `${r.relation}/${r.direction}`).sort()).toEqual(
       relations.flatMap((r) => [`${r}/head`, `${r}/tail`]).sort(),

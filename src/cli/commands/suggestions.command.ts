@@ -82,7 +82,7 @@ function exportCommand(out: CliOutput): Command {
             `No suggestions are stored for the active version ${version}: run \`npx kgc suggest\` first.`,
           );
         }
-        const { entities } = loadServingModel(dir, version).scorer;
+        const { entities } = (await loadServingModel(dir, version)).scorer;
         const stored = new Set(file.relations.map((r) => r.relation));
         const unknown = (options.relation ?? []).filter((r) => !stored.has(r));
         if (unknown.length > 0) {
