@@ -5,7 +5,7 @@
 use crate::common::gpu;
 use neptune_core::adam::Adam;
 use neptune_core::config::{Activation, Config, InitScheme};
-use neptune_core::net::{loss_and_grads, Batch, Dropouts, Workspace};
+use neptune_core::net::{loss_and_grads, Batch, Dropouts, Objective, Workspace};
 use neptune_core::params::{BatchNorm, Grads, Params, TRAINABLE_NAMES};
 use neptune_core::step_engine::StepEngine;
 use neptune_gpu::GpuSteps;
@@ -238,7 +238,7 @@ fn gradients_match_the_cpu_in_f64_with_dropout() {
             loss_and_grads(
                 &mut p,
                 &drop,
-                cfg.label_smoothing,
+                Objective::of(&cfg),
                 &batch,
                 &mut ws,
                 &mut g,
