@@ -99,8 +99,7 @@ export function trainCommand(out: CliOutput): Command {
     .option(
       '--loss <loss>',
       "the training loss: bce (the paper's binary cross-entropy per entity) or softmax (a " +
-        "cross-entropy over all entities, label-smoothed the same way); default: the preset's " +
-        '(bce; docs/training.md)',
+        "cross-entropy over all entities); default: the preset's, bce (docs/training.md)",
       lossOption('--loss'),
     )
     .option(
