@@ -249,6 +249,8 @@ export interface TrainingConfig {
   dropoutH1: number
   dropoutH2: number
   labelSmoothing: number
+  /** The training loss; absent (settings saved before it existed): bce. */
+  loss?: TrainingLoss
   activation: Activation
   inverseMode: ReverseRelations
   init: Init
@@ -273,6 +275,9 @@ export interface TrainingConfig {
 
 export type TrainingDevice = 'auto' | 'cpu' | 'gpu'
 
+/** The training loss over all entities. */
+export type TrainingLoss = 'bce' | 'softmax'
+
 /** Settings that replace a preset's; every field is optional. */
 export interface TrainingOverrides {
   entityDim?: number
@@ -281,6 +286,7 @@ export interface TrainingOverrides {
   dropoutH1?: number
   dropoutH2?: number
   labelSmoothing?: number
+  loss?: TrainingLoss
   activation?: Activation
   inverseMode?: ReverseRelations
   init?: Init

@@ -852,3 +852,4 @@ module.exports.Split = nativeBinding.Split
 module.exports.StopReason = nativeBinding.StopReason
 module.exports.train = nativeBinding.train
 module.exports.TrainingDevice = nativeBinding.TrainingDevice
+module.exports.TrainingLoss = nativeBinding.TrainingLoss

@@ -5,6 +5,10 @@ import { mapEngineError, nativeEngine, Native } from './native-engine';
 /** Settings a user changes (camelCase; the binding's typed object). */
 export type TrainingOverrides = Native.TrainingOverrides;
 
+/** The training losses: the paper's BCE per entity, or a softmax cross-entropy over all. */
+export const TRAINING_LOSSES = ['bce', 'softmax'] as const satisfies readonly Native.TrainingLoss[];
+export type TrainingLoss = (typeof TRAINING_LOSSES)[number];
+
 /** Every training setting of a run, as the engine resolved them. */
 export type EngineConfig = Native.TrainingConfig;
 

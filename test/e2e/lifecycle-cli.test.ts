@@ -50,7 +50,18 @@ describe('kgc train against the graph, and kgc models', () => {
     );
 
     const worse = runCli(
-      ['train', '--epochs', '1', '--eval-every', '0', '--threads', '1', '--json'],
+      [
+        'train',
+        '--epochs',
+        '1',
+        '--eval-every',
+        '0',
+        '--threads',
+        '1',
+        '--loss',
+        'softmax',
+        '--json',
+      ],
       env,
       120_000,
     );
@@ -80,7 +91,11 @@ describe('kgc train against the graph, and kgc models', () => {
     expect(JSON.parse(show.stdout)).toMatchObject({
       version: v2.version,
       gate: { activeVersion: v1.version, candidateMrr: v2.candidateMrr },
+      training: { loss: 'softmax', epochs: 1 },
     });
+    // The version's training settings, the loss among them, in the text view too.
+    const shown = runCli(['models', 'show', v1.version as string], env);
+    expect(shown.stdout).toMatch(/^training: loss bce, label smoothing /m);
 
     const promote = runCli(['models', 'promote', v2.version as string, '--json'], env);
     expect(JSON.parse(promote.stdout)).toEqual({ version: v2.version, previous: v1.version });

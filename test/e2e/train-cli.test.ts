@@ -27,6 +27,8 @@ describe('kgc train and kgc evaluate', () => {
         '3',
         '--weight-average',
         '0.25',
+        '--loss',
+        'softmax',
         '--out',
         out,
         '--json',
@@ -48,13 +50,20 @@ describe('kgc train and kgc evaluate', () => {
     expect(fs.existsSync(path.join(out, 'manifest.json'))).toBe(true);
     // The flags reach the engine's config.
     const manifest = JSON.parse(fs.readFileSync(path.join(out, 'manifest.json'), 'utf8')) as {
-      config: { epochs: number; eval_every: number; patience: number; weight_average: number };
+      config: {
+        epochs: number;
+        eval_every: number;
+        patience: number;
+        weight_average: number;
+        loss: string;
+      };
     };
     expect(manifest.config).toMatchObject({
       epochs: 4,
       eval_every: 2,
       patience: 3,
       weight_average: 0.25,
+      loss: 'softmax',
     });
   });
 
@@ -179,6 +188,11 @@ describe('kgc train and kgc evaluate', () => {
     expect(badAverage.status).toBe(1);
     expect(badAverage.stderr).toMatch(
       /^error \[BAD_USER_INPUT\]: --weight-average must be a number from 0 to 1, got "1.5"/,
+    );
+    const badLoss = runCli(['train', '--dataset', dataset, '--loss', 'hinge'], {});
+    expect(badLoss.status).toBe(1);
+    expect(badLoss.stderr).toMatch(
+      /^error \[BAD_USER_INPUT\]: --loss must be one of bce, softmax, got "hinge"/,
     );
 
     const missing = runCli(['evaluate', '--model', out, '--dataset', '/nonexistent/kgc'], {});

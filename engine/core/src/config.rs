@@ -36,6 +36,20 @@ impl InitScheme {
     }
 }
 
+/// The training loss over all entities (both from the logits, fused with their gradients in
+/// `crate::kernels::loss`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Loss {
+    /// The paper's binary cross-entropy per entity, target `(1 - eps) * y + 1 / N`, mean over
+    /// `B x N`. Settings saved before the loss was a setting read as this.
+    #[default]
+    Bce,
+    /// Softmax cross-entropy over all entities, target `(1 - eps) * y / |T| + eps / N`, mean
+    /// over the batch's examples.
+    Softmax,
+}
+
 /// Model shape, regularisation and optimisation settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Config {
@@ -49,8 +63,12 @@ pub struct Config {
     pub dropout_h1: f64,
     /// Dropout after BN1.
     pub dropout_h2: f64,
-    /// Label smoothing: target `y' = (1 - eps) * y + 1 / N`.
+    /// Label smoothing eps: BCE's target `y' = (1 - eps) * y + 1 / N`; softmax's
+    /// `(1 - eps) * y / |T| + eps / N`.
     pub label_smoothing: f64,
+    /// The training loss (absent in settings saved before it existed: BCE).
+    #[serde(default)]
+    pub loss: Loss,
     pub activation: Activation,
     pub inverse_mode: InverseMode,
     pub init: InitScheme,

@@ -609,6 +609,41 @@ mod tests {
     }
 
     #[test]
+    fn the_loss_is_a_setting_the_reference_presets_keep_at_bce() {
+        use crate::config::Loss;
+        let none = crate::Overrides::new();
+        for preset in crate::PRESETS {
+            for size in [None, Some(FB15K_237_E2K)] {
+                assert_eq!(
+                    Config::resolve(preset, size, &none).unwrap().loss,
+                    Loss::Bce,
+                    "{preset}"
+                );
+            }
+        }
+        // An override is kept through the sizing, and a wrong value names the field.
+        let softmax: crate::Overrides = [("loss".to_string(), "softmax".into())]
+            .into_iter()
+            .collect();
+        let sized = Config::resolve("default", Some(FB15K_237_E2K), &softmax).unwrap();
+        assert_eq!(sized.loss, Loss::Softmax);
+        assert_eq!(
+            Config::resolve("wn18rr", None, &softmax).unwrap().loss,
+            Loss::Softmax
+        );
+        let wrong: crate::Overrides = [("loss".to_string(), "hinge".into())].into_iter().collect();
+        let err = Config::resolve("default", None, &wrong)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("`loss`") && err.contains("softmax"), "{err}");
+        // Settings saved before the loss existed read as BCE.
+        let mut old = serde_json::to_value(Config::preset("default").unwrap()).unwrap();
+        old.as_object_mut().unwrap().remove("loss");
+        let old: Config = serde_json::from_value(old).unwrap();
+        assert_eq!(old.loss, Loss::Bce);
+    }
+
+    #[test]
     fn bad_overrides_name_their_field() {
         let bad = |k: &str, v: serde_json::Value| {
             let overrides: crate::Overrides = [(k.to_string(), v)].into_iter().collect();

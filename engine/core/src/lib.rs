@@ -78,7 +78,7 @@ pub mod presets;
 
 pub use candidate_mask::{CandidateMask, OutsideAnswer};
 pub use checkpoint::{Checkpoint, OptimizerState, TrainState};
-pub use config::{Activation, Config, InitScheme};
+pub use config::{Activation, Config, InitScheme, Loss};
 pub use dataset::{Dataset, InverseMode, Triple};
 pub use error::{Error, Result};
 pub use eval::{Direction, Metrics, RankStats, RelationMetrics};

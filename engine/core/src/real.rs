@@ -35,6 +35,9 @@ pub trait Real:
     /// vectorise. f64 uses the standard library; f32 uses Cephes-style polynomials (relative
     /// error about 1e-7, see `fast_f32`).
     fn softplus_sigmoid(self) -> (Self, Self);
+    /// `exp(x)` for `x <= 0`, branch-free so loops over it vectorise: f64 the standard
+    /// library's, f32 `fast_f32::exp_neg` (inputs below -87 give `exp(-87)`).
+    fn exp_nonpositive(self) -> Self;
 }
 
 macro_rules! impl_real {
@@ -74,6 +77,10 @@ macro_rules! impl_real {
             fn softplus_sigmoid(self) -> (Self, Self) {
                 softplus_sigmoid_impl!($t, self)
             }
+            #[inline(always)]
+            fn exp_nonpositive(self) -> Self {
+                exp_nonpositive_impl!($t, self)
+            }
         }
     };
 }
@@ -91,6 +98,14 @@ macro_rules! softplus_sigmoid_impl {
         let num = if x >= 0.0 { 1.0 } else { e };
         (x.max(0.0) + fast_f32::ln_1p_unit(e), num / (1.0 + e))
     }};
+}
+macro_rules! exp_nonpositive_impl {
+    (f64, $x:expr) => {
+        f64::exp($x)
+    };
+    (f32, $x:expr) => {
+        fast_f32::exp_neg($x)
+    };
 }
 impl_real!(f32);
 impl_real!(f64);

@@ -7,7 +7,7 @@
 use crate::adam::Adam;
 use crate::config::{Activation, Config};
 use crate::error::Result;
-use crate::net::{loss_and_grads, Batch, Dropouts, Workspace, PHASES};
+use crate::net::{loss_and_grads, Batch, Dropouts, Objective, Workspace, PHASES};
 use crate::params::{Grads, Params, N_TRAINABLE};
 use rayon::ThreadPool;
 use std::sync::Arc;
@@ -55,7 +55,7 @@ pub fn frozen(cfg: &Config) -> [bool; N_TRAINABLE] {
 pub struct CpuSteps<'p> {
     pool: &'p ThreadPool,
     drop: Dropouts,
-    eps: f64,
+    objective: Objective,
     seed: u64,
     frozen: [bool; N_TRAINABLE],
     ws: Workspace<f32>,
@@ -68,7 +68,7 @@ impl<'p> CpuSteps<'p> {
         CpuSteps {
             pool,
             drop: dropouts(cfg),
-            eps: cfg.label_smoothing,
+            objective: Objective::of(cfg),
             seed: cfg.seed,
             frozen: frozen(cfg),
             ws: Workspace::new(),
@@ -91,7 +91,7 @@ impl StepEngine for CpuSteps<'_> {
             let l = loss_and_grads(
                 params,
                 &self.drop,
-                self.eps,
+                self.objective,
                 batch,
                 &mut self.ws,
                 &mut self.grads,

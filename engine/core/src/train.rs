@@ -542,6 +542,15 @@ impl Trainer {
                 "d_e, d_r, inverse mode and activation must match the config being resumed",
             ));
         }
+        // The loss's optimizer moments and validation history belong to it: a resumed run
+        // keeps the loss it started with.
+        if c.loss != m.loss {
+            return Err(bad(&format!(
+                "the run being resumed trained with loss {:?}, this config has {:?}: resume \
+                 with the same loss",
+                m.loss, c.loss
+            )));
+        }
         ck.model.check_vocabulary(dataset)?;
         let adam = ck
             .optimizer

@@ -4,7 +4,7 @@
 //! with `/usr/bin/python3 engine/core/tests/golden/gen_golden.py`.
 
 use neptune_core::adam::Adam;
-use neptune_core::net::{loss_and_grads, Batch, Dropouts, Workspace};
+use neptune_core::net::{loss_and_grads, Batch, Dropouts, Objective, Workspace};
 use neptune_core::params::{BatchNorm, Grads, Params, TRAINABLE_NAMES};
 use neptune_core::real::Real;
 use serde_json::Value;
@@ -91,7 +91,7 @@ fn run<T: Real>(tol: f64) {
         let loss = loss_and_grads(
             &mut p,
             &Dropouts::default(),
-            eps,
+            Objective::bce(eps),
             &b,
             &mut ws,
             &mut grads,

@@ -3,7 +3,7 @@
 //! deterministic function of the parameters).
 
 use neptune_core::config::{Activation, Config, InitScheme};
-use neptune_core::net::{loss, loss_and_grads, Batch, Dropouts, Workspace};
+use neptune_core::net::{loss, loss_and_grads, Batch, Dropouts, Objective, Workspace};
 use neptune_core::params::{Grads, Params, TRAINABLE_NAMES};
 
 fn tiny(act: Activation) -> Params<f64> {
@@ -43,21 +43,25 @@ fn batch() -> Batch {
 }
 
 fn check(act: Activation, drop: Dropouts) {
-    let (seed, step, eps) = (3u64, 17u64, 0.1);
+    check_with(act, drop, Objective::bce(0.1));
+}
+
+fn check_with(act: Activation, drop: Dropouts, objective: Objective) {
+    let (seed, step) = (3u64, 17u64);
     let mut p = tiny(act);
     let b = batch();
     let mut ws = Workspace::new();
     let mut g = Grads::zeros_like(&p);
-    loss_and_grads(&mut p, &drop, eps, &b, &mut ws, &mut g, seed, step);
+    loss_and_grads(&mut p, &drop, objective, &b, &mut ws, &mut g, seed, step);
     let h = 1e-5;
     let mut worst = 0.0f64;
     for (ti, name) in TRAINABLE_NAMES.iter().enumerate() {
         for k in 0..g.t[ti].len() {
             let orig = p.trainable()[ti][k];
             p.trainable_mut()[ti][k] = orig + h;
-            let lp = loss(&mut p, &drop, eps, &b, &mut ws, seed, step);
+            let lp = loss(&mut p, &drop, objective, &b, &mut ws, seed, step);
             p.trainable_mut()[ti][k] = orig - h;
-            let lm = loss(&mut p, &drop, eps, &b, &mut ws, seed, step);
+            let lm = loss(&mut p, &drop, objective, &b, &mut ws, seed, step);
             p.trainable_mut()[ti][k] = orig;
             let num = (lp - lm) / (2.0 * h);
             let ana = g.t[ti][k];
@@ -65,7 +69,7 @@ fn check(act: Activation, drop: Dropouts) {
             worst = worst.max(err);
             assert!(
                 (num - ana).abs() <= 1e-7 + 1e-4 * num.abs().max(ana.abs()),
-                "{act:?} {drop:?}: d loss / d {name}[{k}]: analytic {ana:e}, numeric {num:e}"
+                "{act:?} {drop:?} {objective:?}: d loss / d {name}[{k}]: analytic {ana:e}, numeric {num:e}"
             );
         }
     }
@@ -76,7 +80,7 @@ fn check(act: Activation, drop: Dropouts) {
             "{name} gradient is all zero"
         );
     }
-    eprintln!("{act:?} {drop:?}: worst relative error {worst:e}");
+    eprintln!("{act:?} {drop:?} {objective:?}: worst relative error {worst:e}");
 }
 
 #[test]
@@ -102,5 +106,24 @@ fn gradients_match_finite_differences_with_dropout() {
             h1: 0.5,
             h2: 0.2,
         },
+    );
+}
+
+#[test]
+fn softmax_gradients_match_finite_differences() {
+    // With and without label smoothing, dropout off and on: the softmax loss through the net.
+    check_with(
+        Activation::Prelu,
+        Dropouts::default(),
+        Objective::softmax(0.0),
+    );
+    check_with(
+        Activation::LeakyRelu,
+        Dropouts {
+            input: 0.3,
+            h1: 0.2,
+            h2: 0.4,
+        },
+        Objective::softmax(0.1),
     );
 }

@@ -4,7 +4,7 @@
 mod common;
 
 use neptune_core::{
-    Activation, Config, InitScheme, InverseMode, Progress, Split, StopReason, Trainer,
+    Activation, Config, InitScheme, InverseMode, Loss, Progress, Split, StopReason, Trainer,
 };
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -59,6 +59,78 @@ fn learns_cluster_structure() {
     assert!(test.overall.mrr > 0.9, "test MRR {}", test.overall.mrr);
     assert_eq!(test.overall.count, 2 * data.test.len());
     assert!(out.model.valid_metrics.is_some());
+}
+
+#[test]
+fn softmax_loss_learns_cluster_structure() {
+    // The same graph and budget as above with the softmax cross-entropy (with and without
+    // label smoothing): random ranking of 48 entities gives an MRR near 0.09.
+    let data = common::cluster_graph(6, 8, 4);
+    for label_smoothing in [0.0, 0.1] {
+        let t = Instant::now();
+        let trainer = Trainer::new(Config {
+            loss: Loss::Softmax,
+            label_smoothing,
+            ..small_config()
+        })
+        .unwrap();
+        let out = trainer
+            .train(&data, |_| {}, &AtomicBool::new(false))
+            .unwrap();
+        let test = trainer.evaluate(&out.model, &data, Split::Test).unwrap();
+        eprintln!(
+            "softmax eps {label_smoothing}: test MRR {:.3} in {:.1}s",
+            test.overall.mrr,
+            t.elapsed().as_secs_f64()
+        );
+        assert_eq!(out.model.config.loss, Loss::Softmax);
+        assert!(test.overall.mrr > 0.9, "test MRR {}", test.overall.mrr);
+    }
+}
+
+#[test]
+fn resume_keeps_the_loss() {
+    let data = common::cluster_graph(4, 6, 3);
+    let cfg = Config {
+        epochs: 4,
+        eval_every: 2,
+        loss: Loss::Softmax,
+        ..small_config()
+    };
+    let straight = Trainer::new(cfg.clone())
+        .unwrap()
+        .train(&data, |_| {}, &AtomicBool::new(false))
+        .unwrap();
+    let dir = common::temp_dir("resume-loss");
+    Trainer::new(Config {
+        epochs: 2,
+        ..cfg.clone()
+    })
+    .unwrap()
+    .with_checkpoint_dir(&dir)
+    .train(&data, |_| {}, &AtomicBool::new(false))
+    .unwrap();
+    let saved = neptune_core::checkpoint::load(&dir.join("last")).unwrap();
+    assert_eq!(saved.model.config.loss, Loss::Softmax);
+    // Another loss is refused, naming it; the same one resumes to the uninterrupted result.
+    let err = Trainer::new(Config {
+        loss: Loss::Bce,
+        ..cfg.clone()
+    })
+    .unwrap()
+    .with_checkpoint_dir(&dir)
+    .with_resume_from(&dir)
+    .train(&data, |_| {}, &AtomicBool::new(false))
+    .unwrap_err();
+    assert!(err.to_string().contains("loss Softmax"), "{err}");
+    let resumed = Trainer::new(cfg)
+        .unwrap()
+        .with_checkpoint_dir(&dir)
+        .with_resume_from(&dir)
+        .train(&data, |_| {}, &AtomicBool::new(false))
+        .unwrap();
+    assert!(resumed.model.params == straight.model.params);
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]

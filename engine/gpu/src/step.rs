@@ -10,7 +10,8 @@ use crate::ops::gemm::{gemm, Operand};
 use crate::ops::{adam, batchnorm, core_product, elementwise, loss};
 use neptune_core::adam::Adam;
 use neptune_core::config::Config;
-use neptune_core::net::{Batch, Dropouts};
+use neptune_core::config::Loss;
+use neptune_core::net::{Batch, Dropouts, Objective};
 use neptune_core::params::{Params, N_TRAINABLE};
 use neptune_core::rng::{Mask, Stream};
 use neptune_core::step_engine::{dropouts, frozen, StepEngine, StepEngineFactory};
@@ -85,7 +86,7 @@ pub struct GpuSteps {
     d: usize,
     dr: usize,
     drop: Dropouts,
-    eps: f64,
+    objective: Objective,
     seed: u64,
     frozen: [bool; N_TRAINABLE],
     /// Trainable tensors in `Params::trainable` order, their Adam moments and gradients.
@@ -179,7 +180,7 @@ impl GpuSteps {
             d,
             dr: params.d_r,
             drop: dropouts(cfg),
-            eps: cfg.label_smoothing,
+            objective: Objective::of(cfg),
             seed: cfg.seed,
             frozen: frozen(cfg),
             p,
@@ -329,12 +330,16 @@ impl StepEngine for GpuSteps {
         let [rm0, rv0, rm1, rv1] = &self.running;
         batchnorm::update_running(&mut rec, rm0, rv0, &w.mean0, &w.var0, b, d);
         batchnorm::update_running(&mut rec, rm1, rv1, &w.mean1, &w.var1, b, d);
-        loss::bce_fused(
+        let fused = match self.objective.loss {
+            Loss::Bce => loss::bce_fused,
+            Loss::Softmax => loss::softmax_fused,
+        };
+        fused(
             &mut rec,
             &w.logits,
             b,
             ne,
-            self.eps,
+            self.objective.eps,
             &w.tail_off,
             &w.tails,
             &w.row_loss,
@@ -431,7 +436,10 @@ impl StepEngine for GpuSteps {
         adam_state.step = t;
         self.readback_secs += t1.elapsed().as_secs_f64();
         self.step_secs += t0.elapsed().as_secs_f64();
-        Ok(loss::mean_loss(&rows, b, ne))
+        Ok(match self.objective.loss {
+            Loss::Bce => loss::mean_loss(&rows, b, ne),
+            Loss::Softmax => loss::softmax_mean_loss(&rows, b),
+        })
     }
 
     fn sync(&mut self, params: &mut Params<f32>, adam: &mut Adam<f32>) -> Result<()> {

@@ -2,7 +2,9 @@
 //! `TrainingOverrides` (the settings a user changes), with the names users see.
 
 use napi_derive::napi;
-use neptune_core::{Activation as CoreActivation, Config, InitScheme as CoreInit, InverseMode};
+use neptune_core::{
+    Activation as CoreActivation, Config, InitScheme as CoreInit, InverseMode, Loss as CoreLoss,
+};
 use serde_json::Value;
 
 #[napi(string_enum = "snake_case")]
@@ -29,6 +31,16 @@ pub enum Init {
     XavierNormal,
 }
 
+/// The training loss over all entities.
+#[napi(string_enum = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TrainingLoss {
+    /// The paper's binary cross-entropy per entity (mean over B x N).
+    Bce,
+    /// Softmax cross-entropy over all entities (mean over the batch's examples).
+    Softmax,
+}
+
 /// Every training setting (the core's `Config`).
 #[napi(object)]
 #[derive(Clone, Debug)]
@@ -41,6 +53,8 @@ pub struct TrainingConfig {
     pub dropout_h1: f64,
     pub dropout_h2: f64,
     pub label_smoothing: f64,
+    /// The training loss; absent (settings saved before it existed): bce.
+    pub loss: Option<TrainingLoss>,
     pub activation: Activation,
     pub inverse_mode: ReverseRelations,
     pub init: Init,
@@ -71,6 +85,7 @@ pub struct TrainingOverrides {
     pub dropout_h1: Option<f64>,
     pub dropout_h2: Option<f64>,
     pub label_smoothing: Option<f64>,
+    pub loss: Option<TrainingLoss>,
     pub activation: Option<Activation>,
     pub inverse_mode: Option<ReverseRelations>,
     pub init: Option<Init>,
@@ -86,13 +101,14 @@ pub struct TrainingOverrides {
 }
 
 /// The core's field names and the names JS sees, for messages that name a field.
-pub const FIELD_NAMES: [(&str, &str); 18] = [
+pub const FIELD_NAMES: [(&str, &str); 19] = [
     ("d_e", "entityDim"),
     ("d_r", "relationDim"),
     ("dropout_in", "dropoutIn"),
     ("dropout_h1", "dropoutH1"),
     ("dropout_h2", "dropoutH2"),
     ("label_smoothing", "labelSmoothing"),
+    ("loss", "loss"),
     ("activation", "activation"),
     ("inverse_mode", "inverseMode"),
     ("init", "init"),
@@ -160,6 +176,22 @@ impl From<ReverseRelations> for InverseMode {
         }
     }
 }
+impl From<CoreLoss> for TrainingLoss {
+    fn from(l: CoreLoss) -> Self {
+        match l {
+            CoreLoss::Bce => TrainingLoss::Bce,
+            CoreLoss::Softmax => TrainingLoss::Softmax,
+        }
+    }
+}
+impl From<TrainingLoss> for CoreLoss {
+    fn from(l: TrainingLoss) -> Self {
+        match l {
+            TrainingLoss::Bce => CoreLoss::Bce,
+            TrainingLoss::Softmax => CoreLoss::Softmax,
+        }
+    }
+}
 impl From<CoreInit> for Init {
     fn from(i: CoreInit) -> Self {
         match i {
@@ -186,6 +218,7 @@ impl From<&Config> for TrainingConfig {
             dropout_h1: c.dropout_h1,
             dropout_h2: c.dropout_h2,
             label_smoothing: c.label_smoothing,
+            loss: Some(c.loss.into()),
             activation: c.activation.into(),
             inverse_mode: c.inverse_mode.into(),
             init: c.init.into(),
@@ -222,6 +255,7 @@ impl TrainingConfig {
             dropout_h1: self.dropout_h1,
             dropout_h2: self.dropout_h2,
             label_smoothing: self.label_smoothing,
+            loss: self.loss.map_or(CoreLoss::Bce, CoreLoss::from),
             activation: self.activation.into(),
             inverse_mode: self.inverse_mode.into(),
             init: self.init.into(),
@@ -254,6 +288,11 @@ impl TrainingOverrides {
         put("dropout_h2", self.dropout_h2.map(Value::from));
         put("label_smoothing", self.label_smoothing.map(Value::from));
         // The core's enums serialise to the names `Config::resolve` parses.
+        put(
+            "loss",
+            self.loss
+                .and_then(|l| serde_json::to_value(CoreLoss::from(l)).ok()),
+        );
         put(
             "activation",
             self.activation

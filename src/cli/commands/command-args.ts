@@ -1,7 +1,8 @@
 import { parseDurationSeconds, TRAIN_DEVICES } from '../../config';
 import type { TrainDevice } from '../../config';
 import { ErrorCode, KgcError } from '../../errors';
-import type { RankMetrics } from '../../model';
+import { TRAINING_LOSSES } from '../../model';
+import type { RankMetrics, TrainingLoss } from '../../model';
 
 /**
  * The one parser of integer options (a commander argument parser): a whole number within
@@ -68,6 +69,19 @@ export function deviceOption(option: string): (value: string) => TrainDevice {
       );
     }
     return value as TrainDevice;
+  };
+}
+
+/** A commander parser of `--loss` (bce or softmax). */
+export function lossOption(option: string): (value: string) => TrainingLoss {
+  return (value) => {
+    if (!(TRAINING_LOSSES as readonly string[]).includes(value)) {
+      throw new KgcError(
+        ErrorCode.BAD_USER_INPUT,
+        `${option} must be one of ${TRAINING_LOSSES.join(', ')}, got "${value}".`,
+      );
+    }
+    return value as TrainingLoss;
   };
 }
 

@@ -10,8 +10,8 @@ import {
 import type { ModelVersionRecord } from '../../graph/registry';
 import { applyRetention } from '../../jobs/model-retention';
 import { suggestAfterPromotion } from '../../jobs/suggest-after-promotion';
-import { ModelStore, readCalibrationFile } from '../../model';
-import type { CalibrationSummary } from '../../model';
+import { ModelStore, openVersionDir, readCalibrationFile } from '../../model';
+import type { CalibrationSummary, EngineConfig } from '../../model';
 import type { CliOutput } from '../cli-output';
 import { withLifecycleDatabase } from './lifecycle-context';
 import { assertLoadable } from './loadable-version';
@@ -75,6 +75,25 @@ function calibrationOf(dir: string | null | undefined): CalibrationSummary | nul
   }
 }
 
+/** The settings the version's weights were trained with (version.json), or null when pruned. */
+function trainingConfigOf(dir: string | null | undefined): EngineConfig | null {
+  if (!dir) return null;
+  try {
+    return openVersionDir(dir).info.config;
+  } catch {
+    return null;
+  }
+}
+
+function trainingLine(c: EngineConfig): string {
+  return (
+    `training: loss ${c.loss ?? 'bce'}, label smoothing ${c.labelSmoothing}, ` +
+    `entity dim ${c.entityDim}, relation dim ${c.relationDim}, lr ${c.lr} (decay ${c.decay}), ` +
+    `dropout ${c.dropoutIn}/${c.dropoutH1}/${c.dropoutH2}, batch ${c.batchSize}, ` +
+    `${c.activation}, ${c.inverseMode}`
+  );
+}
+
 function calibrationLines(c: CalibrationSummary): string[] {
   const { before, after } = c;
   if (!before || !after) return [];
@@ -99,8 +118,9 @@ function showCommand(out: CliOutput): Command {
         const v = await getVersion(db, version, config.lifecycle.registryScope);
         const prunedAt = (await prunedVersions(db, config.lifecycle.registryScope)).get(version);
         const calibration = prunedAt ? null : calibrationOf(v.dir);
+        const training = prunedAt ? null : trainingConfigOf(v.dir);
         if (options.json) {
-          out.info(JSON.stringify({ ...v, prunedAt: prunedAt ?? null, calibration }));
+          out.info(JSON.stringify({ ...v, prunedAt: prunedAt ?? null, calibration, training }));
           return;
         }
         out.info(`${v.version}: ${v.status}${v.active ? ' (active)' : ''}, test MRR ${testMrr(v)}`);
@@ -112,6 +132,7 @@ function showCommand(out: CliOutput): Command {
           `fingerprint ${v.fingerprint}; ` +
             (prunedAt ? `files pruned ${prunedAt} (KGC_MODEL_KEEP)` : `files in ${v.dir}`),
         );
+        if (training) out.info(trainingLine(training));
         if (v.gate) out.info(`gate: ${JSON.stringify(v.gate)}`);
         if (v.metrics) out.info(`metrics: ${JSON.stringify(v.metrics)}`);
         if (calibration) for (const line of calibrationLines(calibration)) out.info(line);

@@ -11,6 +11,7 @@ import {
   budgetTrainOptions,
   resolveTrainingConfig,
   train,
+  type TrainingLoss,
   TrainingOverrides,
   tune,
 } from '../../model';
@@ -21,6 +22,7 @@ import {
   durationOption,
   fractionOption,
   integerOption,
+  lossOption,
   metricsLine,
 } from './command-args';
 import { calibrateTrainedModel } from './calibration-report';
@@ -37,6 +39,7 @@ interface TrainCliOptions {
   threads?: number;
   seed?: number;
   weightAverage?: number;
+  loss?: TrainingLoss;
   out?: string;
   resume?: string;
   json?: boolean;
@@ -94,6 +97,12 @@ export function trainCommand(out: CliOutput): Command {
       fractionOption('--weight-average'),
     )
     .option(
+      '--loss <loss>',
+      "the training loss: bce (the paper's binary cross-entropy per entity) or softmax (a " +
+        "cross-entropy over all entities); default: the preset's, bce (docs/training.md)",
+      lossOption('--loss'),
+    )
+    .option(
       '--time-budget <duration>',
       'train as well as possible within this time on this machine (45m, 1.5h, 90s): the ' +
         'epochs, learning-rate schedule and dropout follow from a measured epoch',
@@ -129,6 +138,7 @@ export function trainCommand(out: CliOutput): Command {
         threads: options.threads,
         seed: options.seed,
         weightAverage: options.weightAverage,
+        loss: options.loss,
       };
       if (options.tune !== undefined && options.timeBudget !== undefined) {
         throw new KgcError(

@@ -6,13 +6,15 @@ import { train, TrainOptions, TrainSummary } from '../train';
 import type { TrainingData } from '../training-data';
 import { resolveTrainingConfig } from '../training-settings';
 import type { EngineConfig, TrainingOverrides } from '../training-settings';
-import { sampleTrials } from './search-space';
+import { sampleTrials, widthCost } from './search-space';
 import { HalvingPlan, planHalving } from './successive-halving';
 
 /** Share of the budget spent searching; the rest trains the winner. */
 const SEARCH_SHARE = 0.6;
 /** Trials differ in speed (width, batch); plan the search for trials this much slower. */
 const TRIAL_SLOWDOWN = 1.5;
+/** Trials whose mean width cost times the search (the usual first rung). */
+const MEAN_COST_TRIALS = 27;
 /** A first-rung trial gets at least this long even when the search is out of time. */
 const MIN_TRIAL_SECONDS = 1;
 /** Below this much time left, the winner is not trained further. */
@@ -89,21 +91,27 @@ export async function tune(
   const elapsed = () => (Date.now() - started) / 1000;
   const base = resolveTrainingConfig(preset, overrides, graph);
   const estimate = await estimateEpoch(data, base, options.device);
+  const seed = options.seed ?? base.seed;
+  // Wider trials (d_e up to 512) cost more per epoch than the measured preset: the plan is
+  // timed at the mean cost of a full first rung's trials.
+  const first = sampleTrials(MEAN_COST_TRIALS, seed, base, graph);
+  const wider = first.reduce((sum, t) => sum + widthCost(t, base.entityDim), 0) / first.length;
   const plan = planHalving(
     budgetSeconds * SEARCH_SHARE - elapsed(),
     {
-      epochSeconds: estimate.epochSeconds * TRIAL_SLOWDOWN,
+      epochSeconds: estimate.epochSeconds * TRIAL_SLOWDOWN * wider,
       validationSeconds: estimate.validationSeconds * TRIAL_SLOWDOWN,
     },
     base.epochs,
   );
-  const seed = options.seed ?? base.seed;
-  const trials: TrialRecord[] = sampleTrials(plan.trials, seed, base).map((settings, id) => ({
-    id,
-    // The user's choices are not searched.
-    settings: { ...settings, ...overrides },
-    rungs: [],
-  }));
+  const trials: TrialRecord[] = sampleTrials(plan.trials, seed, base, graph).map(
+    (settings, id) => ({
+      id,
+      // The user's choices are not searched.
+      settings: { ...settings, ...overrides },
+      rungs: [],
+    }),
+  );
   fs.mkdirSync(options.outDir, { recursive: true });
   // The search stops on time whatever its plan: trials may run slower than the estimate (a
   // wider trial, a busy machine).
@@ -286,7 +294,7 @@ interface KeptCandidate {
  * `planned` (a run of its own epochs, lr annealed over them) as a continuation of the winner's
  * last rung: the epoch count goes on from where the rung stopped, and the lr is rescaled so that
  * the anneal starts at the planned lr there (the engine's lr is lr x decay^epoch). The shapes are
- * the trial's, which resuming requires. No early stopping: the winner starts on the plateau its
+ * the trial's (and its loss), which resuming requires. No early stopping: the winner starts on the plateau its
  * constant lr reached, which only a lower lr passes, so the anneal runs to its end within the
  * time left and the best validated model is kept.
  */
@@ -295,9 +303,10 @@ function continuation(
   winner: { summary: TrainSummary; config: EngineConfig },
 ): EngineConfig {
   const done = winner.summary.epochsRun;
-  const { entityDim, relationDim, inverseMode, activation } = winner.config;
+  const { entityDim, relationDim, inverseMode, activation, loss } = winner.config;
   return {
     ...planned,
+    loss,
     entityDim,
     relationDim,
     inverseMode,

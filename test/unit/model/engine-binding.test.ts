@@ -62,6 +62,12 @@ describe('the native binding', () => {
       init: 'xavier_normal',
       epochs: 3,
     });
+    // The loss: the paper's BCE in every preset, softmax on request, anything else refused.
+    expect(config.loss).toBe('bce');
+    expect(engine.presetConfig('default', null, { loss: 'softmax' }).loss).toBe('softmax');
+    expect(() =>
+      engine.presetConfig('default', null, { loss: 'hinge' as unknown as 'softmax' }),
+    ).toThrow(/loss|hinge|softmax/i);
     expect(() => engine.presetConfig('default', null, { dropoutH2: 2 })).toThrow(
       expect.objectContaining({
         code: 'ENGINE_CONFIG',

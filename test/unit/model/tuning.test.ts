@@ -2,7 +2,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { graphSize, tune } from '../../../src/model';
-import { neighbours, sampleTrials, SEARCH_SPACE } from '../../../src/model/tuning/search-space';
+import {
+  entityDims,
+  neighbours,
+  widthCost,
+  sampleTrials,
+  SEARCH_SPACE,
+  WIDE_ENTITY_LIMIT,
+} from '../../../src/model/tuning/search-space';
 import {
   planHalving,
   totalEpochs,
@@ -83,18 +90,19 @@ describe('the budgeted tuner', () => {
         { labelSmoothing: 0.1 },
         { labelSmoothing: 0 },
         { inverseMode: 'same_relation' },
+        { loss: 'softmax' },
       ]),
     );
-    expect(near).toHaveLength(12);
+    expect(near).toHaveLength(13);
     // The heaviest level has no heavier neighbour.
     const heavy = neighbours({ ...sized, dropoutIn: 0.4 });
     expect(heavy).toContainEqual({ dropoutIn: 0.3, dropoutH1: 0.2, dropoutH2: 0.4 });
-    expect(heavy).toHaveLength(11);
+    expect(heavy).toHaveLength(12);
     // A step that lands on the preset's own value is not a trial: batch 32 has no smaller step.
     expect(neighbours({ ...sized, batchSize: 32 })).not.toContainEqual({ batchSize: 32 });
-    expect(neighbours({ ...sized, batchSize: 32 })).toHaveLength(11);
+    expect(neighbours({ ...sized, batchSize: 32 })).toHaveLength(12);
     // The first pass touches every setting, so a short search still tries each.
-    expect(sampleTrials(8, 42, sized).slice(1)).toEqual([
+    expect(sampleTrials(9, 42, sized).slice(1)).toEqual([
       { relationDim: 30 },
       { lr: 0.006 },
       { dropoutIn: 0.1, dropoutH1: 0.1, dropoutH2: 0.2 },
@@ -102,11 +110,59 @@ describe('the budgeted tuner', () => {
       { batchSize: 64 },
       { labelSmoothing: 0.1 },
       { inverseMode: 'same_relation' },
+      { loss: 'softmax' },
     ]);
     for (const t of trials.slice(1 + near.length)) {
       expect(SEARCH_SPACE.relationDim).toContain(t.relationDim);
       expect(SEARCH_SPACE.lr).toContain(t.lr);
     }
+  });
+
+  it('searches the loss, entity dimensions up to 512 on small graphs, lr up to 0.02, light dropout', () => {
+    const sized = {
+      relationDim: 30,
+      entityDim: 300,
+      lr: 0.01,
+      dropoutIn: 0.1,
+      dropoutH1: 0.1,
+      dropoutH2: 0.2,
+      labelSmoothing: 0.1,
+      batchSize: 128,
+      inverseMode: 'new_relation' as const,
+      loss: 'softmax' as const,
+    };
+    const small = { entities: 2_000 };
+    const large = { entities: WIDE_ENTITY_LIMIT + 1 };
+    expect(entityDims(small)).toEqual([100, 200, 300, 400, 512]);
+    expect(entityDims(large)).toEqual([100, 200, 300]);
+    // One step each way: the wider width only where the graph is small; the other loss.
+    expect(neighbours(sized, small)).toContainEqual({ entityDim: 400 });
+    expect(neighbours(sized, large)).not.toContainEqual(
+      expect.objectContaining({ entityDim: 400 }),
+    );
+    expect(neighbours(sized, small)).toContainEqual({ loss: 'bce' });
+    expect(neighbours(sized, small)).toContainEqual({ lr: 0.02 });
+    // One level lighter than the light dropout: the very light one.
+    expect(neighbours(sized, small)).toContainEqual({
+      dropoutIn: 0.05,
+      dropoutH1: 0,
+      dropoutH2: 0.1,
+    });
+    // Random points cover the new values on a small graph, never a wide width on a large one.
+    const many = sampleTrials(400, 7, sized, small);
+    const seen = (key: string) => new Set(many.map((t) => (t as Record<string, unknown>)[key]));
+    expect(seen('entityDim')).toEqual(new Set([undefined, 100, 200, 300, 400, 512]));
+    expect(seen('loss')).toEqual(new Set([undefined, 'bce', 'softmax']));
+    expect(seen('lr')).toContain(0.02);
+    expect(seen('dropoutIn')).toContain(0.05);
+    for (const t of sampleTrials(400, 7, sized, large)) {
+      expect([undefined, 100, 200, 300]).toContain(t.entityDim);
+    }
+    expect(Math.max(...SEARCH_SPACE.lr)).toBe(0.02);
+    // The plan times wider trials by the square of their width, narrower ones at the preset's.
+    expect(widthCost({}, 200)).toBe(1);
+    expect(widthCost({ entityDim: 100 }, 200)).toBe(1);
+    expect(widthCost({ entityDim: 400 }, 200)).toBe(4);
   });
 
   it('searches within the budget, keeps the user settings, and writes every trial', async () => {

@@ -64,6 +64,39 @@ pub struct Dropouts {
     pub h2: f64,
 }
 
+/// The training loss of a step and its label smoothing.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Objective {
+    pub loss: crate::config::Loss,
+    pub eps: f64,
+}
+
+impl Objective {
+    /// The paper's BCE with label smoothing `eps`.
+    pub fn bce(eps: f64) -> Self {
+        Objective {
+            loss: crate::config::Loss::Bce,
+            eps,
+        }
+    }
+
+    /// The softmax cross-entropy over all entities with label smoothing `eps`.
+    pub fn softmax(eps: f64) -> Self {
+        Objective {
+            loss: crate::config::Loss::Softmax,
+            eps,
+        }
+    }
+
+    /// The loss and smoothing `cfg` trains with.
+    pub fn of(cfg: &crate::config::Config) -> Self {
+        Objective {
+            loss: cfg.loss,
+            eps: cfg.label_smoothing,
+        }
+    }
+}
+
 /// The masks of one training step (identity in eval mode).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Masks {
@@ -215,7 +248,7 @@ impl<T: crate::real::Real> Workspace<T> {
 pub fn loss<T: crate::real::Real>(
     p: &mut crate::params::Params<T>,
     drop: &Dropouts,
-    eps: f64,
+    objective: Objective,
     batch: &Batch,
     ws: &mut Workspace<T>,
     seed: u64,
@@ -226,11 +259,15 @@ pub fn loss<T: crate::real::Real>(
     ensure(&mut ws.row_loss, batch.len());
     let n = p.n_ent;
     let mut t = std::time::Instant::now();
-    let l = crate::kernels::loss::bce_fused(
+    let fused = match objective.loss {
+        crate::config::Loss::Bce => crate::kernels::loss::bce_fused,
+        crate::config::Loss::Softmax => crate::kernels::loss::softmax_fused,
+    };
+    let l = fused(
         &mut ws.logits,
         batch.len(),
         n,
-        eps,
+        objective.eps,
         |i| batch.tails_of(i),
         &mut ws.row_loss,
     );
@@ -238,19 +275,19 @@ pub fn loss<T: crate::real::Real>(
     l
 }
 
-/// One training step's loss and gradients (forward, fused BCE, backward).
+/// One training step's loss and gradients (forward, fused loss, backward).
 #[allow(clippy::too_many_arguments)]
 pub fn loss_and_grads<T: crate::real::Real>(
     p: &mut crate::params::Params<T>,
     drop: &Dropouts,
-    eps: f64,
+    objective: Objective,
     batch: &Batch,
     ws: &mut Workspace<T>,
     g: &mut crate::params::Grads<T>,
     seed: u64,
     step: u64,
 ) -> f64 {
-    let l = loss(p, drop, eps, batch, ws, seed, step);
+    let l = loss(p, drop, objective, batch, ws, seed, step);
     backward(p, drop, batch, ws, g, seed, step);
     l
 }

@@ -1,3 +1,6 @@
+//! The training losses fused with their gradients on the device: [`bce_fused`] and
+//! [`softmax_fused`] (`neptune_core::kernels::loss`'s, same formulas and reductions).
+//!
 //! Binary cross-entropy with logits against label-smoothed multi-hot targets, fused with its
 //! gradient: `neptune_core::kernels::loss::bce_fused` on the device. Target
 //! `y' = (1 - eps) * y + 1 / N`; the loss is the mean over `B x N` of `softplus(l) - y' * l`.
@@ -63,4 +66,52 @@ pub fn bce_fused(
 pub fn mean_loss(row_loss_host: &[f32], b: usize, n: usize) -> f64 {
     assert!(row_loss_host.len() >= b);
     row_loss_host[..b].iter().map(|&v| v as f64).sum::<f64>() / (b as f64 * n as f64)
+}
+
+/// The softmax cross-entropy over all entities, `neptune_core::kernels::loss::softmax_fused`
+/// on the device: replaces `logits` (B x N) by `(softmax(l) * mass - y) / B` with
+/// `y = (1 - eps) * [j in T] / |T| + eps / N` (mass 1; eps for a row without tails) and writes
+/// each row's loss `mass * logsumexp(l) - sum_j y_j l_j` to `row_loss` (B f32); the batch's
+/// loss is [`softmax_mean_loss`] of it read back (the mean over the B examples). Tails as
+/// [`bce_fused`]'s, except that a tail listed twice counts twice, as on the CPU.
+#[allow(clippy::too_many_arguments)]
+pub fn softmax_fused(
+    rec: &mut Recorder,
+    logits: &Tensor,
+    b: usize,
+    n: usize,
+    eps: f64,
+    tail_off: &Tensor,
+    tails: &Tensor,
+    row_loss: &Tensor,
+) {
+    assert!(logits.len >= b * n && tail_off.len > b && row_loss.len >= b);
+    assert!(u32::try_from(b * n).is_ok(), "{b} x {n} logits");
+    if b == 0 || n == 0 {
+        return;
+    }
+    // The shader's `P` fields, read as: base = eps / N, scale = 1 / B, pos = 1 - eps,
+    // pos_scale = eps.
+    let args = [
+        Arg::U(b as u32),
+        Arg::U(n as u32),
+        Arg::F((eps / n as f64) as f32),
+        Arg::F((1.0 / b as f64) as f32),
+        Arg::F((1.0 - eps) as f32),
+        Arg::F(eps as f32),
+    ];
+    let groups = grid(b * WG as usize, WG);
+    rec.dispatch(
+        SRC,
+        "softmax_fused",
+        &args,
+        &[logits, tail_off, tails, row_loss],
+        groups,
+    );
+}
+
+/// The batch's mean loss from [`softmax_fused`]'s `row_loss` read back: their f64 sum over B.
+pub fn softmax_mean_loss(row_loss_host: &[f32], b: usize) -> f64 {
+    assert!(row_loss_host.len() >= b);
+    row_loss_host[..b].iter().map(|&v| v as f64).sum::<f64>() / b as f64
 }

@@ -6,6 +6,8 @@
 // One workgroup per row (grid()'s 2-D split over rows); threads take strided elements, then a
 // fixed tree adds their partial sums: deterministic.
 
+// softmax_fused reads the same fields as: base = eps / N, scale = 1 / B, pos = 1 - eps,
+// pos_scale = eps.
 struct P { b: u32, n: u32, base: f32, scale: f32, pos: f32, pos_scale: f32 }
 @group(0) @binding(0) var<uniform> p: P;
 @group(0) @binding(1) var<storage, read_write> logits: array<f32>; // B x N, becomes the gradient
@@ -17,6 +19,7 @@ const WG: u32 = 256u;
 const CHUNK: u32 = 16u; // terms per thread per block of the dense sum
 var<workgroup> dense_part: array<f32, 256>;
 var<workgroup> pos_part: array<f32, 256>;
+var<workgroup> sum_part: array<f32, 256>;
 
 // exp(x) for x <= 0 (fast_f32::exp_neg); inputs below -87 give exp(-87).
 fn exp_neg(x_in: f32) -> f32 {
@@ -115,5 +118,101 @@ fn bce_fused(
     }
     if (lid == 0u) {
         row_loss[row] = dense_part[0] - p.pos * pos_part[0];
+    }
+}
+
+// Fused softmax cross-entropy over the row and its gradient (neptune_core::kernels::loss::
+// softmax_fused). Per row with tails T: mass = 1 (eps without tails), w = (1 - eps) / |T|,
+// row_loss = mass * logsumexp(l) - w * sum_T l_t - eps / N * sum_j l_j; then
+// l_j = (mass * softmax(l)_j - eps / N) / B and at each listed tail l_t -= w / B. The row's
+// maximum is subtracted before exp_neg (stable for any finite logits); every reduction is a
+// fixed tree over the threads' blocked partial sums (deterministic).
+@compute @workgroup_size(256)
+fn softmax_fused(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    let row = wid.x + wid.y * nwg.x;
+    if (row >= p.b) { return; } // uniform: the whole workgroup leaves
+    let r0 = row * p.n;
+    let t0 = tail_off[row];
+    let t1 = tail_off[row + 1u];
+    let eps_n = p.base;
+    let inv_b = p.scale;
+    let has_tails = t1 > t0;
+    let mass = select(p.pos_scale, 1.0f, has_tails);
+    let w = select(0.0f, p.pos / f32(max(t1 - t0, 1u)), has_tails);
+
+    // 1. The positive part reads the tail logits before any thread overwrites them.
+    var pos_sum = 0.0f;
+    for (var s = t0 + lid; s < t1; s += WG) {
+        pos_sum += logits[r0 + tails[s]];
+    }
+    storageBarrier();
+
+    // 2. Each thread's maximum and (blocked) sum of its logits; then the row maximum.
+    var hi = logits[r0];
+    var sum_l = 0.0f;
+    for (var j0 = lid; j0 < p.n; j0 += WG * CHUNK) {
+        let j1 = min(j0 + WG * CHUNK, p.n);
+        var blk = 0.0f;
+        for (var j = j0; j < j1; j += WG) {
+            let x = logits[r0 + j];
+            hi = max(hi, x);
+            blk += x;
+        }
+        sum_l += blk;
+    }
+    dense_part[lid] = hi;
+    workgroupBarrier();
+    for (var k = WG / 2u; k > 0u; k >>= 1u) {
+        if (lid < k) {
+            dense_part[lid] = max(dense_part[lid], dense_part[lid + k]);
+        }
+        workgroupBarrier();
+    }
+    let m = dense_part[0];
+    workgroupBarrier();
+
+    // 3. l_j <- exp(l_j - m) on the thread's own elements, and their (blocked) sum.
+    var sum_e = 0.0f;
+    for (var j0 = lid; j0 < p.n; j0 += WG * CHUNK) {
+        let j1 = min(j0 + WG * CHUNK, p.n);
+        var blk = 0.0f;
+        for (var j = j0; j < j1; j += WG) {
+            let e = exp_neg(logits[r0 + j] - m);
+            logits[r0 + j] = e;
+            blk += e;
+        }
+        sum_e += blk;
+    }
+    dense_part[lid] = sum_e;
+    pos_part[lid] = pos_sum;
+    sum_part[lid] = sum_l;
+    workgroupBarrier();
+    for (var k = WG / 2u; k > 0u; k >>= 1u) {
+        if (lid < k) {
+            dense_part[lid] += dense_part[lid + k];
+            pos_part[lid] += pos_part[lid + k];
+            sum_part[lid] += sum_part[lid + k];
+        }
+        workgroupBarrier();
+    }
+    let z = dense_part[0]; // >= 1: the maximum's own term
+
+    // 4. The gradient's dense part on the thread's own elements, then (after every thread's
+    // writes) the positive part at the tails, in list order (a tail listed twice counts twice).
+    let a = mass / z * inv_b;
+    let c = eps_n * inv_b;
+    for (var j = lid; j < p.n; j += WG) {
+        logits[r0 + j] = logits[r0 + j] * a - c;
+    }
+    storageBarrier();
+    if (lid == 0u) {
+        for (var s = t0; s < t1; s += 1u) {
+            logits[r0 + tails[s]] -= w * inv_b;
+        }
+        row_loss[row] = mass * (m + log(z)) - w * pos_part[0] - eps_n * sum_part[0];
     }
 }

@@ -4,8 +4,8 @@
 //! a directional finite difference computed on the device alone.
 use crate::common::gpu;
 use neptune_core::adam::Adam;
-use neptune_core::config::{Activation, Config, InitScheme};
-use neptune_core::net::{loss_and_grads, Batch, Dropouts, Workspace};
+use neptune_core::config::{Activation, Config, InitScheme, Loss};
+use neptune_core::net::{loss_and_grads, Batch, Dropouts, Objective, Workspace};
 use neptune_core::params::{BatchNorm, Grads, Params, TRAINABLE_NAMES};
 use neptune_core::step_engine::StepEngine;
 use neptune_gpu::GpuSteps;
@@ -216,8 +216,14 @@ fn tiny(act: Activation) -> (Config, Params<f64>, Batch) {
 #[test]
 fn gradients_match_the_cpu_in_f64_with_dropout() {
     let device = Arc::new(gpu());
-    for act in [Activation::Prelu, Activation::LeakyRelu] {
-        let (cfg, p64, batch) = tiny(act);
+    for (act, loss) in [
+        (Activation::Prelu, Loss::Bce),
+        (Activation::LeakyRelu, Loss::Bce),
+        (Activation::Prelu, Loss::Softmax),
+        (Activation::LeakyRelu, Loss::Softmax),
+    ] {
+        let (mut cfg, p64, batch) = tiny(act);
+        cfg.loss = loss;
         let p32 = p64.cast::<f32>();
         let mut adam = Adam::new(&p32);
         let mut host = p32.clone();
@@ -230,20 +236,24 @@ fn gradients_match_the_cpu_in_f64_with_dropout() {
             // Same parameters on both sides: the device's after its earlier steps.
             let mut steps = GpuSteps::new(device.clone(), &cfg, &host, &adam).unwrap();
             adam.step = step;
-            steps.step(&mut host, &mut adam, &batch, 0.0).unwrap();
+            let got_loss = steps.step(&mut host, &mut adam, &batch, 0.0).unwrap();
             let got = steps.grads().unwrap();
             let mut p = host.cast::<f64>();
             let mut g = Grads::zeros_like(&p);
             let mut ws = Workspace::new();
-            loss_and_grads(
+            let want_loss = loss_and_grads(
                 &mut p,
                 &drop,
-                cfg.label_smoothing,
+                Objective::of(&cfg),
                 &batch,
                 &mut ws,
                 &mut g,
                 cfg.seed,
                 step,
+            );
+            assert!(
+                (got_loss - want_loss).abs() <= 1e-5 * want_loss.abs(),
+                "{act:?} {loss:?} step {step}: device loss {got_loss}, cpu {want_loss}"
             );
             for (i, name) in TRAINABLE_NAMES.iter().enumerate() {
                 let scale = g.t[i].iter().fold(0.0f64, |m, v| m.max(v.abs()));
@@ -251,7 +261,7 @@ fn gradients_match_the_cpu_in_f64_with_dropout() {
                 for (k, (&a, &b)) in got[i].iter().zip(&g.t[i]).enumerate() {
                     assert!(
                         (a as f64 - b).abs() <= 1e-4 * scale + 1e-7,
-                        "{act:?} step {step} d loss / d {name}[{k}]: device {a:e}, cpu {b:e}"
+                        "{act:?} {loss:?} step {step} d loss / d {name}[{k}]: device {a:e}, cpu {b:e}"
                     );
                 }
             }
