@@ -31,7 +31,6 @@ export interface ReviewPage {
   items: ReviewItem[];
   endCursor: string | null;
   hasMore: boolean;
-  pending: number;
 }
 
 export interface ReviewStats {
@@ -62,8 +61,12 @@ const QUEUE = `query($relation: String!, $direction: Direction!, $minProbability
       probability logit modelVersion typeConsistent
       reasons { kind rule { text confidence } edges { head relation tail } similarity }
     }
-    endCursor hasMore pending
+    endCursor hasMore
   }
+}`;
+
+const STATS = `query($relation: String!, $direction: Direction!) {
+  reviewQueue(relation: $relation, direction: $direction, first: 1) { pending }
   reviewStats(relation: $relation) { pending accepted rejected }
 }`;
 
@@ -75,14 +78,23 @@ export interface QueueQuery {
   after: string | null;
 }
 
-export async function fetchQueue(
+export async function fetchQueue(key: string, query: QueueQuery): Promise<ReviewPage> {
+  const data = await gql<{ reviewQueue: ReviewPage }>(key, QUEUE, { ...query });
+  return data.reviewQueue;
+}
+
+/** The relation's decision counts: asked for beside the queue, never in its way. */
+export async function fetchStats(
   key: string,
-  query: QueueQuery,
-): Promise<{ page: ReviewPage; stats: ReviewStats }> {
-  const data = await gql<{ reviewQueue: ReviewPage; reviewStats: ReviewStats }>(key, QUEUE, {
-    ...query,
-  });
-  return { page: data.reviewQueue, stats: data.reviewStats };
+  relation: string,
+  direction: Direction,
+): Promise<{ stats: ReviewStats; pending: number }> {
+  const data = await gql<{ reviewQueue: { pending: number }; reviewStats: ReviewStats }>(
+    key,
+    STATS,
+    { relation, direction },
+  );
+  return { stats: data.reviewStats, pending: data.reviewQueue.pending };
 }
 
 const EDGE_ARGS = '$head: String!, $relation: String!, $tail: String!';

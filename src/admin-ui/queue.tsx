@@ -7,6 +7,7 @@ import {
   Direction,
   edgeOf,
   fetchQueue,
+  fetchStats,
   itemKey,
   reject,
   ReviewItem,
@@ -16,7 +17,7 @@ import {
 import { useQueueKeys } from './use-queue-keys';
 
 /** The first page is small (each item's reasons are read from the graph): quick to show. */
-const FIRST_PAGE = 50;
+const FIRST_PAGE = 20;
 const PAGE = 100;
 
 const describeItems = (items: ReviewItem[]): string =>
@@ -60,7 +61,17 @@ export function Queue({ apiKey, relation, canDecide, onDecided }: Props) {
   const load = async (after: string | null, focus?: string) => {
     setLoading(true);
     try {
-      const { page, stats: counts } = await fetchQueue(apiKey, {
+      if (!after) {
+        // The counts come on their own: the first item is drawn without waiting for them.
+        fetchStats(apiKey, relation, direction).then(
+          (counts) => {
+            setStats(counts.stats);
+            setPending(counts.pending);
+          },
+          (error: unknown) => setStatus({ text: describe(error), error: true }),
+        );
+      }
+      const page = await fetchQueue(apiKey, {
         relation,
         direction,
         minProbability: null,
@@ -70,8 +81,6 @@ export function Queue({ apiKey, relation, canDecide, onDecided }: Props) {
       setItems((old) => (after ? [...old, ...page.items] : page.items));
       setCursor(page.endCursor);
       setHasMore(page.hasMore);
-      setStats(counts);
-      setPending(page.pending);
       if (!after) {
         const at = focus ? page.items.findIndex((i) => itemKey(i) === focus) : -1;
         setCurrent(Math.max(at, 0));

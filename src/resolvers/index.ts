@@ -8,6 +8,7 @@ import { ModelVersionResolver } from './model-version.resolver';
 import { PredictionResolver } from './prediction.resolver';
 import { PredictionReasonsResolver } from './prediction-reasons.resolver';
 import { ReviewResolver } from './review.resolver';
+import { ReviewPagePendingResolver } from './review-page-pending.resolver';
 import { ReviewItemReasonsResolver } from './review-item-reasons.resolver';
 
 /** Every resolver class of the API; buildSchema takes this list. */
@@ -22,6 +23,7 @@ export const resolvers = [
   LifecycleResolver,
   ModelVersionResolver,
   ReviewResolver,
+  ReviewPagePendingResolver,
   ReviewItemReasonsResolver,
 ] as const;
 export { authChecker } from './auth-checker';

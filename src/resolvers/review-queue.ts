@@ -75,7 +75,8 @@ export async function reviewPage(
     direction,
   };
   let next = args.after == null ? 0 : readReviewCursor(args.after, expected);
-  if (!list) return { items: [], endCursor: null, hasMore: false, pending: 0 };
+  if (!list)
+    return { items: [], endCursor: null, hasMore: false, countPending: () => Promise.resolve(0) };
   const all = list.items;
   const min = args.minProbability;
   let end = all.length;
@@ -83,9 +84,6 @@ export async function reviewPage(
     end = all.findIndex((s) => s.probability < min);
     if (end < 0) end = all.length;
   }
-  const pending = countPending(db, relation, all);
-  // Awaited below; a failure of the page's reads must not leave it unhandled meanwhile.
-  pending.catch(() => undefined);
   const found: { at: number; s: StoredSuggestion }[] = [];
   while (found.length <= first && next < end) {
     const want = first + 1 - found.length;
@@ -106,7 +104,7 @@ export async function reviewPage(
     items: page.map(({ s }) => item(model, relation, r, direction, s)),
     endCursor: last ? encodeReviewCursor({ ...expected, next: last.at + 1 }) : null,
     hasMore: found.length > first,
-    pending: await pending,
+    countPending: () => countPending(db, relation, all),
   };
 }
 

@@ -1,4 +1,4 @@
-import { Field, Int, ObjectType } from 'type-graphql';
+import { Field, ObjectType } from 'type-graphql';
 import { ReviewItem } from './review-item.type';
 
 @ObjectType({ description: 'A page of the review queue, most probable first' })
@@ -15,8 +15,6 @@ export class ReviewPage {
   @Field((_type) => Boolean)
   hasMore!: boolean;
 
-  @Field((_type) => Int, {
-    description: 'Undecided suggestions of this relation and direction (minProbability aside)',
-  })
-  pending!: number;
+  /** Counts the list's undecided items (one graph read over all of them): only when asked for. */
+  countPending!: () => Promise<number>;
 }

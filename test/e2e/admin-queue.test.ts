@@ -117,6 +117,23 @@ describe('the review queue in a real browser (needs reviewQueue and `kgc suggest
       follow: { store: fixture.store, scope: fixture.scope, pollMs: 200 },
     });
     origin = new URL(server.url).origin;
+    // Neo4j plans each query text once per database start (its plan cache outlives API
+    // servers): a review of the other direction pays that here, as the page's users find it paid
+    // on a database that has been running. The measured list (tail direction) stays unread.
+    const warm = await fetch(`${origin}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${admin.key}` },
+      body: JSON.stringify({
+        query: `query($r: String!) {
+          reviewQueue(relation: $r, direction: HEAD, first: 5) {
+            items { head { id properties } reasons { kind } } pending
+          }
+          reviewStats(relation: $r) { pending }
+        }`,
+        variables: { r: relation },
+      }),
+    });
+    expect(warm.status).toBe(200);
     browser = await launchBrowser();
   }, 300_000);
 
@@ -132,6 +149,8 @@ describe('the review queue in a real browser (needs reviewQueue and `kgc suggest
     await signIn(page, origin, admin.key);
     await page.getByLabel('Relation').waitFor();
     await page.getByTestId('viewer').waitFor();
+    // The relation list arrives after the select is drawn.
+    await page.locator(`option[value=${JSON.stringify(relation)}]`).waitFor({ state: 'attached' });
     return page.evaluate<number>(`new Promise((resolve) => {
       const select = [...document.querySelectorAll('select')].find((s) =>
         [...s.options].some((o) => o.value === ${JSON.stringify(relation)}));
