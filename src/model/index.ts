@@ -58,9 +58,4 @@ export {
   SUGGESTIONS_FILE,
   writeSuggestionsFile,
 } from './suggestions';
-export type {
-  RelationSuggestions,
-  StoredSuggestion,
-  SuggestionList,
-  SuggestionsFile,
-} from './suggestions';
+export type { RelationSuggestions, StoredSuggestion, SuggestionsFile } from './suggestions';
