@@ -34,7 +34,6 @@ export interface ReviewPage {
 }
 
 export interface ReviewStats {
-  pending: number;
   accepted: number;
   rejected: number;
 }
@@ -67,7 +66,7 @@ const QUEUE = `query($relation: String!, $direction: Direction!, $minProbability
 
 const STATS = `query($relation: String!, $direction: Direction!) {
   reviewQueue(relation: $relation, direction: $direction, first: 1) { pending }
-  reviewStats(relation: $relation) { pending accepted rejected }
+  reviewStats(relation: $relation) { accepted rejected }
 }`;
 
 export interface QueueQuery {

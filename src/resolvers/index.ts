@@ -8,7 +8,7 @@ import { ModelVersionResolver } from './model-version.resolver';
 import { PredictionResolver } from './prediction.resolver';
 import { PredictionReasonsResolver } from './prediction-reasons.resolver';
 import { ReviewResolver } from './review.resolver';
-import { ReviewPagePendingResolver } from './review-page-pending.resolver';
+import { ReviewPagePendingResolver, ReviewStatsPendingResolver } from './review-pending.resolver';
 import { ReviewItemReasonsResolver } from './review-item-reasons.resolver';
 
 /** Every resolver class of the API; buildSchema takes this list. */
@@ -24,6 +24,7 @@ export const resolvers = [
   ModelVersionResolver,
   ReviewResolver,
   ReviewPagePendingResolver,
+  ReviewStatsPendingResolver,
   ReviewItemReasonsResolver,
 ] as const;
 export { authChecker } from './auth-checker';

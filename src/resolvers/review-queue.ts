@@ -44,7 +44,7 @@ function item(
 export async function countPending(
   db: Database,
   relation: string,
-  items: readonly StoredSuggestion[],
+  items: readonly { head: string; tail: string }[],
 ): Promise<number> {
   const decided = await decidedEdges(
     db,

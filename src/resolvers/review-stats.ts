@@ -1,7 +1,8 @@
-import { decidedEdges, latestDecisions } from '../graph';
+import { latestDecisions } from '../graph';
 import type { Database } from '../graph';
 import type { ServingModel } from '../model';
 import type { ReviewBucket, ReviewStats } from '../schema/review-stats.type';
+import { countPending } from './review-queue';
 
 const BUCKETS = 10;
 
@@ -25,14 +26,7 @@ export async function reviewStats(
     }
   }
   const edges = [...stored.values()];
-  const [decided, decisions] = await Promise.all([
-    decidedEdges(
-      db,
-      relation,
-      edges.map((s) => [s.head, s.tail] as const),
-    ),
-    edges.length > 0 ? latestDecisions(db, relation) : Promise.resolve([]),
-  ]);
+  const decisions = edges.length > 0 ? await latestDecisions(db, relation) : [];
   const buckets: (ReviewBucket & { sum: number })[] = Array.from({ length: BUCKETS }, (_, i) => ({
     from: i / BUCKETS,
     to: (i + 1) / BUCKETS,
@@ -61,7 +55,7 @@ export async function reviewStats(
   }
   return {
     relation,
-    pending: decided.filter((x) => !x).length,
+    countPending: () => countPending(db, relation, edges),
     accepted,
     rejected,
     buckets: buckets.map(({ sum, ...b }) => {

@@ -36,10 +36,8 @@ export class ReviewStats {
   @Field((_type) => String)
   relation!: string;
 
-  @Field((_type) => Int, {
-    description: 'Undecided suggestions of the relation (either direction)',
-  })
-  pending!: number;
+  /** Counts the relation's undecided suggestions (one graph read over all of them). */
+  countPending!: () => Promise<number>;
 
   @Field((_type) => Int)
   accepted!: number;

@@ -1,5 +1,6 @@
 import { FieldResolver, Int, Resolver, Root } from 'type-graphql';
 import { ReviewPage } from '../schema/review-page.type';
+import { ReviewStats } from '../schema/review-stats.type';
 
 @Resolver((_of) => ReviewPage)
 export class ReviewPagePendingResolver {
@@ -13,5 +14,16 @@ export class ReviewPagePendingResolver {
   })
   pending(@Root() page: ReviewPage): Promise<number> {
     return page.countPending();
+  }
+}
+
+@Resolver((_of) => ReviewStats)
+export class ReviewStatsPendingResolver {
+  /** Read only when selected, as ReviewPage.pending. */
+  @FieldResolver((_type) => Int, {
+    description: 'Undecided suggestions of the relation (either direction)',
+  })
+  pending(@Root() stats: ReviewStats): Promise<number> {
+    return stats.countPending();
   }
 }
