@@ -178,7 +178,11 @@ describe('the budgeted tuner', () => {
     const seconds = (Date.now() - started) / 1000;
     expect(seconds).toBeLessThan(12 + 3);
     expect(result.trials).toHaveLength(result.plan.trials);
-    expect(lines.length).toBeGreaterThanOrEqual(result.plan.trials);
+    // Every rung a trial ran is reported; the search stops on time, so a busy machine may leave
+    // some of the plan's trials unrun (their records have no rungs).
+    const rungsRun = result.trials.reduce((sum, t) => sum + t.rungs.length, 0);
+    expect(lines).toHaveLength(rungsRun);
+    expect(result.trials.filter((t) => t.rungs.length > 0).length).toBeGreaterThan(1);
     expect(result.settings.threads).toBe(2);
     for (const trial of result.trials) expect(trial.settings.threads).toBe(2);
     // The winner has the best validation MRR of the trials that reached the furthest rung.
