@@ -31,12 +31,6 @@ pub fn bce_fused(
     tails: &Tensor,
     row_loss: &Tensor,
 ) {
-    assert!(logits.len >= b * n && tail_off.len > b && row_loss.len >= b);
-    // Element indices are u32 on the device.
-    assert!(u32::try_from(b * n).is_ok(), "{b} x {n} logits");
-    if b == 0 || n == 0 {
-        return;
-    }
     // As the CPU: base and scale computed in f64 then rounded; the tail step is the f32
     // product of the rounded (1 - eps) and scale, as `row[t] -= pos * scale` computes it.
     let base = (1.0 / n as f64) as f32;
@@ -50,15 +44,15 @@ pub fn bce_fused(
         Arg::F(pos),
         Arg::F(pos * scale),
     ];
-    // `grid` counts threads: one workgroup of WG per row, split over x and y past 65535 rows.
-    let groups = grid(b * WG as usize, WG);
-    rec.dispatch(
-        SRC,
-        "bce_fused",
-        &args,
-        &[logits, tail_off, tails, row_loss],
-        groups,
-    );
+    let rows = LossRows {
+        logits,
+        b,
+        n,
+        tail_off,
+        tails,
+        row_loss,
+    };
+    dispatch_rows(rec, "bce_fused", &args, &rows);
 }
 
 /// The batch's mean loss from the rows' sums read back from [`bce_fused`]'s `row_loss`:
@@ -85,11 +79,6 @@ pub fn softmax_fused(
     tails: &Tensor,
     row_loss: &Tensor,
 ) {
-    assert!(logits.len >= b * n && tail_off.len > b && row_loss.len >= b);
-    assert!(u32::try_from(b * n).is_ok(), "{b} x {n} logits");
-    if b == 0 || n == 0 {
-        return;
-    }
     // The shader's `P` fields, read as: base = eps / N, scale = 1 / B, pos = 1 - eps,
     // pos_scale = eps.
     let args = [
@@ -100,12 +89,43 @@ pub fn softmax_fused(
         Arg::F((1.0 - eps) as f32),
         Arg::F(eps as f32),
     ];
+    let rows = LossRows {
+        logits,
+        b,
+        n,
+        tail_off,
+        tails,
+        row_loss,
+    };
+    dispatch_rows(rec, "softmax_fused", &args, &rows);
+}
+
+/// One loss kernel's buffers: B x N logits, the rows' tails and their summed losses.
+struct LossRows<'a> {
+    logits: &'a Tensor,
+    b: usize,
+    n: usize,
+    tail_off: &'a Tensor,
+    tails: &'a Tensor,
+    row_loss: &'a Tensor,
+}
+
+/// Checks the buffers' sizes and dispatches `entry` with one workgroup of WG per row (split
+/// over x and y past 65535 rows); an empty batch dispatches nothing.
+fn dispatch_rows(rec: &mut Recorder, entry: &'static str, args: &[Arg], r: &LossRows) {
+    let (b, n) = (r.b, r.n);
+    assert!(r.logits.len >= b * n && r.tail_off.len > b && r.row_loss.len >= b);
+    // Element indices are u32 on the device.
+    assert!(u32::try_from(b * n).is_ok(), "{b} x {n} logits");
+    if b == 0 || n == 0 {
+        return;
+    }
     let groups = grid(b * WG as usize, WG);
     rec.dispatch(
         SRC,
-        "softmax_fused",
-        &args,
-        &[logits, tail_off, tails, row_loss],
+        entry,
+        args,
+        &[r.logits, r.tail_off, r.tails, r.row_loss],
         groups,
     );
 }
