@@ -18,7 +18,6 @@ export type { TrainingArrays } from './training-data';
 export type { Metrics, RankMetrics } from './metrics';
 export { loadServingModel, loadServingModelAsync } from './serving-model';
 export type { ServingModel } from './serving-model';
-export type { SnapshotRecord } from './store/snapshot-record';
 export { servingProbability } from './serving-probability';
 export { loadScorer, ModelStore, openVersionDir, readVersionEdges } from './store/model-store';
 export {
