@@ -50,6 +50,7 @@ async function main(): Promise<void> {
       device: request.device,
       force: request.force,
       minChangedEdges: request.minChangedEdges,
+      minNewEntities: request.minNewEntities,
       filter: relations ? { relations } : undefined,
       signal: controller.signal,
       log: (line) => process.stderr.write(`job: ${line}\n`),

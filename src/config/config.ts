@@ -117,8 +117,13 @@ export interface LifecycleConfig {
   registryScope: string;
   /** Cron expression (croner syntax, seconds field optional) of scheduled retraining. */
   retrainCron: string | undefined;
-  /** A scheduled run is skipped when fewer edges changed since the active version. */
+  /**
+   * A scheduled run trains when at least this many edges changed (or `retrainMinNewEntities`
+   * new entities arrived) since the active version, and is skipped otherwise; 0: off.
+   */
   retrainMinNewEdges: number;
+  /** A scheduled run trains when at least this many new entities arrived; 0: off. */
+  retrainMinNewEntities: number;
   /** Wall-clock budget of each scheduled or requested job's training (`--time-budget`). */
   retrainTimeBudgetSeconds: number | undefined;
   /** Where training steps run (`--device`): a hardware GPU when present (`auto`), `cpu` or `gpu`. */
@@ -246,6 +251,10 @@ function readLifecycle(env: Env, stateDir: string, cwd: string): LifecycleConfig
     retrainTimeBudgetSeconds: readDuration(env, 'KGC_RETRAIN_TIME_BUDGET'),
     trainDevice: readEnum(env, 'KGC_TRAIN_DEVICE', 'auto', TRAIN_DEVICES),
     retrainMinNewEdges: readInt(env, 'KGC_RETRAIN_MIN_NEW_EDGES', 0, {
+      min: 0,
+      max: Number.MAX_SAFE_INTEGER,
+    }),
+    retrainMinNewEntities: readInt(env, 'KGC_RETRAIN_MIN_NEW_ENTITIES', 0, {
       min: 0,
       max: Number.MAX_SAFE_INTEGER,
     }),

@@ -16,6 +16,11 @@ export type { EdgeFacts } from './predictions/edge-facts';
 export { idProblem, MAX_ID_LENGTH, textProblem } from './identifiers';
 export { entitiesById } from './entities/entity-queries';
 export { relationCounts, relationInGraph } from './entities/relation-counts';
+export {
+  countUnknownEntities,
+  entityEdgeCount,
+  entityNodeCount,
+} from './entities/staleness-queries';
 export type { EntityRecord } from './entities/entity-queries';
 export { checkEdgeKey } from './predictions/edge-key';
 export type { EdgeKey } from './predictions/edge-key';

@@ -7,6 +7,7 @@ export interface ChildJobRequest {
   overrides?: TrainingOverrides;
   force?: boolean;
   minChangedEdges?: number;
+  minNewEntities?: number;
   relations?: string[];
   /** Train within this many seconds (see `planTimeBudget`). */
   timeBudgetSeconds?: number;

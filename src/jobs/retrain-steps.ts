@@ -1,15 +1,7 @@
 import { ErrorCode, KgcError } from '../errors';
 import { EventLoopTurns } from '../event-loop-turns';
 import { getActiveVersion, registerVersion } from '../graph/registry';
-import type { ActiveVersion } from '../graph/registry';
-import {
-  changedKeys,
-  exportDenseGraph,
-  fingerprint,
-  sortedKeys,
-  stableSplit,
-  tripleKeysPaced,
-} from '../export';
+import { exportDenseGraph, fingerprint, sortedKeys, stableSplit, tripleKeysPaced } from '../export';
 import {
   chooseTunedSettings,
   describePlan,
@@ -19,7 +11,6 @@ import {
   mineVersionRules,
   planTimeBudget,
   budgetTrainOptions,
-  readVersionEdges,
   resolveTrainingConfig,
   saveTunedSettings,
   train,
@@ -41,6 +32,7 @@ import { RunProgressWriter } from './run-progress';
 import { trainingArrays } from './training-arrays';
 import { writeVersion } from './write-version';
 import { writeVersionTypes } from './version-types';
+import { changeSinceActive, retrainDecision } from './retrain-trigger';
 import type { StepContext, StepResult } from './step-context';
 
 export type { StepContext, StepResult } from './step-context';
@@ -48,15 +40,6 @@ export type { StepContext, StepResult } from './step-context';
 function checkAborted(signal: AbortSignal): void {
   if (signal.aborted)
     throw new KgcError(ErrorCode.TRAINING_ABORTED, 'The training job was stopped.');
-}
-
-/** Edges added plus removed since `active` was trained; Infinity when its record is unreadable. */
-function changedSince(active: ActiveVersion, snapshot: Float64Array): number {
-  try {
-    return changedKeys(readVersionEdges(active.dir).snapshot, snapshot);
-  } catch {
-    return Infinity;
-  }
 }
 
 /** The job's phases, in order (see runRetrainJob for the guarantees around them). */
@@ -80,10 +63,16 @@ export async function retrainSteps(ctx: StepContext): Promise<StepResult> {
   await turns.turn();
   timer.end();
   let changedEdges: number | null = null;
-  if (active && (options.minChangedEdges ?? 0) > 0) {
-    changedEdges = changedSince(active, snapshot);
-    if (changedEdges < (options.minChangedEdges ?? 0)) {
-      ctx.log(`skipped: ${changedEdges} edge(s) changed since ${active.version}`);
+  const thresholds = {
+    minChangedEdges: options.minChangedEdges ?? 0,
+    minNewEntities: options.minNewEntities ?? 0,
+  };
+  if (active && (thresholds.minChangedEdges > 0 || thresholds.minNewEntities > 0)) {
+    const change = changeSinceActive(active, snapshot, graph.entities);
+    changedEdges = change.changedEdges;
+    const decision = retrainDecision(change, thresholds, active.version);
+    ctx.log(decision.reason);
+    if (!decision.train) {
       return {
         status: 'skipped',
         version: null,
@@ -141,6 +130,7 @@ export async function retrainSteps(ctx: StepContext): Promise<StepResult> {
       seed: ctx.split.seed,
       heldOutRate: split.heldOutRate,
       movedToTrain: split.movedToTrain,
+      relationFilter: options.filter?.relations ?? null,
     },
     training: {
       epochsRun: summary.epochsRun,

@@ -30,8 +30,13 @@ export interface RetrainOptions {
   split?: Partial<StableSplitOptions>;
   /** Promote whatever the gate says. */
   force?: boolean;
-  /** Skip (status `skipped`) when fewer edges changed since the active version. */
+  /**
+   * Skip (status `skipped`) unless at least this many edges changed since the active version
+   * or `minNewEntities` is reached (0: off; both off: never skip; retrain-trigger.ts).
+   */
   minChangedEdges?: number;
+  /** With `minChangedEdges`: train when at least this many new entities arrived (0: off). */
+  minNewEntities?: number;
   signal?: AbortSignal;
   onProgress?: (event: TrainingProgress) => void;
   onPhase?: (phase: string) => void;

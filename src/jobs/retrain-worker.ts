@@ -14,11 +14,16 @@ export interface WorkerOptions {
   /** Cron expression of scheduled runs; undefined: requests only. */
   cron?: string;
   pollSeconds: number;
-  /** Scheduled runs are skipped when fewer edges changed since the active version. */
+  /**
+   * Scheduled runs train when at least this many edges changed, or `minNewEntities` new
+   * entities arrived, since the active version, and are skipped otherwise (0: that threshold
+   * is off; both off: every scheduled run trains). Requested runs always train.
+   */
   minChangedEdges: number;
+  minNewEntities?: number;
   scope: string;
   /** Settings of every job (the trigger is the worker's). */
-  job: Omit<ChildJobRequest, 'trigger' | 'minChangedEdges'>;
+  job: Omit<ChildJobRequest, 'trigger' | 'minChangedEdges' | 'minNewEntities'>;
   log: (line: string) => void;
   /** The child's entry script: runs one job from the request in its argv (src/cli/job-child.ts). */
   jobScript: string;
@@ -104,10 +109,12 @@ export class RetrainWorker {
       );
       return null;
     }
+    const scheduled = trigger === 'schedule';
     const request: ChildJobRequest = {
       ...this.options.job,
       trigger,
-      minChangedEdges: trigger === 'schedule' ? this.options.minChangedEdges : 0,
+      minChangedEdges: scheduled ? this.options.minChangedEdges : 0,
+      minNewEntities: scheduled ? (this.options.minNewEntities ?? 0) : 0,
     };
     const child = fork(this.options.jobScript, [JSON.stringify(request)], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

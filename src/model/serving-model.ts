@@ -7,6 +7,8 @@ import type { GraphIndex } from './rules/graph-index';
 import { loadVersionGraph } from './rules/version-graph';
 import { Scorer } from './scorer';
 import { loadScorerAsync } from './store/model-store';
+import { readSnapshotRecord } from './store/snapshot-record';
+import type { SnapshotRecord } from './store/snapshot-record';
 import { readTypesFile, TYPES_FILE } from './types/types-file';
 import { ErrorCode, KgcError } from '../errors';
 import { ServingTypes } from './types/serving-types';
@@ -31,6 +33,8 @@ export interface ServingModel {
   graph?: GraphIndex;
   /** The version's suggestions across the graph (suggestions.json, read when asked for). */
   suggestions?: ServedSuggestions;
+  /** The graph it was trained from (version.json); undefined: the directory records none. */
+  snapshot?: SnapshotRecord;
 }
 
 /**
@@ -41,6 +45,7 @@ function servingModel(scorer: Scorer, dir: string, source: string, version: stri
   const file = readCalibrationFile(dir);
   const calibration = file ? servingCalibration(file.table, scorer.relations) : null;
   const rules = readRules(dir);
+  const snapshot = readSnapshotRecord(dir);
   return {
     scorer,
     source,
@@ -49,6 +54,7 @@ function servingModel(scorer: Scorer, dir: string, source: string, version: stri
     ...(rules ? { rules } : {}),
     ...servingTypes(dir, scorer, source),
     suggestions: new ServedSuggestions(dir, scorer.entities),
+    ...(snapshot ? { snapshot } : {}),
   };
 }
 

@@ -10,6 +10,7 @@ import { PredictionReasonsResolver } from './prediction-reasons.resolver';
 import { ReviewResolver } from './review.resolver';
 import { ReviewPagePendingResolver, ReviewStatsPendingResolver } from './review-pending.resolver';
 import { ReviewItemReasonsResolver } from './review-item-reasons.resolver';
+import { StalenessResolver } from './staleness.resolver';
 
 /** Every resolver class of the API; buildSchema takes this list. */
 export const resolvers = [
@@ -26,12 +27,15 @@ export const resolvers = [
   ReviewPagePendingResolver,
   ReviewStatsPendingResolver,
   ReviewItemReasonsResolver,
+  StalenessResolver,
 ] as const;
 export { authChecker } from './auth-checker';
 export { createLoaders } from './loaders';
 export type { Caller, RequestContext } from './request-context';
 export type { ApiMetrics } from './api-metrics';
 export { MissingLinksBatcher } from './missing-links-batcher';
+export { StalenessTracker } from './staleness-tracker';
+export type { FoldedInCount, StalenessCounts } from './staleness-tracker';
 export {
   FIELD_COSTS,
   REASONS_ROW_COST,

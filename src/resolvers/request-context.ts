@@ -6,6 +6,7 @@ import type { Prediction } from '../schema/prediction.type';
 import type { Reason } from '../schema/reason.type';
 import type { Role } from '../schema/role';
 import type { MissingLinksBatcher } from './missing-links-batcher';
+import type { StalenessTracker } from './staleness-tracker';
 
 /** Who sent the request: the API key's name and role, or null for anonymous. */
 export interface Caller {
@@ -37,4 +38,6 @@ export interface RequestContext {
   metrics?: ApiMetrics;
   /** The model registry's scope (KGC_REGISTRY_SCOPE). */
   registryScope?: string;
+  /** Server-wide: the serving version's staleness (Query.model.staleness, kgc_stale_* gauges). */
+  staleness?: StalenessTracker;
 }

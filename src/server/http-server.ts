@@ -9,7 +9,7 @@ import type { ApiConfig, HttpLimits } from '../config';
 import { ErrorCode, isKgcError, KgcError } from '../errors';
 import type { Database } from '../graph';
 import type { ServingModel } from '../model';
-import { createLoaders, MissingLinksBatcher } from '../resolvers';
+import { createLoaders, MissingLinksBatcher, StalenessTracker } from '../resolvers';
 import { AdminPage, isAdminPath, loadAdminPage, serveAdminPage } from './admin-page';
 import { authenticate } from './authenticate';
 import { setCorsHeaders } from './cors';
@@ -43,6 +43,8 @@ export interface ServerDeps {
   http?: HttpLimits;
   /** The review page's bundle served at /admin; default: dist/admin, read at start (null: not built). */
   adminPage?: AdminPage | null;
+  /** The serving version's staleness; default: a tracker of its own (no fold-in counted). */
+  staleness?: StalenessTracker;
 }
 
 /** ServerDeps with the defaults filled in, plus the server-wide missingLinks batcher. */
@@ -72,6 +74,7 @@ export async function listen(
     readiness: given.readiness ?? new ReadinessCheck(given.db, undefined, given.model),
     batcher: new MissingLinksBatcher(given.db, metrics),
     adminPage: given.adminPage === undefined ? loadAdminPage() : given.adminPage,
+    staleness: given.staleness ?? new StalenessTracker(given.db),
   };
   const apollo = createGraphQLServer(deps.api);
   await apollo.start();
@@ -264,6 +267,7 @@ async function serveGraphQL(
     missingLinks: deps.batcher,
     metrics: deps.metrics,
     registryScope: deps.registryScope,
+    staleness: deps.staleness,
     trace,
     logger: deps.logger,
   };

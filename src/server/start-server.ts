@@ -1,12 +1,15 @@
 import type { Config } from '../config';
 import { Database, MigrationRunner, openDatabase } from '../graph';
 import { loadServingModel } from '../model';
+import { StalenessTracker } from '../resolvers';
+import type { FoldedInCount } from '../resolvers';
 import { listen, RunningServer } from './http-server';
 import { Logger, silentLogger } from './logger';
 import { ServerMetrics } from './metrics';
 import { modelFallbackMetrics } from './model-fallback-metrics';
 import { FollowOptions, ModelFollower } from './model-follower';
 import { ReadinessCheck } from './readiness';
+import { stalenessMetrics } from './staleness-metrics';
 
 export interface StartServerOptions {
   migrationsDir: string;
@@ -17,6 +20,8 @@ export interface StartServerOptions {
   /** Serve the registry's active version and follow promotions (ignored with `modelDir`). */
   follow?: FollowOptions;
   logger?: Logger;
+  /** Entities folded in per version (the fold-in service's count); default: none. */
+  foldedIn?: FoldedInCount;
 }
 
 export type StartedServer = RunningServer & {
@@ -72,6 +77,8 @@ export async function startServer(
     await follower?.start();
     const model = () => pinned ?? follower?.current();
     metrics.setModelVersion(model()?.version);
+    const staleness = new StalenessTracker(db, { foldedIn: options.foldedIn });
+    stalenessMetrics(metrics.registry, model, staleness);
     if (config.api.keys.length === 0) {
       logger.warn(
         'No API keys configured (KGC_API_KEYS): anonymous reads are allowed and every mutation is refused.',
@@ -87,6 +94,7 @@ export async function startServer(
         metrics,
         readiness: new ReadinessCheck(db, migrations, model, () => follower?.fallback()),
         http: config.http,
+        staleness,
       },
       config.http.host,
       config.http.port,

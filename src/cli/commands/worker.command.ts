@@ -66,6 +66,7 @@ export function workerCommand(out: CliOutput): Command {
           cron: lifecycle.retrainCron,
           pollSeconds: lifecycle.requestPollSeconds,
           minChangedEdges: lifecycle.retrainMinNewEdges,
+          minNewEntities: lifecycle.retrainMinNewEntities,
           scope: lifecycle.registryScope,
           log,
           trainIfEmpty: options.trainIfEmpty === true,

@@ -19,6 +19,8 @@ export interface SnapshotInfo {
   seed: number;
   heldOutRate: number;
   movedToTrain: number;
+  /** The relation types exported (`--relation`), null: all; absent in older versions (all). */
+  relationFilter?: string[] | null;
 }
 
 export interface CurvePoint {

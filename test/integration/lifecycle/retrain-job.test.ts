@@ -112,6 +112,23 @@ describe('the retraining job', () => {
         added.push([`n${i}`, 'similar_to', `e${(i + step) % 80}`]);
     }
     await graph.add(added);
+    // 180 changed edges and 30 new entities: below both thresholds, then at the entity one.
+    const lines: string[] = [];
+    const thresholds = { minChangedEdges: 1000, minNewEntities: 31 };
+    const below = await runRetrainJob(db, config, {
+      scope,
+      store,
+      filter: graph.filter,
+      split,
+      overrides: TINY,
+      trigger: 'schedule',
+      ...thresholds,
+      log: (line) => lines.push(line),
+    });
+    expect(below).toMatchObject({ status: 'skipped', changedEdges: added.length, version: null });
+    expect(lines).toContain(
+      `skipped: 180 edges changed, 30 new entities since ${first.version}; below 1000 changed edge(s) and 31 new entities`,
+    );
     const second = await runRetrainJob(db, config, {
       scope,
       store,
@@ -119,8 +136,13 @@ describe('the retraining job', () => {
       split,
       overrides: TINY,
       trigger: 'schedule',
-      minChangedEdges: 100,
+      minChangedEdges: 1000,
+      minNewEntities: 30,
+      log: (line) => lines.push(line),
     });
+    expect(lines).toContain(
+      `training: 180 edges changed, 30 new entities since ${first.version}; reached 30 new entities`,
+    );
     expect(second.changedEdges).toBe(added.length);
     expect(second.gate?.leftOutUnknown).toBeGreaterThan(0);
     expect(second.gate?.leftOutTrained).toBe(0);
@@ -131,6 +153,8 @@ describe('the retraining job', () => {
     const v1 = store.open(first.version as string).info;
     expect(v2.snapshot.triples).toBe(v1.snapshot.triples + added.length);
     expect(v2.snapshot.fingerprint).not.toBe(v1.snapshot.fingerprint);
+    // Staleness counts within the relations a version was trained on.
+    expect(v2.snapshot.relationFilter).toEqual(graph.filter.relations);
     // Every edge held out for `first` is still held out: same hash, same part.
     expect(v2.snapshot.test).toBeGreaterThanOrEqual(v1.snapshot.test);
     expect(v2.curve.length).toBe(TINY.epochs);

@@ -49,6 +49,8 @@ describe('loadConfig', () => {
     ['KGC_DB_RETRY_SECONDS', '-1', /KGC_DB_RETRY_SECONDS/],
     ['KGC_RETRAIN_CRON', 'every night', /KGC_RETRAIN_CRON="every night".*cron expression/],
     ['KGC_RETRAIN_MIN_NEW_EDGES', '-5', /KGC_RETRAIN_MIN_NEW_EDGES/],
+    ['KGC_RETRAIN_MIN_NEW_ENTITIES', '-1', /KGC_RETRAIN_MIN_NEW_ENTITIES=.*integer/],
+    ['KGC_RETRAIN_MIN_NEW_ENTITIES', 'ten', /KGC_RETRAIN_MIN_NEW_ENTITIES="ten"/],
     ['KGC_JOB_LEASE_SECONDS', '1', /KGC_JOB_LEASE_SECONDS/],
   ])('rejects %s=%s naming the variable', (name, value, message) => {
     const error = errorOf(() => loadConfig({ [name]: value, NEO4J_PASSWORD: 'x' }));
@@ -89,6 +91,7 @@ describe('loadConfig', () => {
       registryScope: 'default',
       retrainCron: undefined,
       retrainMinNewEdges: 0,
+      retrainMinNewEntities: 0,
       retrainRelations: undefined,
       requestPollSeconds: 5,
       leaseSeconds: 60,
@@ -102,6 +105,7 @@ describe('loadConfig', () => {
         KGC_REGISTRY_SCOPE: 'kg1',
         KGC_RETRAIN_CRON: '0 3 * * *',
         KGC_RETRAIN_MIN_NEW_EDGES: '100',
+        KGC_RETRAIN_MIN_NEW_ENTITIES: '25',
         KGC_RETRAIN_RELATIONS: 'a, b',
         KGC_RETRAIN_POLL_SECONDS: '2',
         KGC_JOB_LEASE_SECONDS: '30',
@@ -116,6 +120,7 @@ describe('loadConfig', () => {
       registryScope: 'kg1',
       retrainCron: '0 3 * * *',
       retrainMinNewEdges: 100,
+      retrainMinNewEntities: 25,
       retrainRelations: ['a', 'b'],
       requestPollSeconds: 2,
       leaseSeconds: 30,
