@@ -117,6 +117,11 @@ export interface LifecycleConfig {
   registryScope: string;
   /** Cron expression (croner syntax, seconds field optional) of scheduled retraining. */
   retrainCron: string | undefined;
+  /**
+   * Cron expression of scheduled full retrains (a fresh init); the other runs warm-start from
+   * the active version's weights.
+   */
+  fullRetrainCron: string | undefined;
   /** A scheduled run is skipped when fewer edges changed since the active version. */
   retrainMinNewEdges: number;
   /** Wall-clock budget of each scheduled or requested job's training (`--time-budget`). */
@@ -243,6 +248,7 @@ function readLifecycle(env: Env, stateDir: string, cwd: string): LifecycleConfig
     modelStore: store ? path.resolve(cwd, store) : path.join(stateDir, 'models'),
     registryScope: readString(env, 'KGC_REGISTRY_SCOPE', 'default'),
     retrainCron: readCron(env, 'KGC_RETRAIN_CRON'),
+    fullRetrainCron: readCron(env, 'KGC_FULL_RETRAIN_CRON'),
     retrainTimeBudgetSeconds: readDuration(env, 'KGC_RETRAIN_TIME_BUDGET'),
     trainDevice: readEnum(env, 'KGC_TRAIN_DEVICE', 'auto', TRAIN_DEVICES),
     retrainMinNewEdges: readInt(env, 'KGC_RETRAIN_MIN_NEW_EDGES', 0, {

@@ -30,6 +30,11 @@ export interface RetrainOptions {
   split?: Partial<StableSplitOptions>;
   /** Promote whatever the gate says. */
   force?: boolean;
+  /**
+   * Train from a fresh init even when the active version could warm-start the run (the
+   * default: its weights, a schedule sized to the change; see src/jobs/training-start.ts).
+   */
+  fromScratch?: boolean;
   /** Skip (status `skipped`) when fewer edges changed since the active version. */
   minChangedEdges?: number;
   signal?: AbortSignal;

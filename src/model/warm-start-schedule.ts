@@ -90,7 +90,8 @@ export function warmStartSchedule(
   if (share > tuning.maxChangeShare) return null;
   const fullEpochs = Number(full.epochs);
   const epochShare = Math.min(1, Math.max(tuning.minEpochShare, tuning.epochsPerChange * share));
-  const epochs = Math.max(1, Math.ceil(fullEpochs * epochShare));
+  // Less a hair: 40 x (3 x 0.05) is 6.000000000000001 in floating point, not 7 epochs' worth.
+  const epochs = Math.max(1, Math.ceil(fullEpochs * epochShare - 1e-9));
   const lr = full.lr * tuning.lrScale;
   const decay = full.decay === 1 ? 1 : Math.pow(full.decay, fullEpochs / epochs);
   const evalEvery =

@@ -48,6 +48,7 @@ describe('loadConfig', () => {
     ['NEO4J_URI', 'http://localhost:7474', /NEO4J_URI=.*scheme bolt/],
     ['KGC_DB_RETRY_SECONDS', '-1', /KGC_DB_RETRY_SECONDS/],
     ['KGC_RETRAIN_CRON', 'every night', /KGC_RETRAIN_CRON="every night".*cron expression/],
+    ['KGC_FULL_RETRAIN_CRON', 'sundays', /KGC_FULL_RETRAIN_CRON="sundays".*cron expression/],
     ['KGC_RETRAIN_MIN_NEW_EDGES', '-5', /KGC_RETRAIN_MIN_NEW_EDGES/],
     ['KGC_JOB_LEASE_SECONDS', '1', /KGC_JOB_LEASE_SECONDS/],
   ])('rejects %s=%s naming the variable', (name, value, message) => {
@@ -101,6 +102,7 @@ describe('loadConfig', () => {
         KGC_MODEL_STORE: 'models',
         KGC_REGISTRY_SCOPE: 'kg1',
         KGC_RETRAIN_CRON: '0 3 * * *',
+        KGC_FULL_RETRAIN_CRON: '0 4 * * 0',
         KGC_RETRAIN_MIN_NEW_EDGES: '100',
         KGC_RETRAIN_RELATIONS: 'a, b',
         KGC_RETRAIN_POLL_SECONDS: '2',
@@ -115,6 +117,7 @@ describe('loadConfig', () => {
       modelStore: '/srv/app/models',
       registryScope: 'kg1',
       retrainCron: '0 3 * * *',
+      fullRetrainCron: '0 4 * * 0',
       retrainMinNewEdges: 100,
       retrainRelations: ['a', 'b'],
       requestPollSeconds: 2,
