@@ -184,18 +184,18 @@ async function main(): Promise<void> {
   console.log(`| run | epochs | seconds | valid MRR |`);
   console.log(`|---|---:|---:|---:|`);
   console.log(
-    `| base (${100 - 100 * newShare}% of train) | ${base.summary.epochsRun} | ${base.summary.seconds.toFixed(0)} | ${mrr(result.base.validMrr)} |`,
+    `| base (${100 - 100 * newShare}% of train) | ${base.summary.epochsRun} | ${base.summary.seconds.toFixed(1)} | ${mrr(result.base.validMrr)} |`,
   );
   console.log(
-    `| from scratch | ${scratch.summary.epochsRun} | ${scratch.summary.seconds.toFixed(0)} | ${mrr(result.scratch.validMrr)} |`,
+    `| from scratch | ${scratch.summary.epochsRun} | ${scratch.summary.seconds.toFixed(1)} | ${mrr(result.scratch.validMrr)} |`,
   );
   console.log(
-    `| warm start | ${warm.summary.epochsRun} | ${warm.summary.seconds.toFixed(0)} | ${mrr(result.warm.validMrr)} |`,
+    `| warm start | ${warm.summary.epochsRun} | ${warm.summary.seconds.toFixed(1)} | ${mrr(result.warm.validMrr)} |`,
   );
   console.log(
     reached
       ? `Warm start within ${WITHIN} of the from-scratch MRR (${mrr(target + WITHIN)}) after ` +
-          `${reached.seconds.toFixed(0)} s (epoch ${reached.epoch}): ${(100 * ratio!).toFixed(1)}% ` +
+          `${reached.seconds.toFixed(1)} s (epoch ${reached.epoch}): ${(100 * ratio!).toFixed(1)}% ` +
           `of the from-scratch time (target <= 30%).`
       : `Warm start never got within ${WITHIN} of the from-scratch MRR (${mrr(target + WITHIN)}).`,
   );

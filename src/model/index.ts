@@ -20,7 +20,7 @@ export {
   warmStartIncompatibility,
   warmStartSchedule,
 } from './warm-start-schedule';
-export type { GraphChange, WarmStartRecord, WarmStartSchedule } from './warm-start-schedule';
+export type { GraphChange, WarmStartRecord } from './warm-start-schedule';
 export type { Metrics, RankMetrics } from './metrics';
 export { loadServingModel, loadServingModelAsync } from './serving-model';
 export type { ServingModel } from './serving-model';
