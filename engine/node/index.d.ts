@@ -313,6 +313,8 @@ export interface TrainResult {
   modelDir: string
   /** Where the steps ran, e.g. `cpu (2 threads)` or the GPU adapter's name and driver. */
   device: string
+  /** What a warm start (`options.warmStartFrom`) copied and initialised; absent otherwise. */
+  warmStart?: WarmStartResult
 }
 
 /** How a `train` call runs: its wall-clock limit and device. */
@@ -326,4 +328,25 @@ export interface TrainRunOptions {
   anneal?: boolean
   /** Where the steps run (default `cpu`). */
   device?: TrainingDevice
+  /**
+   * Start from the weights of the model saved in this directory (a model version), mapped
+   * onto this dataset's vocabularies by name; new entities and relations are initialised as
+   * the config's fresh init. Rejects with `ENGINE_CONFIG` when the widths, reverse-relation
+   * mode or activation differ. `resumeFrom` takes precedence.
+   */
+  warmStartFrom?: string
+}
+
+/** A warm start's mapping from the trained model's vocabularies to the new run's. */
+export interface WarmStartResult {
+  /** Entities whose embeddings were copied by name. */
+  copiedEntities: number
+  /** Entities the trained model did not know (initialised as a fresh run would). */
+  newEntities: number
+  /** Base relations whose rows (and reverse rows) were copied by name. */
+  copiedRelations: number
+  /** Relations the trained model did not know (initialised as a fresh run would). */
+  newRelations: number
+  /** Entities of the trained model that the new dataset no longer has. */
+  droppedEntities: number
 }

@@ -49,6 +49,7 @@ async function main(): Promise<void> {
       timeBudgetSeconds: request.timeBudgetSeconds,
       device: request.device,
       force: request.force,
+      fromScratch: request.fromScratch,
       minChangedEdges: request.minChangedEdges,
       minNewEntities: request.minNewEntities,
       filter: relations ? { relations } : undefined,

@@ -118,6 +118,11 @@ export interface LifecycleConfig {
   /** Cron expression (croner syntax, seconds field optional) of scheduled retraining. */
   retrainCron: string | undefined;
   /**
+   * Cron expression of scheduled full retrains (a fresh init); the other runs warm-start from
+   * the active version's weights.
+   */
+  fullRetrainCron: string | undefined;
+  /**
    * A scheduled run trains when at least this many edges changed (or `retrainMinNewEntities`
    * new entities arrived) since the active version, and is skipped otherwise; 0: off.
    */
@@ -248,6 +253,7 @@ function readLifecycle(env: Env, stateDir: string, cwd: string): LifecycleConfig
     modelStore: store ? path.resolve(cwd, store) : path.join(stateDir, 'models'),
     registryScope: readString(env, 'KGC_REGISTRY_SCOPE', 'default'),
     retrainCron: readCron(env, 'KGC_RETRAIN_CRON'),
+    fullRetrainCron: readCron(env, 'KGC_FULL_RETRAIN_CRON'),
     retrainTimeBudgetSeconds: readDuration(env, 'KGC_RETRAIN_TIME_BUDGET'),
     trainDevice: readEnum(env, 'KGC_TRAIN_DEVICE', 'auto', TRAIN_DEVICES),
     retrainMinNewEdges: readInt(env, 'KGC_RETRAIN_MIN_NEW_EDGES', 0, {

@@ -6,6 +6,8 @@ export interface ChildJobRequest {
   preset?: string;
   overrides?: TrainingOverrides;
   force?: boolean;
+  /** A fresh init instead of a warm start from the active version (the full-retrain schedule). */
+  fromScratch?: boolean;
   minChangedEdges?: number;
   minNewEntities?: number;
   relations?: string[];

@@ -1,6 +1,7 @@
 import { ErrorCode, KgcError } from '../errors';
 import { EventLoopTurns } from '../event-loop-turns';
 import { getActiveVersion, registerVersion } from '../graph/registry';
+import type { ActiveVersion } from '../graph/registry';
 import { exportDenseGraph, fingerprint, sortedKeys, stableSplit, tripleKeysPaced } from '../export';
 import {
   chooseTunedSettings,
@@ -30,6 +31,8 @@ import { calibrateVersion } from './calibrate-version';
 import { gateAndPromote } from './gate-and-promote';
 import { RunProgressWriter } from './run-progress';
 import { trainingArrays } from './training-arrays';
+import { planTrainingStart, startTrainOptions, trainingStartInfo } from './training-start';
+import type { TrainingStart } from './training-start';
 import { writeVersion } from './write-version';
 import { writeVersionTypes } from './version-types';
 import { changeSinceActive, retrainDecision } from './retrain-trigger';
@@ -95,7 +98,7 @@ export async function retrainSteps(ctx: StepContext): Promise<StepResult> {
   const version = store.newVersionId();
   const tempDir = store.createTemp(version);
   ctx.tempDirs.push(tempDir);
-  const trained = await trainCandidate(ctx, data, tempDir, version);
+  const trained = await trainCandidate(ctx, data, tempDir, version, { active, snapshot });
   const { config, summary, progress, overrides, preset } = trained;
   checkAborted(signal);
 
@@ -138,6 +141,7 @@ export async function retrainSteps(ctx: StepContext): Promise<StepResult> {
       stop: summary.stop,
       seconds: summary.seconds,
       epochSeconds: summary.epochSeconds,
+      ...trainingStartInfo(trained.start, summary),
     },
     metrics: { test: metrics, valid: summary.valid ?? null },
     curve: progress.curve,
@@ -205,6 +209,7 @@ interface TrainedCandidate {
   progress: RunProgressWriter;
   size: GraphSize;
   tuned?: TuningInfo;
+  start: TrainingStart;
 }
 
 /**
@@ -217,6 +222,7 @@ async function trainCandidate(
   data: TrainingArrays,
   outDir: string,
   version: string,
+  basis: { active: ActiveVersion | null; snapshot: Float64Array },
 ): Promise<TrainedCandidate> {
   const { options, signal } = ctx;
   const preset = options.preset ?? 'default';
@@ -258,6 +264,7 @@ async function trainCandidate(
       progress,
       size,
       tuned: { searched: true, settings: tuned.settings, validMrr: tuned.validMrr },
+      start: { config: tuned.config, fromScratch: 'tuning searches from a fresh init' },
     };
   }
   const stored =
@@ -286,13 +293,20 @@ async function trainCandidate(
         )
       : undefined;
   if (plan) ctx.log(describePlan(plan, options.timeBudgetSeconds as number));
-  const config = plan?.config ?? resolveTrainingConfig(preset, overrides, size);
+  const start = planTrainingStart({
+    ...basis,
+    forceFromScratch: options.fromScratch === true,
+    data,
+    config: plan?.config ?? resolveTrainingConfig(preset, overrides, size),
+    log: ctx.log,
+  });
+  const config = start.config;
   options.onTrainingConfig?.(config);
   const progress = progressFor(config);
   const summary = await train(data, config, {
     outDir,
     signal,
-    ...budgetTrainOptions(plan),
+    ...startTrainOptions(start, budgetTrainOptions(plan)),
     onProgress: onProgress(progress),
     device: options.device,
   });
@@ -310,5 +324,6 @@ async function trainCandidate(
       validMrr: tuned.validMrr,
       from: tuned.version,
     },
+    start,
   };
 }

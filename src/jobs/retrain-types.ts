@@ -31,6 +31,11 @@ export interface RetrainOptions {
   /** Promote whatever the gate says. */
   force?: boolean;
   /**
+   * Train from a fresh init even when the active version could warm-start the run (the
+   * default: its weights, a schedule sized to the change; see src/jobs/training-start.ts).
+   */
+  fromScratch?: boolean;
+  /**
    * Skip (status `skipped`) unless at least this many edges changed since the active version
    * or `minNewEntities` is reached (0: off; both off: never skip; retrain-trigger.ts).
    */

@@ -11,8 +11,10 @@ import {
 import type { ChildJobRequest, ChildMessage } from './child-job';
 
 export interface WorkerOptions {
-  /** Cron expression of scheduled runs; undefined: requests only. */
+  /** Cron expression of scheduled runs (warm starts by default); undefined: requests only. */
   cron?: string;
+  /** Cron expression of scheduled full retrains (from a fresh init); undefined: none. */
+  fullCron?: string;
   pollSeconds: number;
   /**
    * Scheduled runs train when at least this many edges changed, or `minNewEntities` new
@@ -41,6 +43,37 @@ interface RunningJob {
   exited: Promise<ChildMessage | null>;
 }
 
+/** The trigger of runs started by the full-retrain schedule (`KGC_FULL_RETRAIN_CRON`). */
+export const FULL_RETRAIN_TRIGGER = 'full-schedule';
+
+/**
+ * What the child is asked for a run started by `trigger`: the full-retrain schedule trains from
+ * a fresh init and always runs; every other run warm-starts from the active version (the job's
+ * default), and scheduled ones are skipped when too few edges changed.
+ */
+export function jobRequest(
+  trigger: string,
+  options: Pick<WorkerOptions, 'job' | 'minChangedEdges' | 'minNewEntities'>,
+): ChildJobRequest {
+  const scheduled = trigger === 'schedule';
+  return {
+    ...options.job,
+    trigger,
+    fromScratch: trigger === FULL_RETRAIN_TRIGGER,
+    minChangedEdges: scheduled ? options.minChangedEdges : 0,
+    minNewEntities: scheduled ? (options.minNewEntities ?? 0) : 0,
+  };
+}
+
+/**
+ * A scheduled warm start gives way to a full retrain due within a minute of it (`fullNext`: the
+ * full schedule's run at or after a minute ago), as when daily and weekly runs meet at 3:00: one
+ * job at a time, and the full one makes the other redundant.
+ */
+export function supersededByFullRetrain(fullNext: Date | null, now: Date): boolean {
+  return fullNext !== null && Math.abs(fullNext.getTime() - now.getTime()) <= 60_000;
+}
+
 /**
  * Runs the retraining job on a schedule and on request, each job in a child process so the
  * worker stays responsive; one job at a time here, and across workers through the lease the
@@ -48,6 +81,7 @@ interface RunningJob {
  */
 export class RetrainWorker {
   private cron: Cron | undefined;
+  private fullCron: Cron | undefined;
   private poll: NodeJS.Timeout | undefined;
   private running: RunningJob | undefined;
   private stopping = false;
@@ -59,8 +93,20 @@ export class RetrainWorker {
   ) {}
 
   start(): void {
+    if (this.options.fullCron) {
+      this.fullCron = new Cron(this.options.fullCron, () => {
+        this.launch(FULL_RETRAIN_TRIGGER);
+      });
+    }
     if (this.options.cron) {
       this.cron = new Cron(this.options.cron, () => {
+        const now = new Date();
+        // The full schedule's run from a minute ago on: it may not have fired yet this minute.
+        const fullNext = this.fullCron?.nextRun(new Date(now.getTime() - 60_000)) ?? null;
+        if (supersededByFullRetrain(fullNext, now)) {
+          this.options.log('scheduled run left to the full retrain due at the same time');
+          return;
+        }
         this.launch('schedule');
       });
     }
@@ -81,6 +127,11 @@ export class RetrainWorker {
   /** When the next scheduled run is due, if any. */
   nextRun(): Date | null {
     return this.cron?.nextRun() ?? null;
+  }
+
+  /** When the next scheduled full retrain is due, if any. */
+  nextFullRun(): Date | null {
+    return this.fullCron?.nextRun() ?? null;
   }
 
   get busy(): boolean {
@@ -109,13 +160,7 @@ export class RetrainWorker {
       );
       return null;
     }
-    const scheduled = trigger === 'schedule';
-    const request: ChildJobRequest = {
-      ...this.options.job,
-      trigger,
-      minChangedEdges: scheduled ? this.options.minChangedEdges : 0,
-      minNewEntities: scheduled ? (this.options.minNewEntities ?? 0) : 0,
-    };
+    const request = jobRequest(trigger, this.options);
     const child = fork(this.options.jobScript, [JSON.stringify(request)], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
@@ -172,6 +217,7 @@ export class RetrainWorker {
   async stop(): Promise<void> {
     this.stopping = true;
     this.cron?.stop();
+    this.fullCron?.stop();
     clearInterval(this.poll);
     const job = this.running;
     if (!job) return;

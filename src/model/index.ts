@@ -15,6 +15,12 @@ export type { TrainingLoss } from './training-settings';
 export { graphSize } from './graph-size';
 export type { EngineConfig, TrainingOverrides } from './training-settings';
 export type { TrainingArrays } from './training-data';
+export {
+  describeWarmStart,
+  warmStartIncompatibility,
+  warmStartSchedule,
+} from './warm-start-schedule';
+export type { GraphChange, WarmStartRecord } from './warm-start-schedule';
 export type { Metrics, RankMetrics } from './metrics';
 export { loadServingModel, loadServingModelAsync } from './serving-model';
 export type { ServingModel } from './serving-model';

@@ -24,6 +24,11 @@ export interface TrainOptions {
   annealToTimeLimit?: boolean;
   /** Where the steps run (default `cpu`); the saved model is the same whichever device. */
   device?: TrainingDevice;
+  /**
+   * Start from the weights of the model saved in this directory (a model version), mapped onto
+   * this data's vocabularies by name; new entities and relations start as a fresh init.
+   */
+  warmStartFrom?: string;
 }
 
 export interface TrainSummary {
@@ -40,6 +45,8 @@ export interface TrainSummary {
   epochSeconds: number;
   /** Where the steps ran, e.g. `cpu (2 threads)` or the GPU adapter. */
   device: string;
+  /** What a warm start copied by name and initialised (with `warmStartFrom`). */
+  warmStart?: Native.WarmStartResult;
 }
 
 /** Trains NePTuNe off the main thread (the engine's async task) and saves the kept model. */
@@ -66,6 +73,7 @@ export async function train(
         timeLimitSeconds: options.timeLimitSeconds,
         anneal: options.annealToTimeLimit ?? false,
         device: options.device,
+        warmStartFrom: options.warmStartFrom,
       },
       onProgress,
       options.signal ?? null,
@@ -83,5 +91,6 @@ export async function train(
     seconds,
     epochSeconds: epochTimes.length ? epochTimes.reduce((a, b) => a + b, 0) / epochTimes.length : 0,
     device: result.device,
+    ...(result.warmStart ? { warmStart: result.warmStart } : {}),
   };
 }

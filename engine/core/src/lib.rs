@@ -32,8 +32,9 @@
 //   0 numbers:     error, real, rng
 //   1 data:        dataset, config, params             (triples, settings, tensors)
 //   2 kernels:     kernels, linalg
-//   3 model:       candidate_mask, scoring, eval, model, evaluate, suggest (eval-mode forward,
-//                  ranking, serving, suggestions across the graph)
+//   3 model:       candidate_mask, scoring, eval, model, evaluate, suggest, warm_start
+//                  (eval-mode forward, ranking, serving, suggestions across the graph, a new
+//                  run's weights from a trained model)
 //   4 persistence: checkpoint
 //   5 training:    adam, net, early_stopping, lr_schedule, step_engine, train, weight_average
 //                  (only with the `training` feature)
@@ -55,6 +56,7 @@ pub mod evaluate;
 pub mod model;
 pub mod scoring;
 pub mod suggest;
+pub mod warm_start;
 
 pub mod checkpoint;
 
@@ -89,6 +91,7 @@ pub use presets::{Overrides, PRESETS};
 pub use suggest::{pair_key, suggest, SuggestScope, Suggestion};
 #[cfg(feature = "training")]
 pub use train::{Progress, StopReason, TrainOutcome, Trainer};
+pub use warm_start::WarmStartStats;
 
 /// Version recorded in checkpoints.
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -17,6 +17,7 @@ use crate::params::Params;
 use crate::rng::{CounterRng, Stream};
 use crate::scoring::queries_per_chunk;
 use crate::step_engine::{CpuSteps, StepEngine, StepEngineFactory};
+use crate::warm_start::{self, WarmStartStats};
 use crate::weight_average::WeightAverage;
 use rayon::ThreadPool;
 use std::path::PathBuf;
@@ -86,6 +87,8 @@ pub struct TrainOutcome {
     /// Seconds spent in each phase of the training steps of this call after its first (the
     /// first step's warm-up allocates buffers and chooses product orientations), a profiling aid.
     pub phase_seconds: Vec<(String, f64)>,
+    /// What a warm start ([`Trainer::with_warm_start_from`]) copied and initialised.
+    pub warm_start: Option<WarmStartStats>,
 }
 
 /// Validation triples timed by [`Trainer::estimate_epoch`].
@@ -99,6 +102,9 @@ pub struct Trainer {
     pub checkpoint_dir: Option<PathBuf>,
     /// Resume from `<dir>/last` (and `<dir>/best`) of an earlier run's checkpoint directory.
     pub resume_from: Option<PathBuf>,
+    /// Start from this saved model's weights, mapped onto the dataset's vocabularies by name
+    /// ([`crate::warm_start`]); a resume takes precedence (its `last` already holds them).
+    pub warm_start_from: Option<PathBuf>,
     /// Stop once this much wall time has passed (see [`Trainer::with_time_limit`]).
     pub time_limit: Option<Duration>,
     /// Spread the planned lr decay over the epochs that fit in the time limit
@@ -121,6 +127,7 @@ impl Trainer {
             config,
             checkpoint_dir: None,
             resume_from: None,
+            warm_start_from: None,
             time_limit: None,
             anneal_to_time_limit: false,
             step_engine: None,
@@ -135,6 +142,13 @@ impl Trainer {
 
     pub fn with_resume_from(mut self, dir: impl Into<PathBuf>) -> Self {
         self.resume_from = Some(dir.into());
+        self
+    }
+
+    /// Starts from the model saved in `dir` (a model version or `Model::save` directory) instead
+    /// of a fresh init: see [`crate::warm_start`]. Adam starts afresh.
+    pub fn with_warm_start_from(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.warm_start_from = Some(dir.into());
         self
     }
 
@@ -252,14 +266,23 @@ impl Trainer {
             ));
         }
         let n_model_rel = mode.model_relations(dataset.n_relations());
-        let (mut params, mut adam, state, best, average) = match &self.resume_from {
-            Some(dir) => self.load_resume(dir, dataset)?,
-            None => {
-                let p = Params::<f32>::init(cfg, dataset.n_entities(), n_model_rel);
-                let a = Adam::new(&p);
-                (p, a, TrainState::default(), None, None)
-            }
-        };
+        let mut warm_start = None;
+        let (mut params, mut adam, state, best, average) =
+            match (&self.resume_from, &self.warm_start_from) {
+                (Some(dir), _) => self.load_resume(dir, dataset)?,
+                (None, Some(dir)) => {
+                    let (p, stats) =
+                        warm_start::warm_start_params(&Model::load(dir)?, cfg, dataset)?;
+                    warm_start = Some(stats);
+                    let a = Adam::new(&p);
+                    (p, a, TrainState::default(), None, None)
+                }
+                (None, None) => {
+                    let p = Params::<f32>::init(cfg, dataset.n_entities(), n_model_rel);
+                    let a = Adam::new(&p);
+                    (p, a, TrainState::default(), None, None)
+                }
+            };
         let mut engine: Box<dyn StepEngine + '_> = match &self.step_engine {
             Some(factory) => factory(cfg, &params, &adam)?,
             None => Box::new(CpuSteps::new(&self.pool, cfg, &params)),
@@ -424,6 +447,7 @@ impl Trainer {
             epochs_run: state.epoch,
             state,
             phase_seconds,
+            warm_start,
         })
     }
 

@@ -65,6 +65,23 @@ pub struct TrainResult {
     pub model_dir: String,
     /// Where the steps ran, e.g. `cpu (2 threads)` or the GPU adapter's name and driver.
     pub device: String,
+    /// What a warm start (`options.warmStartFrom`) copied and initialised; absent otherwise.
+    pub warm_start: Option<WarmStartResult>,
+}
+
+/// A warm start's mapping from the trained model's vocabularies to the new run's.
+#[napi(object)]
+pub struct WarmStartResult {
+    /// Entities whose embeddings were copied by name.
+    pub copied_entities: u32,
+    /// Entities the trained model did not know (initialised as a fresh run would).
+    pub new_entities: u32,
+    /// Base relations whose rows (and reverse rows) were copied by name.
+    pub copied_relations: u32,
+    /// Relations the trained model did not know (initialised as a fresh run would).
+    pub new_relations: u32,
+    /// Entities of the trained model that the new dataset no longer has.
+    pub dropped_entities: u32,
 }
 
 type ProgressFn = ThreadsafeFunction<ProgressEvent, (), ProgressEvent, Status, false>;
@@ -77,6 +94,7 @@ pub struct TrainTask {
     config: Config,
     out_dir: PathBuf,
     resume_from: Option<PathBuf>,
+    warm_start_from: Option<PathBuf>,
     time_limit: Option<Duration>,
     anneal_to_time_limit: bool,
     device: Option<TrainingDevice>,
@@ -106,6 +124,9 @@ impl TrainTask {
         let (mut trainer, device) = on_device(trainer, self.device)?;
         if let Some(dir) = &self.resume_from {
             trainer = trainer.with_resume_from(dir);
+        }
+        if let Some(dir) = &self.warm_start_from {
+            trainer = trainer.with_warm_start_from(dir);
         }
         if let Some(limit) = self.time_limit {
             trainer = trainer.with_time_limit(limit);
@@ -154,6 +175,13 @@ impl TrainTask {
                 .map(|m| metrics(m, &names)),
             model_dir: self.out_dir.to_string_lossy().into_owned(),
             device,
+            warm_start: outcome.warm_start.map(|w| WarmStartResult {
+                copied_entities: w.copied_entities as u32,
+                new_entities: w.new_entities as u32,
+                copied_relations: w.copied_relations as u32,
+                new_relations: w.new_relations as u32,
+                dropped_entities: w.dropped_entities as u32,
+            }),
         })
     }
 }
@@ -230,6 +258,11 @@ pub struct TrainRunOptions {
     pub anneal: Option<bool>,
     /// Where the steps run (default `cpu`).
     pub device: Option<TrainingDevice>,
+    /// Start from the weights of the model saved in this directory (a model version), mapped
+    /// onto this dataset's vocabularies by name; new entities and relations are initialised as
+    /// the config's fresh init. Rejects with `ENGINE_CONFIG` when the widths, reverse-relation
+    /// mode or activation differ. `resumeFrom` takes precedence.
+    pub warm_start_from: Option<String>,
 }
 
 /// Trains a model and saves the kept weights to `outDir` (checkpoints for resuming go to
@@ -259,6 +292,10 @@ pub fn train(
         config,
         out_dir: PathBuf::from(out_dir),
         resume_from: resume_from.map(PathBuf::from),
+        warm_start_from: options
+            .as_ref()
+            .and_then(|o| o.warm_start_from.as_ref())
+            .map(PathBuf::from),
         time_limit: options
             .as_ref()
             .and_then(|o| o.time_limit_seconds)

@@ -15,6 +15,7 @@ import type { CalibrationSummary, EngineConfig } from '../../model';
 import type { CliOutput } from '../cli-output';
 import { withLifecycleDatabase } from './lifecycle-context';
 import { assertLoadable } from './loadable-version';
+import { trainingOriginLine, trainingOriginOf } from './training-origin';
 
 interface JsonOption {
   json?: boolean;
@@ -119,8 +120,10 @@ function showCommand(out: CliOutput): Command {
         const prunedAt = (await prunedVersions(db, config.lifecycle.registryScope)).get(version);
         const calibration = prunedAt ? null : calibrationOf(v.dir);
         const training = prunedAt ? null : trainingConfigOf(v.dir);
+        const trainedFrom = prunedAt ? null : trainingOriginOf(v.dir);
         if (options.json) {
-          out.info(JSON.stringify({ ...v, prunedAt: prunedAt ?? null, calibration, training }));
+          const record = { ...v, prunedAt: prunedAt ?? null, calibration, training };
+          out.info(JSON.stringify({ ...record, trainedFrom }));
           return;
         }
         out.info(`${v.version}: ${v.status}${v.active ? ' (active)' : ''}, test MRR ${testMrr(v)}`);
@@ -133,6 +136,7 @@ function showCommand(out: CliOutput): Command {
             (prunedAt ? `files pruned ${prunedAt} (KGC_MODEL_KEEP)` : `files in ${v.dir}`),
         );
         if (training) out.info(trainingLine(training));
+        if (trainedFrom) out.info(trainingOriginLine(trainedFrom));
         if (v.gate) out.info(`gate: ${JSON.stringify(v.gate)}`);
         if (v.metrics) out.info(`metrics: ${JSON.stringify(v.metrics)}`);
         if (calibration) for (const line of calibrationLines(calibration)) out.info(line);

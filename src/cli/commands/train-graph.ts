@@ -17,6 +17,8 @@ export interface GraphTrainOptions {
   tuneSeconds?: number;
   device?: TrainDevice;
   useTunedSettings: boolean;
+  /** Fresh init instead of the default warm start from the active version. */
+  fromScratch?: boolean;
 }
 
 function mrr(value: number | null): string {
@@ -65,6 +67,7 @@ export async function trainFromGraphCommand(out: CliOutput, options: GraphTrainO
         tuneSeconds: options.tuneSeconds,
         useTunedSettings: options.useTunedSettings,
         force: options.force,
+        fromScratch: options.fromScratch,
         filter: relations ? { relations } : undefined,
         signal: controller.signal,
         log: (line) => process.stderr.write(`${line}\n`),

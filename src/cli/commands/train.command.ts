@@ -48,6 +48,7 @@ interface TrainCliOptions {
   device?: TrainDevice;
   /** false with --no-tuned-settings. */
   tunedSettings?: boolean;
+  fromScratch?: boolean;
 }
 
 export function trainCommand(out: CliOutput): Command {
@@ -125,6 +126,11 @@ export function trainCommand(out: CliOutput): Command {
       '--no-tuned-settings',
       'against the graph: ignore the settings an earlier --tune stored (the sized preset instead)',
     )
+    .option(
+      '--from-scratch',
+      'against the graph: train from a fresh init (default: warm start from the active ' +
+        "version's weights, with epochs sized to how much the graph changed)",
+    )
     .option('--out <dir>', '--dataset: where to save the model (default .kgc/models/train-<time>)')
     .option('--resume <dir>', 'resume from the checkpoints of an earlier --out folder')
     .option('--json', 'print a JSON summary as the last line')
@@ -163,8 +169,16 @@ export function trainCommand(out: CliOutput): Command {
           tuneSeconds: options.tune,
           device,
           useTunedSettings: options.tunedSettings !== false,
+          fromScratch: options.fromScratch === true,
         });
         return;
+      }
+      if (options.fromScratch) {
+        throw new KgcError(
+          ErrorCode.BAD_USER_INPUT,
+          '--from-scratch applies to the graph job: training on --dataset files always starts ' +
+            'from a fresh init (or --resume).',
+        );
       }
       const dataset = { dir: path.resolve(options.dataset) };
       const size = await graphSize(dataset);

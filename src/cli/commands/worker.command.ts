@@ -64,6 +64,7 @@ export function workerCommand(out: CliOutput): Command {
         const log = (line: string) => out.info(`${new Date().toISOString()} worker: ${line}`);
         const worker = new RetrainWorker(db, {
           cron: lifecycle.retrainCron,
+          fullCron: lifecycle.fullRetrainCron,
           pollSeconds: lifecycle.requestPollSeconds,
           minChangedEdges: lifecycle.retrainMinNewEdges,
           minNewEntities: lifecycle.retrainMinNewEntities,
@@ -93,6 +94,7 @@ export function workerCommand(out: CliOutput): Command {
         const next = worker.nextRun();
         log(
           `started: ${lifecycle.retrainCron ? `schedule "${lifecycle.retrainCron}" (next ${next?.toISOString()})` : 'no schedule (KGC_RETRAIN_CRON unset)'}, ` +
+            `${lifecycle.fullRetrainCron ? `full retrains "${lifecycle.fullRetrainCron}" (next ${worker.nextFullRun()?.toISOString()}), ` : ''}` +
             `requests polled every ${lifecycle.requestPollSeconds} s, store ${lifecycle.modelStore}`,
         );
         await stopped;

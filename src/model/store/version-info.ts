@@ -5,6 +5,7 @@ import type { CalibrationSummary } from '../calibration/calibration-file';
 import type { Metrics } from '../metrics';
 import type { TrainSummary } from '../train';
 import type { EngineConfig, TrainingOverrides } from '../training-settings';
+import type { WarmStartRecord } from '../warm-start-schedule';
 
 /** The graph a version was trained from, and how it was split. */
 export interface SnapshotInfo {
@@ -35,6 +36,12 @@ export interface TrainingInfo {
   stop: TrainSummary['stop'];
   seconds: number;
   epochSeconds: number;
+  /** The version whose weights the run started from; null or absent: a fresh init. */
+  warmStartFrom?: string | null;
+  /** How the warm start was sized and what it mapped (with warmStartFrom). */
+  warmStart?: WarmStartRecord;
+  /** Why the run started from a fresh init (forced, no active version, settings changed...). */
+  fromScratch?: string;
 }
 
 /** Everything a version directory records besides the engine's own files (version.json). */

@@ -68,6 +68,8 @@ describe('the retraining job', () => {
       filter: graph.filter,
       split,
       overrides: { ...TINY, epochs: 1, evalEvery: 0 },
+      // A warm start from `first` would not be worse: one epoch from a fresh init is.
+      fromScratch: true,
     });
     expect(worse.promoted).toBe(false);
     expect(worse.status).toBe('rejected');
