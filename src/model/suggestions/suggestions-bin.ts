@@ -189,7 +189,7 @@ export function readSuggestionsBin(dir: string): StoredSuggestions | undefined {
   const index = parseIndex(read.toString('utf8', end, size - TRAILER_BYTES), end);
   if (typeof index === 'string') throw bad(index);
   // Views need offsets aligned to 8 in their buffer: a pooled Buffer is copied.
-  const bytes = read.byteOffset % 8 === 0 ? read : Buffer.from(new Uint8Array(read));
+  const bytes: Uint8Array = read.byteOffset % 8 === 0 ? read : new Uint8Array(read);
   const checked = new Set<number>();
   const { lists, ...header } = index;
   return {
