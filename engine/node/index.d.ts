@@ -52,14 +52,28 @@ export declare class NeptuneModel {
    */
   filteredRanksAsync(heads: Uint32Array, relations: Uint32Array, tails: Uint32Array, excludes?: Array<Uint32Array> | undefined | null): Promise<FilteredRanks>
   /**
-   * The best `n` missing edges of base relation `relation` over the whole graph, on the libuv
+   * The edges never suggested in a job (known and rejected: `heads[i]`-`relations[i]`->`tails[i]`,
+   * base relations, any order), grouped by relation once for every `suggestAsync` of the job.
+   */
+  suggestExclusions(heads: Uint32Array, relations: Uint32Array, tails: Uint32Array): SuggestExclusions
+  /**
+   * The best `n` missing edges of base relation `relation` across the graph, on the libuv
    * thread pool: `head` false scores every query entity as a head against the candidates as
    * tails, true the reverse. `queries` and `candidates` (ascending; absent: every entity) are
-   * the type-consistent ends; `excludeQueries[i]`/`excludeCandidates[i]` are pairs never
-   * suggested (known and rejected edges), in any order. Best first; ties keep the lower query,
-   * then the lower candidate. `signal` aborts between chunks (`ENGINE_ABORTED`).
+   * the type-consistent ends; `exclusions` (`suggestExclusions`) holds the edges never
+   * suggested. Best first; ties keep the lower query, then the lower candidate. `signal`
+   * aborts between tiles (`ENGINE_ABORTED`).
    */
-  suggestAsync(relation: number, head: boolean, n: number, queries: Uint32Array | undefined | null, candidates: Uint32Array | undefined | null, excludeQueries: Uint32Array, excludeCandidates: Uint32Array, signal?: AbortSignal | undefined | null): Promise<Suggestions>
+  suggestAsync(relation: number, head: boolean, n: number, queries: Uint32Array | undefined | null, candidates: Uint32Array | undefined | null, exclusions: SuggestExclusions, signal?: AbortSignal | undefined | null): Promise<Suggestions>
+}
+
+/**
+ * A job's excluded edges (known and rejected), grouped by relation inside the engine
+ * (`NeptuneModel.suggestExclusions`): passed to every `suggestAsync` of the job, never copied.
+ */
+export declare class SuggestExclusions {
+  /** Distinct excluded edges held (8 bytes each). */
+  get size(): number
 }
 
 export type Activation = 'prelu' | 'leaky_relu' | 'relu'

@@ -836,6 +836,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.NeptuneModel = nativeBinding.NeptuneModel
+module.exports.SuggestExclusions = nativeBinding.SuggestExclusions
 module.exports.Activation = nativeBinding.Activation
 module.exports.Direction = nativeBinding.Direction
 module.exports.EngineErrorCode = nativeBinding.EngineErrorCode

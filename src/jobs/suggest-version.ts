@@ -1,15 +1,8 @@
-import path from 'node:path';
 import { ErrorCode, KgcError } from '../errors';
 import { rejectionsOf, streamOutEdges } from '../graph';
 import type { Database } from '../graph';
-import {
-  loadServingModel,
-  readSuggestionsFile,
-  suggestRelation,
-  SUGGESTIONS_FILE,
-  writeSuggestionsFile,
-} from '../model';
-import type { RelationSuggestions, SuggestionsFile } from '../model';
+import { loadServingModel, openSuggestions, suggestRelation, SuggestionsWriter } from '../model';
+import { EdgeColumns } from './edge-columns';
 
 export interface SuggestOptions {
   /** Only these relations (the file keeps the others' earlier suggestions); undefined: all. */
@@ -29,49 +22,44 @@ export interface SuggestSummary {
   seconds: number;
 }
 
-/** Pairs in model indices, per relation index. */
-type PairLists = Map<number, { heads: number[]; tails: number[] }>;
+type LoadedModel = Awaited<ReturnType<typeof loadServingModel>>;
 
 /**
  * Every edge of the graph now (accepted predictions included) and every rejection of the
- * relations asked for, as model index pairs: what is never suggested. One stream of the graph
- * for all relations; entities the model has not seen are skipped (it cannot suggest them).
+ * relations asked for, in model ids, held by the engine for the whole job: what is never
+ * suggested. One stream of the graph for all relations, gathered in typed columns (12 bytes an
+ * edge) and passed once; entities the model has not seen are skipped (it cannot suggest them).
  */
-async function excludedPairs(
-  db: Database,
-  model: Awaited<ReturnType<typeof loadServingModel>>,
-  relations: string[],
-): Promise<PairLists> {
+async function excludedEdges(db: Database, model: LoadedModel, relations: string[]) {
   const { scorer } = model;
-  const lists: PairLists = new Map();
-  const add = (r: number, h: number, t: number) => {
-    let list = lists.get(r);
-    if (!list) lists.set(r, (list = { heads: [], tails: [] }));
-    list.heads.push(h);
-    list.tails.push(t);
-  };
+  const edges = new EdgeColumns();
   await streamOutEdges(db, { relations }, (head, out) => {
     const h = scorer.findEntity(head);
     if (h === undefined) return;
     for (const [relation, tail] of out) {
       const r = scorer.findRelation(relation);
       const t = scorer.findEntity(tail);
-      if (r !== undefined && t !== undefined) add(r, h, t);
+      if (r !== undefined && t !== undefined) edges.push(h, r, t);
     }
   });
   for (const edge of await rejectionsOf(db, relations)) {
     const [h, r, t] = [edge.head, edge.relation, edge.tail];
     const ids = [scorer.findEntity(h), scorer.findRelation(r), scorer.findEntity(t)];
     if (ids.every((x) => x !== undefined))
-      add(ids[1] as number, ids[0] as number, ids[2] as number);
+      edges.push(ids[0] as number, ids[1] as number, ids[2] as number);
   }
-  return lists;
+  const { heads, relations: rels, tails } = edges.columns();
+  return scorer.suggestExclusions(heads, rels, tails);
 }
+
+const stopped = () =>
+  new KgcError(ErrorCode.TRAINING_ABORTED, 'Suggestions were stopped; nothing was written.');
 
 /**
  * Computes the version's suggestions across the graph (every relation asked for, both
- * directions, the best `perRelation` each, known and rejected edges left out) and writes them
- * to its directory's suggestions.json atomically, replacing an earlier file.
+ * directions, the best `perRelation` each, known and rejected edges left out) and streams them
+ * to its directory's suggestions.bin one relation at a time, replacing an earlier file whole
+ * (a stop or a failure leaves it as it was). Only one relation's rows are held at a time.
  */
 export async function suggestVersion(
   db: Database,
@@ -83,46 +71,50 @@ export async function suggestVersion(
   const model = await loadServingModel(dir, version);
   const names = options.relations ?? model.scorer.relations;
   for (const name of names) model.scorer.relation(name);
-  const excluded = await excludedPairs(db, model, [...names]);
-  const computed: RelationSuggestions[] = [];
-  for (const [i, name] of names.entries()) {
-    if (options.signal?.aborted) {
-      throw new KgcError(
-        ErrorCode.TRAINING_ABORTED,
-        'Suggestions were stopped; nothing was written.',
-      );
+  if (options.signal?.aborted) throw stopped();
+  const exclude = await excludedEdges(db, model, [...names]);
+  const writer = new SuggestionsWriter(dir);
+  try {
+    // A run over some relations keeps the others' earlier suggestions of this version.
+    const earlier = options.relations ? openSuggestions(dir) : undefined;
+    let computed = 0;
+    if (earlier?.version === version) {
+      const asked = new Set(names);
+      earlier.lists.forEach((list, i) => {
+        if (!asked.has(list.relation)) writer.add(list, earlier.columns(i));
+      });
     }
-    const r = model.scorer.relation(name);
-    const pairs = excluded.get(r) ?? { heads: [], tails: [] };
-    computed.push(
-      ...(await suggestRelation(
+    for (const [i, name] of names.entries()) {
+      if (options.signal?.aborted) throw stopped();
+      const r = model.scorer.relation(name);
+      for (const list of await suggestRelation(
         model,
         r,
-        { heads: Uint32Array.from(pairs.heads), tails: Uint32Array.from(pairs.tails) },
+        exclude,
         options.perRelation,
         options.signal,
-      )),
-    );
-    options.onProgress?.(i + 1, names.length, name);
+      )) {
+        writer.add(list, list.columns);
+        computed += list.columns.heads.length;
+      }
+      options.onProgress?.(i + 1, names.length, name);
+    }
+    if (options.signal?.aborted) throw stopped();
+    const file = writer.finish({
+      version,
+      createdAt: new Date().toISOString(),
+      perRelation: options.perRelation,
+      entities: model.scorer.entities.length,
+    });
+    return {
+      version,
+      file,
+      relations: names.length,
+      suggestions: computed,
+      seconds: (Date.now() - started) / 1000,
+    };
+  } catch (error) {
+    writer.abort();
+    throw error;
   }
-  const earlier = options.relations ? readSuggestionsFile(dir) : undefined;
-  const asked = new Set(names);
-  const kept =
-    earlier?.version === version ? earlier.relations.filter((r) => !asked.has(r.relation)) : [];
-  const file: SuggestionsFile = {
-    format: 1,
-    version,
-    createdAt: new Date().toISOString(),
-    perRelation: options.perRelation,
-    entities: model.scorer.entities.length,
-    relations: [...kept, ...computed],
-  };
-  writeSuggestionsFile(dir, file);
-  return {
-    version,
-    file: path.join(dir, SUGGESTIONS_FILE),
-    relations: names.length,
-    suggestions: computed.reduce((sum, r) => sum + r.rows.length, 0),
-    seconds: (Date.now() - started) / 1000,
-  };
 }

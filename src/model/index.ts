@@ -59,9 +59,9 @@ export {
 } from './types';
 export type { StructureSettings, TypesInput } from './types';
 export {
+  openSuggestions,
   readSuggestionsFile,
   suggestRelation,
-  SUGGESTIONS_FILE,
-  writeSuggestionsFile,
+  SuggestionsWriter,
 } from './suggestions';
-export type { RelationSuggestions, StoredSuggestion, SuggestionsFile } from './suggestions';
+export type { StoredSuggestion, SuggestionsFile } from './suggestions';

@@ -234,8 +234,8 @@ export class Scorer {
   /**
    * The best `n` missing edges of `relation` over the whole graph in one direction, on the
    * engine's worker threads: `queries` are the known ends (heads for 'tail'), `candidates` the
-   * suggested ends (ascending; undefined: every entity), `exclude` the (query, candidate) pairs
-   * never suggested. Best first. `signal` stops it (TRAINING_ABORTED).
+   * suggested ends (ascending; undefined: every entity), `exclude` the job's edges never
+   * suggested (`suggestExclusions`). Best first. `signal` stops it (TRAINING_ABORTED).
    */
   async suggestAsync(
     relation: number,
@@ -244,7 +244,7 @@ export class Scorer {
     scope: {
       queries?: Uint32Array;
       candidates?: Uint32Array;
-      exclude: { queries: Uint32Array; candidates: Uint32Array };
+      exclude: Native.SuggestExclusions;
     },
     signal?: AbortSignal,
   ): Promise<Native.Suggestions> {
@@ -259,12 +259,27 @@ export class Scorer {
         n,
         scope.queries ?? null,
         scope.candidates ?? null,
-        scope.exclude.queries,
-        scope.exclude.candidates,
+        scope.exclude,
         signal ?? null,
       );
     } catch (error) {
       if (signal?.aborted) throw stopped();
+      throw mapEngineError(error);
+    }
+  }
+
+  /**
+   * A job's edges never suggested (`heads[i]`-`relations[i]`->`tails[i]`, base relation ids),
+   * held by the engine for every `suggestAsync` of the job: passed once, 8 bytes an edge.
+   */
+  suggestExclusions(
+    heads: Uint32Array,
+    relations: Uint32Array,
+    tails: Uint32Array,
+  ): Native.SuggestExclusions {
+    try {
+      return this.model.suggestExclusions(heads, relations, tails);
+    } catch (error) {
       throw mapEngineError(error);
     }
   }

@@ -31,7 +31,10 @@ export interface ServingModel {
    * against Neo4j; undefined: the directory has none, reasons are read from Neo4j directly.
    */
   graph?: GraphIndex;
-  /** The version's suggestions across the graph (suggestions.json, read when asked for). */
+  /**
+   * The version's suggestions across the graph (suggestions.bin, or an older version's
+   * suggestions.json; read when asked for).
+   */
   suggestions?: ServedSuggestions;
   /** The graph it was trained from (version.json); undefined: the directory records none. */
   snapshot?: SnapshotRecord;

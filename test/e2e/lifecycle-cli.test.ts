@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Database } from '../../src/graph';
 import { getActiveVersion, listTrainingRuns } from '../../src/graph/registry';
+import { readSuggestionsFile } from '../../src/model';
 import { runCli } from '../support/cli';
 import { writeClassGraph } from '../support/lifecycle';
 import { testDatabase, testTarget, uniqueId } from '../support/test-database';
@@ -72,7 +73,7 @@ describe('kgc train against the graph, and kgc models', () => {
     expect(worse.stdout).toMatch(/rejected .* stays active/);
     expect(
       fs.existsSync(
-        path.join(env.KGC_MODEL_STORE as string, v2.version as string, 'suggestions.json'),
+        path.join(env.KGC_MODEL_STORE as string, v2.version as string, 'suggestions.bin'),
       ),
     ).toBe(false);
 
@@ -101,11 +102,10 @@ describe('kgc train against the graph, and kgc models', () => {
     expect(JSON.parse(promote.stdout)).toEqual({ version: v2.version, previous: v1.version });
     // Suggestions are written with each promoted version: the job's (v1) and `models promote`'s
     // (v2, which the gate had rejected and so had none).
-    const suggestions = (v: unknown) =>
-      path.join(env.KGC_MODEL_STORE as string, v as string, 'suggestions.json');
-    expect(fs.existsSync(suggestions(v1.version))).toBe(true);
+    const versionDir = (v: unknown) => path.join(env.KGC_MODEL_STORE as string, v as string);
+    expect(fs.existsSync(path.join(versionDir(v1.version), 'suggestions.bin'))).toBe(true);
     expect(promote.stderr).toMatch(/suggestions: \d+ across 2 relation\(s\)/);
-    expect(JSON.parse(fs.readFileSync(suggestions(v2.version), 'utf8'))).toMatchObject({
+    expect(readSuggestionsFile(versionDir(v2.version))).toMatchObject({
       version: v2.version,
       perRelation: 1000,
     });

@@ -57,7 +57,7 @@ describe('suggestions across the graph: after promotion, kgc suggest, kgc sugges
     await db.close();
   });
 
-  it('the retrain job wrote suggestions.json with the promoted version: no known edge, calibrated, best first', async () => {
+  it('the retrain job wrote suggestions.bin with the promoted version: no known edge, calibrated, best first', async () => {
     expect(fixture.first.promoted).toBe(true);
     const file = readSuggestionsFile(dir) as SuggestionsFile;
     expect(file.version).toBe(version);
@@ -115,7 +115,7 @@ describe('suggestions across the graph: after promotion, kgc suggest, kgc sugges
   });
 
   it('stops when its signal aborts (before the work, or between relations) and leaves the file as it was', async () => {
-    const before = fs.readFileSync(path.join(dir, 'suggestions.json'), 'utf8');
+    const before = fs.readFileSync(path.join(dir, 'suggestions.bin'));
     await expect(
       suggestVersion(db, dir, version, { perRelation: 10, signal: AbortSignal.abort() }),
     ).rejects.toMatchObject({ code: 'TRAINING_ABORTED' });
@@ -126,7 +126,7 @@ describe('suggestions across the graph: after promotion, kgc suggest, kgc sugges
       onProgress: () => controller.abort(),
     });
     await expect(running).rejects.toMatchObject({ code: 'TRAINING_ABORTED' });
-    expect(fs.readFileSync(path.join(dir, 'suggestions.json'), 'utf8')).toBe(before);
+    expect(fs.readFileSync(path.join(dir, 'suggestions.bin')).equals(before)).toBe(true);
     expect(fs.readdirSync(dir).filter((f) => f.includes('.tmp'))).toEqual([]);
   });
 

@@ -88,7 +88,7 @@ pub use evaluate::{evaluate, evaluate_typed, filtered_ranks, RankedTail, Split};
 pub use graph_sizing::GraphSize;
 pub use model::{Model, Prediction};
 pub use presets::{Overrides, PRESETS};
-pub use suggest::{pair_key, suggest, SuggestScope, Suggestion};
+pub use suggest::{pair_key, suggest, ExcludedEdges, SuggestScope, Suggestion};
 #[cfg(feature = "training")]
 pub use train::{Progress, StopReason, TrainOutcome, Trainer};
 pub use warm_start::WarmStartStats;

@@ -4,10 +4,10 @@
 use crate::errors::{argument_error, engine_error, EngineError};
 use crate::rank_task::RankTask;
 use crate::score_task::ScoreTask;
-use crate::suggest_task::SuggestTask;
+use crate::suggest_task::{SuggestExclusions, SuggestTask};
 use napi::bindgen_prelude::{AbortSignal, AsyncTask, Float32Array, Float64Array, Uint32Array};
 use napi_derive::napi;
-use neptune_core::{Model, Prediction};
+use neptune_core::{ExcludedEdges, Model, Prediction};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -222,12 +222,35 @@ impl NeptuneModel {
 
 #[napi]
 impl NeptuneModel {
-    /// The best `n` missing edges of base relation `relation` over the whole graph, on the libuv
+    /// The edges never suggested in a job (known and rejected: `heads[i]`-`relations[i]`->`tails[i]`,
+    /// base relations, any order), grouped by relation once for every `suggestAsync` of the job.
+    #[napi(catch_unwind)]
+    pub fn suggest_exclusions(
+        &self,
+        heads: Uint32Array,
+        relations: Uint32Array,
+        tails: Uint32Array,
+    ) -> Result<SuggestExclusions, EngineError> {
+        let m = &self.inner;
+        let edges = ExcludedEdges::new(
+            m.relations.len(),
+            m.entities.len(),
+            &heads,
+            &relations,
+            &tails,
+        )
+        .map_err(engine_error)?;
+        Ok(SuggestExclusions {
+            inner: Arc::new(edges),
+        })
+    }
+
+    /// The best `n` missing edges of base relation `relation` across the graph, on the libuv
     /// thread pool: `head` false scores every query entity as a head against the candidates as
     /// tails, true the reverse. `queries` and `candidates` (ascending; absent: every entity) are
-    /// the type-consistent ends; `excludeQueries[i]`/`excludeCandidates[i]` are pairs never
-    /// suggested (known and rejected edges), in any order. Best first; ties keep the lower query,
-    /// then the lower candidate. `signal` aborts between chunks (`ENGINE_ABORTED`).
+    /// the type-consistent ends; `exclusions` (`suggestExclusions`) holds the edges never
+    /// suggested. Best first; ties keep the lower query, then the lower candidate. `signal`
+    /// aborts between tiles (`ENGINE_ABORTED`).
     #[napi(catch_unwind, ts_return_type = "Promise<Suggestions>")]
     #[allow(clippy::too_many_arguments)]
     pub fn suggest_async(
@@ -237,23 +260,9 @@ impl NeptuneModel {
         n: u32,
         queries: Option<Uint32Array>,
         candidates: Option<Uint32Array>,
-        exclude_queries: Uint32Array,
-        exclude_candidates: Uint32Array,
+        exclusions: &SuggestExclusions,
         signal: Option<AbortSignal>,
     ) -> Result<AsyncTask<SuggestTask>, EngineError> {
-        if exclude_queries.len() != exclude_candidates.len() {
-            return Err(argument_error(format!(
-                "excludeQueries ({}) and excludeCandidates ({}) differ in length",
-                exclude_queries.len(),
-                exclude_candidates.len()
-            )));
-        }
-        let mut exclude: Vec<u64> = exclude_queries
-            .iter()
-            .zip(exclude_candidates.iter())
-            .map(|(&q, &c)| neptune_core::pair_key(q, c))
-            .collect();
-        exclude.sort_unstable();
         let cancel = Arc::new(AtomicBool::new(false));
         if let Some(signal) = &signal {
             let flag = cancel.clone();
@@ -266,7 +275,7 @@ impl NeptuneModel {
             n: n as usize,
             queries: queries.map(|q| q.to_vec()),
             candidates: candidates.map(|c| c.to_vec()),
-            exclude,
+            exclude: Arc::clone(&exclusions.inner),
             cancel,
         };
         Ok(AsyncTask::with_optional_signal(task, signal))

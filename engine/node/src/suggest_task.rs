@@ -7,7 +7,7 @@ use napi::bindgen_prelude::{Float32Array, Uint32Array};
 use napi::{Env, Task};
 use napi_derive::napi;
 use neptune_core::dataset::Direction;
-use neptune_core::{Model, SuggestScope, Suggestion};
+use neptune_core::{ExcludedEdges, Model, SuggestScope, Suggestion};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
@@ -20,6 +20,22 @@ pub struct Suggestions {
     pub logits: Float32Array,
 }
 
+/// A job's excluded edges (known and rejected), grouped by relation inside the engine
+/// (`NeptuneModel.suggestExclusions`): passed to every `suggestAsync` of the job, never copied.
+#[napi]
+pub struct SuggestExclusions {
+    pub(crate) inner: Arc<ExcludedEdges>,
+}
+
+#[napi]
+impl SuggestExclusions {
+    /// Distinct excluded edges held (8 bytes each).
+    #[napi(getter, catch_unwind)]
+    pub fn size(&self) -> u32 {
+        self.inner.len() as u32
+    }
+}
+
 pub struct SuggestTask {
     pub(crate) model: Arc<Model>,
     pub(crate) relation: u32,
@@ -27,8 +43,8 @@ pub struct SuggestTask {
     pub(crate) n: usize,
     pub(crate) queries: Option<Vec<u32>>,
     pub(crate) candidates: Option<Vec<u32>>,
-    /// Ascending `(query << 32) | candidate` keys.
-    pub(crate) exclude: Vec<u64>,
+    /// The job's excluded edges; this relation's are used.
+    pub(crate) exclude: Arc<ExcludedEdges>,
     pub(crate) cancel: Arc<AtomicBool>,
 }
 
@@ -48,7 +64,7 @@ impl Task for SuggestTask {
                 n: self.n,
                 queries: self.queries.as_deref(),
                 candidates: self.candidates.as_deref(),
-                exclude: &self.exclude,
+                exclude: self.exclude.of(self.relation),
             };
             match neptune_core::suggest(&self.model, &scope, &self.cancel) {
                 Ok(Some(rows)) => Ok(rows),

@@ -91,8 +91,8 @@ export const TENSORS_FILE = 'model.safetensors';
  * relations' domains and ranges (model/types; absent: nothing filtered); rules.json, the mined
  * path rules (model/rules; absent: reasons from similar entities only); graph.bin, the snapshot's
  * edges in the model's ids (model/rules/graph-file.ts; absent: reasons read from Neo4j directly);
- * suggestions.json, the best missing edges across the graph, written after promotion
- * (model/suggestions; absent: an empty review queue).
+ * suggestions.bin (older versions: suggestions.json), the best missing edges across the graph,
+ * written after promotion (model/suggestions; absent: an empty review queue).
  */
 
 export const REQUIRED_FILES = [

@@ -1,4 +1,5 @@
-export { readSuggestionsFile, SUGGESTIONS_FILE, writeSuggestionsFile } from './suggestions-file';
-export type { RelationSuggestions, SuggestionsFile } from './suggestions-file';
+export type { SuggestionsFile } from './suggestions-file';
+export { SuggestionsWriter } from './suggestions-bin';
+export { openSuggestions, readSuggestionsFile } from './stored-suggestions';
 export { suggestRelation } from './suggest-relation';
 export type { StoredSuggestion } from './served-suggestions';

@@ -1,8 +1,7 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import type { Direction } from '../../direction';
-import { readSuggestionsFile, SUGGESTIONS_FILE } from './suggestions-file';
-import type { SuggestionsFile } from './suggestions-file';
+import { openSuggestions, suggestionsPath } from './stored-suggestions';
+import type { StoredSuggestions } from './suggestion-types';
 
 /** One stored suggestion with its entities named. */
 export interface StoredSuggestion {
@@ -20,12 +19,13 @@ export interface SuggestionList {
 }
 
 /**
- * A version's suggestions.json as the API reads it: read when first asked for and again only
- * when the file changed (a later `kgc suggest` replaces it under a serving version), so a
- * version without the file still loads and serves.
+ * A version's suggestions (suggestions.bin, or an older version's suggestions.json) as the API
+ * reads it: read when first asked for and again only when the file changed (a later `kgc
+ * suggest` replaces it under a serving version), so a version without the file still loads and
+ * serves. The binary file is read as views, so a reload costs one read, not a parse.
  */
 export class ServedSuggestions {
-  private cached: { stamp: string; file: SuggestionsFile | undefined } | undefined;
+  private cached: { stamp: string; file: StoredSuggestions | undefined } | undefined;
   private readonly lists = new Map<string, SuggestionList>();
 
   constructor(
@@ -40,32 +40,35 @@ export class ServedSuggestions {
     const key = `${direction}\u0000${relation}`;
     const known = this.lists.get(key);
     if (known?.createdAt === file.createdAt) return known;
-    const entry = file.relations.find((r) => r.relation === relation && r.direction === direction);
-    if (!entry) return undefined;
+    const at = file.lists.findIndex((r) => r.relation === relation && r.direction === direction);
+    if (at < 0) return undefined;
+    const c = file.columns(at);
+    const name = (e: number) => this.entities[e] ?? String(e);
     const list: SuggestionList = {
       createdAt: file.createdAt,
-      typed: entry.typed,
-      items: entry.rows.map(([h, t, logit, probability]) => ({
-        head: this.entities[h] ?? String(h),
-        tail: this.entities[t] ?? String(t),
-        logit,
-        probability,
+      typed: (file.lists[at] as { typed: boolean }).typed,
+      items: Array.from(c.heads, (h, i) => ({
+        head: name(h),
+        tail: name(c.tails[i] as number),
+        logit: c.logits[i] as number,
+        probability: c.probabilities[i] as number,
       })),
     };
     this.lists.set(key, list);
     return list;
   }
 
-  private file(): SuggestionsFile | undefined {
+  private file(): StoredSuggestions | undefined {
     let stamp = 'absent';
+    const file = suggestionsPath(this.dir);
     try {
-      const stat = fs.statSync(path.join(this.dir, SUGGESTIONS_FILE));
-      stamp = `${stat.mtimeMs}:${stat.size}:${stat.ino}`;
+      const stat = fs.statSync(file ?? '');
+      stamp = `${file}:${stat.mtimeMs}:${stat.size}:${stat.ino}`;
     } catch {
       // absent: no suggestions stored
     }
     if (this.cached?.stamp !== stamp) {
-      this.cached = { stamp, file: stamp === 'absent' ? undefined : readSuggestionsFile(this.dir) };
+      this.cached = { stamp, file: stamp === 'absent' ? undefined : openSuggestions(this.dir) };
       this.lists.clear();
     }
     return this.cached.file;

@@ -2,9 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Direction } from '../../direction';
 import { ErrorCode, KgcError } from '../../errors';
-import { fsyncPath } from '../store/durable-files';
 
-/** A version's suggestions across the graph (docs/lifecycle.md, "Suggestions"). */
+/**
+ * The suggestions.json of versions written before suggestions.bin (docs/lifecycle.md,
+ * "Suggestions"): still read, never written.
+ */
 export const SUGGESTIONS_FILE = 'suggestions.json';
 
 /** `[head index, tail index, logit, probability]` in the version's vocabulary. */
@@ -19,6 +21,7 @@ export interface RelationSuggestions {
   rows: SuggestionRow[];
 }
 
+/** A version's suggestions with every row as a JS array (the export, and older files). */
 export interface SuggestionsFile {
   format: 1;
   version: string;
@@ -29,33 +32,6 @@ export interface SuggestionsFile {
   relations: RelationSuggestions[];
 }
 
-/**
- * Orders rows most probable first; equal probabilities (isotonic calibration has plateaus) by
- * logit, then head and tail index, so every reader pages the same order.
- */
-export function sortRows(rows: SuggestionRow[]): SuggestionRow[] {
-  return rows.sort((a, b) => b[3] - a[3] || b[2] - a[2] || a[0] - b[0] || a[1] - b[1]);
-}
-
-/** Writes the file atomically (tmp, fsync, rename, fsync of the directory): whole or absent. */
-export function writeSuggestionsFile(dir: string, file: SuggestionsFile): void {
-  const target = path.join(dir, SUGGESTIONS_FILE);
-  const tmp = `${target}.tmp-${process.pid}`;
-  try {
-    fs.writeFileSync(tmp, JSON.stringify(file));
-    fsyncPath(tmp);
-    fs.renameSync(tmp, target);
-    fsyncPath(dir);
-  } catch (error) {
-    fs.rmSync(tmp, { force: true });
-    throw new KgcError(
-      ErrorCode.EXPORT_WRITE_FAILED,
-      `Could not write ${SUGGESTIONS_FILE} in ${dir}: ${(error as Error).message}`,
-      { cause: error },
-    );
-  }
-}
-
 function isRow(row: unknown): row is SuggestionRow {
   return (
     Array.isArray(row) &&
@@ -64,8 +40,8 @@ function isRow(row: unknown): row is SuggestionRow {
   );
 }
 
-/** The version's suggestions, or undefined when it has none (older versions, or never run). */
-export function readSuggestionsFile(dir: string): SuggestionsFile | undefined {
+/** An older version's suggestions.json, or undefined when it has none. */
+export function readSuggestionsJson(dir: string): SuggestionsFile | undefined {
   const file = path.join(dir, SUGGESTIONS_FILE);
   let text: string;
   try {
