@@ -30,8 +30,11 @@ pub struct FoldInOptions {
     pub steps: Option<f64>,
     /// Adam learning rate (positive).
     pub lr: Option<f64>,
-    /// Seeds the initial row (a non-negative integer).
+    /// Seeds the initial row and the sampled negative queries (a non-negative integer).
     pub seed: Option<f64>,
+    /// Also fit the entity as a candidate tail of known queries (default true; false fits its
+    /// own queries only, for comparison).
+    pub tail_side: Option<bool>,
 }
 
 /// The core's settings from the JS options, checked.
@@ -56,6 +59,9 @@ pub(crate) fn fold_in_settings(options: Option<FoldInOptions>) -> EngineResult<F
             )));
         }
         s.lr = lr;
+    }
+    if let Some(tail_side) = o.tail_side {
+        s.tail_side = tail_side;
     }
     if let Some(seed) = o.seed {
         s.seed = whole("seed", seed, 9_007_199_254_740_991.0)? as u64;

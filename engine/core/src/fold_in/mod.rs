@@ -16,16 +16,21 @@
 //! (`x2 · E^T` and `dlogits · E`), chunks in parallel. Each entity's loss and Adam state are its
 //! own, so its row does not depend on the burst it came in.
 
+mod objective;
+mod queries;
+mod tail_side;
+
+pub use tail_side::{negative_queries, NEGATIVES};
+
 use crate::config::Loss;
 use crate::error::{Error, Result};
-use crate::kernels::{elementwise, loss};
-use crate::linalg::{matmul, Op};
 use crate::model::Model;
-use crate::params::BN_EPS;
 use crate::rng::{CounterRng, Stream};
-use crate::scoring::{hidden_of_x0, ScoreBuffers};
+use objective::{loss_and_grad, Work};
+use queries::Batch;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
+use tail_side::{columns, Columns};
 
 /// One edge of a new entity `u` to an entity the model knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,8 +50,10 @@ pub struct FoldInSettings {
     pub steps: usize,
     /// Adam learning rate.
     pub lr: f64,
-    /// Seeds the initial row's noise.
+    /// Seeds the initial row's noise and the tail side's negative queries.
     pub seed: u64,
+    /// Also fit the entity as a candidate tail of known queries (see `tail_side`).
+    pub tail_side: bool,
 }
 
 impl Default for FoldInSettings {
@@ -55,6 +62,7 @@ impl Default for FoldInSettings {
             steps: 40,
             lr: 0.05,
             seed: 0,
+            tail_side: true,
         }
     }
 }
@@ -96,13 +104,14 @@ pub fn fold_in(
         }
     }
     let init = initial_row(model, settings.seed);
-    let rows: Vec<Option<Vec<f32>>> = chunks
+    let negatives = negatives(model, settings)?;
+    let rows: Vec<Result<Option<Vec<f32>>>> = chunks
         .par_iter()
-        .map(|batch| fit(model, batch, &init, settings, cancel))
+        .map(|batch| fit(model, batch, &init, &negatives, settings, cancel))
         .collect();
     let mut out = Vec::with_capacity(entities.len() * model.params.d_e);
     for r in rows {
-        match r {
+        match r? {
             Some(r) => out.extend_from_slice(&r),
             None => return Ok(None),
         }
@@ -111,11 +120,13 @@ pub fn fold_in(
 }
 
 /// The fold-in loss of one entity with `edges` at embedding `row` (the model's training loss
-/// over its queries) and its gradient with respect to `row`: what [`fold_in`] descends.
+/// over its queries, plus its tail side when `settings.tail_side`) and its gradient with
+/// respect to `row`: what [`fold_in`] descends.
 pub fn fold_in_objective(
     model: &Model,
     edges: &[FoldInEdge],
     row: &[f32],
+    settings: &FoldInSettings,
 ) -> Result<(f64, Vec<f32>)> {
     model.validate()?;
     let d = model.params.d_e;
@@ -128,8 +139,43 @@ pub fn fold_in_objective(
     let mut batch = Batch::new();
     batch.push(model, 0, edges)?;
     let mut grad = vec![0.0f32; d];
-    let losses = loss_and_grad(model, &batch, row, &mut grad, &mut Work::default());
+    let negatives = negatives(model, settings)?;
+    let positives = positives(model, &batch, settings)?;
+    let sides = (&positives, &negatives, settings.tail_side);
+    let losses = objective(model, &batch, sides, row, &mut grad, &mut Work::default());
     Ok((losses[0], grad))
+}
+
+/// The tail side's sampled negative columns (none without the tail side).
+fn negatives(model: &Model, s: &FoldInSettings) -> Result<Columns> {
+    match s.tail_side {
+        true => columns(model, &negative_queries(model, s.seed)),
+        false => Ok(Columns::default()),
+    }
+}
+
+/// The tail side's positive columns of a chunk (none without the tail side).
+fn positives(model: &Model, batch: &Batch, s: &FoldInSettings) -> Result<Columns> {
+    match s.tail_side {
+        true => columns(model, &batch.tail_queries),
+        false => Ok(Columns::default()),
+    }
+}
+
+/// Each entity's loss and its gradient into `grad`: the head side, then the tail side.
+fn objective(
+    model: &Model,
+    batch: &Batch,
+    (pos, neg, tail_side): (&Columns, &Columns, bool),
+    rows: &[f32],
+    grad: &mut [f32],
+    work: &mut Work,
+) -> Vec<f64> {
+    let mut losses = loss_and_grad(model, batch, rows, grad, work);
+    if tail_side {
+        tail_side::add_loss_and_grad(model, batch, pos, neg, rows, grad, &mut losses);
+    }
+    losses
 }
 
 fn check_settings(s: &FoldInSettings) -> Result<()> {
@@ -143,91 +189,6 @@ fn check_settings(s: &FoldInSettings) -> Result<()> {
         ));
     }
     Ok(())
-}
-
-/// Entities' queries, flattened: entity `e` owns queries `q_off[e]..q_off[e + 1]`; query `q`
-/// asks `(e, relations[q])` and is answered by `targets[t_off[q]..t_off[q + 1]]`.
-struct Batch {
-    q_off: Vec<usize>,
-    relations: Vec<u32>,
-    t_off: Vec<usize>,
-    targets: Vec<u32>,
-}
-
-impl Batch {
-    fn new() -> Batch {
-        Batch {
-            q_off: vec![0],
-            relations: Vec::new(),
-            t_off: vec![0],
-            targets: Vec::new(),
-        }
-    }
-
-    /// Adds entity `index` (named in errors) with its `edges`.
-    fn push(&mut self, model: &Model, index: usize, edges: &[FoldInEdge]) -> Result<()> {
-        if edges.is_empty() {
-            return Err(Error::arg(
-                "entities",
-                format!("entity {index} has no edges (fold-in needs at least one edge to an entity the model knows)"),
-            ));
-        }
-        let (n, nb) = (model.n_entities(), model.relations.len());
-        let mut pairs = Vec::with_capacity(edges.len());
-        for (j, e) in edges.iter().enumerate() {
-            if e.other as usize >= n {
-                return Err(Error::arg(
-                    "entities",
-                    format!(
-                        "entity {index}, edge {j}: other end {} is out of range (model has {n} entities)",
-                        e.other
-                    ),
-                ));
-            }
-            if e.relation as usize >= nb {
-                return Err(Error::arg(
-                    "entities",
-                    format!(
-                        "entity {index}, edge {j}: relation {} is not a base relation (model has {nb})",
-                        e.relation
-                    ),
-                ));
-            }
-            let r = if e.outgoing {
-                e.relation
-            } else {
-                model.reverse_relation(e.relation)?
-            };
-            pairs.push((r, e.other));
-        }
-        pairs.sort_unstable();
-        pairs.dedup();
-        for run in pairs.chunk_by(|a, b| a.0 == b.0) {
-            self.relations.push(run[0].0);
-            self.targets.extend(run.iter().map(|p| p.1));
-            self.t_off.push(self.targets.len());
-        }
-        self.q_off.push(self.relations.len());
-        Ok(())
-    }
-
-    fn append(&mut self, other: &Batch) {
-        let (q0, t0) = (self.relations.len(), self.targets.len());
-        self.q_off.extend(other.q_off[1..].iter().map(|o| o + q0));
-        self.t_off.extend(other.t_off[1..].iter().map(|o| o + t0));
-        self.relations.extend_from_slice(&other.relations);
-        self.targets.extend_from_slice(&other.targets);
-    }
-
-    fn entities(&self) -> usize {
-        self.q_off.len() - 1
-    }
-    fn queries(&self) -> usize {
-        self.relations.len()
-    }
-    fn targets(&self, q: usize) -> &[u32] {
-        &self.targets[self.t_off[q]..self.t_off[q + 1]]
-    }
 }
 
 /// The mean known row plus seeded noise (`INIT_NOISE` of the rows' spread).
@@ -254,10 +215,13 @@ fn fit(
     model: &Model,
     batch: &Batch,
     init: &[f32],
+    negatives: &Columns,
     settings: &FoldInSettings,
     cancel: &AtomicBool,
-) -> Option<Vec<f32>> {
+) -> Result<Option<Vec<f32>>> {
     let d = model.params.d_e;
+    let positives = positives(model, batch, settings)?;
+    let sides = (&positives, negatives, settings.tail_side);
     let mut rows: Vec<f32> = init
         .iter()
         .copied()
@@ -278,9 +242,9 @@ fn fit(
     let mut work = Work::default();
     for t in 1..=settings.steps {
         if cancel.load(Ordering::Relaxed) {
-            return None;
+            return Ok(None);
         }
-        loss_and_grad(model, batch, &rows, &mut grad, &mut work);
+        objective(model, batch, sides, &rows, &mut grad, &mut work);
         let (c1, c2) = (
             1.0 - ADAM_BETA1.powi(t as i32),
             1.0 - ADAM_BETA2.powi(t as i32),
@@ -293,99 +257,5 @@ fn fit(
             rows[i] -= (settings.lr * (mi / c1) / ((vi / c2).sqrt() + ADAM_EPS)) as f32;
         }
     }
-    Some(rows)
-}
-
-/// Scratch of [`loss_and_grad`], reused across steps.
-#[derive(Default)]
-struct Work {
-    buf: ScoreBuffers,
-    logits: Vec<f32>,
-    dx: Vec<f32>,
-    row_loss: Vec<f64>,
-}
-
-/// Each entity's loss (the mean over its queries, as training means over a batch) at `rows`
-/// (entities x d_e), and its gradient into `grad` (same shape).
-fn loss_and_grad(
-    model: &Model,
-    batch: &Batch,
-    rows: &[f32],
-    grad: &mut [f32],
-    w: &mut Work,
-) -> Vec<f64> {
-    let p = &model.params;
-    let (n, d, nq) = (p.n_ent, p.d_e, batch.queries());
-    model.cores.prepare(p, &batch.relations);
-    let x0 = w.buf.heads_mut(nq * d);
-    for e in 0..batch.entities() {
-        for q in batch.q_off[e]..batch.q_off[e + 1] {
-            x0[q * d..][..d].copy_from_slice(&rows[e * d..][..d]);
-        }
-    }
-    let x2 = hidden_of_x0(p, &model.cores, &|q| batch.relations[q], nq, &mut w.buf);
-    // logits = x2 · E^T                                                 (Q x N)
-    w.logits.resize(nq * n, 0.0);
-    matmul(
-        &mut w.logits,
-        Op::n(x2, nq, d),
-        Op::t(&p.e, n, d),
-        false,
-        true,
-    );
-    // The loss replaces each entity's logits by their gradient.
-    w.row_loss.resize(nq, 0.0);
-    let eps = model.config.label_smoothing;
-    let losses: Vec<f64> = (0..batch.entities())
-        .map(|e| {
-            let (a, b) = (batch.q_off[e], batch.q_off[e + 1]);
-            let (logits, row_loss) = (&mut w.logits[a * n..b * n], &mut w.row_loss[a..b]);
-            let tails = |i: usize| batch.targets(a + i);
-            match model.config.loss {
-                Loss::Bce => loss::bce_fused(logits, b - a, n, eps, tails, row_loss),
-                Loss::Softmax => loss::softmax_fused(logits, b - a, n, eps, tails, row_loss),
-            }
-        })
-        .collect();
-    // dx2 = dlogits · E                                                 (Q x D)
-    w.dx.resize(nq * d, 0.0);
-    matmul(
-        &mut w.dx,
-        Op::n(&w.logits, nq, n),
-        Op::n(&p.e, n, d),
-        false,
-        true,
-    );
-    // dz = act'(z) ⊙ dx2, dy = a1 ⊙ dz, dx1 = A_r · dy, de = Σ_q a0 ⊙ dx1.
-    elementwise::act_backward(w.buf.pre_activation(), p.slope[0], &mut w.dx);
-    let a1 = bn_scale(&p.bn1.gamma, &p.bn1.running_var);
-    let a0 = bn_scale(&p.bn0.gamma, &p.bn0.running_var);
-    grad.iter_mut().for_each(|g| *g = 0.0);
-    grad.par_chunks_mut(d).enumerate().for_each(|(e, ge)| {
-        let mut dy = vec![0.0f32; d];
-        for q in batch.q_off[e]..batch.q_off[e + 1] {
-            let core = model
-                .cores
-                .core(batch.relations[q])
-                .expect("relation core prepared above");
-            dy.iter_mut()
-                .zip(&w.dx[q * d..][..d])
-                .zip(&a1)
-                .for_each(|((y, &g), &s)| *y = g * s);
-            for (i, gi) in ge.iter_mut().enumerate() {
-                let dot: f32 = core[i * d..][..d].iter().zip(&dy).map(|(a, b)| a * b).sum();
-                *gi += a0[i] * dot;
-            }
-        }
-    });
-    losses
-}
-
-/// A BatchNorm's eval-mode slope `gamma / sqrt(running_var + eps)`, as `forward_eval` computes it.
-fn bn_scale(gamma: &[f32], running_var: &[f32]) -> Vec<f32> {
-    gamma
-        .iter()
-        .zip(running_var)
-        .map(|(&g, &v)| g * (1.0 / (v + BN_EPS as f32).sqrt()))
-        .collect()
+    Ok(Some(rows))
 }
