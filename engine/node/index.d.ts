@@ -156,8 +156,13 @@ export interface FoldInOptions {
   steps?: number
   /** Adam learning rate (positive). */
   lr?: number
-  /** Seeds the initial row (a non-negative integer). */
+  /** Seeds the initial row and the sampled negative queries (a non-negative integer). */
   seed?: number
+  /**
+   * Also fit the entity as a candidate tail of known queries (default true; false fits its
+   * own queries only, for comparison).
+   */
+  tailSide?: boolean
 }
 
 /** Whether this build has the GPU training backend (`KGC_GPU=1 npm run setup`). */
