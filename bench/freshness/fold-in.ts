@@ -33,10 +33,15 @@ async function trainWithin(
 ): Promise<{ model: Native.NeptuneModel; seconds: number; dir: string }> {
   const entities = [...new Set([...train_, ...valid].flatMap(([h, , t]) => [h, t]))].sort();
   const relations = [...new Set(train_.map(([, r]) => r))].sort();
-  const [e, r] = [new Map(entities.map((x, i) => [x, i])), new Map(relations.map((x, i) => [x, i]))];
+  const [e, r] = [
+    new Map(entities.map((x, i) => [x, i])),
+    new Map(relations.map((x, i) => [x, i])),
+  ];
   const flat = (ts: Named[]) =>
     Uint32Array.from(
-      ts.filter(([, rel]) => r.has(rel)).flatMap(([h, rel, t]) => [e.get(h)!, r.get(rel)!, e.get(t)!]),
+      ts
+        .filter(([, rel]) => r.has(rel))
+        .flatMap(([h, rel, t]) => [e.get(h)!, r.get(rel)!, e.get(t)!]),
     );
   const data = { entities, relations, train: flat(train_), valid: flat(valid), test: flat(valid) };
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `kgc-freshness-${name}-`));
@@ -74,9 +79,18 @@ function row(label: string, s: { both: RankSummary; head: RankSummary; tail: Ran
   return `| ${label} | ${f(s.both.mrr)} | ${f(s.both.hits10)} | ${f(s.head.mrr)} | ${f(s.tail.mrr)} |`;
 }
 
-async function scored(model: Native.NeptuneModel, test: Named[], heldOut: Set<string>, all: Named[]) {
+async function scored(
+  model: Native.NeptuneModel,
+  test: Named[],
+  heldOut: Set<string>,
+  all: Named[],
+) {
   const { asHead, asTail } = await inductiveRanks(model, test, heldOut, all);
-  return { both: summarise([...asHead, ...asTail]), head: summarise(asHead), tail: summarise(asTail) };
+  return {
+    both: summarise([...asHead, ...asTail]),
+    head: summarise(asHead),
+    tail: summarise(asTail),
+  };
 }
 
 async function main(): Promise<void> {
@@ -107,11 +121,17 @@ async function main(): Promise<void> {
   const t0 = process.hrtime.bigint();
   const rows = await model.foldInAsync(lists, settings);
   const burstSeconds = Number(process.hrtime.bigint() - t0) / 1e9;
-  const grown = model.withEntities(entities.map(([x]) => x), rows);
+  const grown = model.withEntities(
+    entities.map(([x]) => x),
+    rows,
+  );
   const folded = await scored(grown, split.test, heldOut, split.all);
   const headOnlyRows = await model.foldInAsync(lists, { ...settings, tailSide: false });
   const headOnly = await scored(
-    model.withEntities(entities.map(([x]) => x), headOnlyRows),
+    model.withEntities(
+      entities.map(([x]) => x),
+      headOnlyRows,
+    ),
     split.test,
     heldOut,
     split.all,
@@ -136,10 +156,18 @@ async function main(): Promise<void> {
     row('fold-in (default)', folded),
   ];
   if (rest.includes('--full-retrain')) {
-    const full = await trainWithin('full', [...split.train, ...split.ingested], split.valid, budget);
+    const full = await trainWithin(
+      'full',
+      [...split.train, ...split.ingested],
+      split.valid,
+      budget,
+    );
     const retrained = await scored(full.model, split.test, heldOut, split.all);
     table.push(row('full retrain, same budget', retrained));
-    table.push('', `fold-in / full retrain MRR: ${(folded.both.mrr / retrained.both.mrr).toFixed(3)}`);
+    table.push(
+      '',
+      `fold-in / full retrain MRR: ${(folded.both.mrr / retrained.both.mrr).toFixed(3)}`,
+    );
   }
   table.push(
     '',
@@ -151,7 +179,10 @@ async function main(): Promise<void> {
   );
   console.log(table.join('\n'));
   if (rest.includes('--record')) {
-    fs.appendFileSync(path.join(__dirname, 'RESULTS.md'), `\n## ${new Date().toISOString()}\n\n${table.join('\n')}\n`);
+    fs.appendFileSync(
+      path.join(__dirname, 'RESULTS.md'),
+      `\n## ${new Date().toISOString()}\n\n${table.join('\n')}\n`,
+    );
   }
 }
 

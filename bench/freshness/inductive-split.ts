@@ -58,7 +58,8 @@ export function inductiveSplit(
   const heldOut = new Set(shuffled(names, next).slice(0, Math.round(share * names.length)));
   const known = names.filter((e) => !heldOut.has(e));
   const isKnown = (e: string) => !heldOut.has(e);
-  const among = (p: Named[] | undefined) => (p ?? []).filter(([h, , t]) => isKnown(h) && isKnown(t));
+  const among = (p: Named[] | undefined) =>
+    (p ?? []).filter(([h, , t]) => isKnown(h) && isKnown(t));
   const edgesOf = new Map<string, Named[]>();
   for (const t of all) {
     const [h, , tail] = t;

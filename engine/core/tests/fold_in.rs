@@ -328,9 +328,14 @@ fn a_folded_in_entity_ranks_its_edges_other_ends() {
     // A copy of entity 9 arrives under a new name with entity 9's edges.
     let (u, new) = (9u32, model.n_entities() as u32);
     let edges = edges_of(&data, u);
-    let rows = fold_in(&model, &[edges.clone()], &FoldInSettings::default(), &never)
-        .unwrap()
-        .unwrap();
+    let rows = fold_in(
+        &model,
+        std::slice::from_ref(&edges),
+        &FoldInSettings::default(),
+        &never,
+    )
+    .unwrap()
+    .unwrap();
     let grown = model.with_entities(vec!["new".into()], &rows).unwrap();
     assert_eq!(grown.n_entities(), model.n_entities() + 1);
     // As head: every outgoing edge's tail is in the top 10 of (new, r) (its cluster holds 8).
@@ -387,7 +392,9 @@ fn a_burst_gives_the_rows_of_one_at_a_time() {
     let burst = fold_in(&m, &many, &s, &never).unwrap().unwrap();
     assert_eq!(burst.len(), 40 * 6);
     for (i, edges) in many.iter().enumerate() {
-        let one = fold_in(&m, &[edges.clone()], &s, &never).unwrap().unwrap();
+        let one = fold_in(&m, std::slice::from_ref(edges), &s, &never)
+            .unwrap()
+            .unwrap();
         for (a, b) in one.iter().zip(&burst[i * 6..]) {
             assert!(
                 (a - b).abs() <= 1e-4 * a.abs().max(1.0),
@@ -428,7 +435,7 @@ fn bad_input_is_refused_naming_the_entity() {
         e.contains("entity 0, edge 0: other end 23 is out of range"),
         "{e}"
     );
-    let e = err(&[ok.clone()], &FoldInSettings { lr: 0.0, ..s });
+    let e = err(std::slice::from_ref(&ok), &FoldInSettings { lr: 0.0, ..s });
     assert!(e.contains("`lr`"), "{e}");
     // Nothing to fold: an empty burst.
     assert!(fold_in(&m, &[], &s, &never).unwrap().unwrap().is_empty());
