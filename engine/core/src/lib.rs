@@ -32,9 +32,9 @@
 //   0 numbers:     error, real, rng
 //   1 data:        dataset, config, params             (triples, settings, tensors)
 //   2 kernels:     kernels, linalg
-//   3 model:       candidate_mask, scoring, eval, model, evaluate, suggest, warm_start
+//   3 model:       candidate_mask, scoring, eval, model, evaluate, suggest, warm_start, fold_in
 //                  (eval-mode forward, ranking, serving, suggestions across the graph, a new
-//                  run's weights from a trained model)
+//                  run's weights from a trained model, new entities' rows)
 //   4 persistence: checkpoint
 //   5 training:    adam, net, early_stopping, lr_schedule, step_engine, train, weight_average
 //                  (only with the `training` feature)
@@ -53,6 +53,7 @@ pub mod linalg;
 pub mod candidate_mask;
 pub mod eval;
 pub mod evaluate;
+pub mod fold_in;
 pub mod model;
 pub mod scoring;
 pub mod suggest;
@@ -85,6 +86,7 @@ pub use dataset::{Dataset, InverseMode, Triple};
 pub use error::{Error, Result};
 pub use eval::{Direction, Metrics, RankStats, RelationMetrics};
 pub use evaluate::{evaluate, evaluate_typed, filtered_ranks, RankedTail, Split};
+pub use fold_in::{fold_in, FoldInEdge, FoldInSettings};
 pub use graph_sizing::GraphSize;
 pub use model::{Model, Prediction};
 pub use presets::{Overrides, PRESETS};

@@ -18,6 +18,7 @@ const LAYERS: [&[&str]; 7] = [
         "evaluate",
         "suggest",
         "warm_start",
+        "fold_in",
     ],
     &["checkpoint"],
     &[
