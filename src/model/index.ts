@@ -59,3 +59,5 @@ export {
   writeSuggestionsFile,
 } from './suggestions';
 export type { RelationSuggestions, StoredSuggestion, SuggestionsFile } from './suggestions';
+export { FoldInService } from './fold-in/fold-in-service';
+export type { FoldInSettings, FoldInSource } from './fold-in/fold-in-source';

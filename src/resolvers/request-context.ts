@@ -1,6 +1,6 @@
 import type DataLoader from 'dataloader';
 import type { Database, EntityRecord } from '../graph';
-import type { ServingModel } from '../model';
+import type { FoldInService, ServingModel } from '../model';
 import type { ApiMetrics } from './api-metrics';
 import type { Prediction } from '../schema/prediction.type';
 import type { Reason } from '../schema/reason.type';
@@ -37,4 +37,6 @@ export interface RequestContext {
   metrics?: ApiMetrics;
   /** The model registry's scope (KGC_REGISTRY_SCOPE). */
   registryScope?: string;
+  /** Folds in entities added after training (absent: they are not in the model). */
+  foldIn?: FoldInService;
 }

@@ -8,7 +8,7 @@ import { DEFAULT_HTTP_LIMITS } from '../config';
 import type { ApiConfig, HttpLimits } from '../config';
 import { ErrorCode, isKgcError, KgcError } from '../errors';
 import type { Database } from '../graph';
-import type { ServingModel } from '../model';
+import type { FoldInService, ServingModel } from '../model';
 import { createLoaders, MissingLinksBatcher } from '../resolvers';
 import { AdminPage, isAdminPath, loadAdminPage, serveAdminPage } from './admin-page';
 import { authenticate } from './authenticate';
@@ -43,11 +43,13 @@ export interface ServerDeps {
   http?: HttpLimits;
   /** The review page's bundle served at /admin; default: dist/admin, read at start (null: not built). */
   adminPage?: AdminPage | null;
+  /** New entities' fold-in (absent: they answer ENTITY_NOT_IN_MODEL until a retraining). */
+  foldIn?: FoldInService;
 }
 
 /** ServerDeps with the defaults filled in, plus the server-wide missingLinks batcher. */
-type Deps = Required<Omit<ServerDeps, 'registryScope' | 'http'>> &
-  Pick<ServerDeps, 'registryScope'> & { batcher: MissingLinksBatcher };
+type Deps = Required<Omit<ServerDeps, 'registryScope' | 'http' | 'foldIn'>> &
+  Pick<ServerDeps, 'registryScope' | 'foldIn'> & { batcher: MissingLinksBatcher };
 
 /** How long a stopping server still reads requests already sent on open connections. */
 const SHUTDOWN_GRACE_MS = 250;
@@ -264,6 +266,7 @@ async function serveGraphQL(
     missingLinks: deps.batcher,
     metrics: deps.metrics,
     registryScope: deps.registryScope,
+    foldIn: deps.foldIn,
     trace,
     logger: deps.logger,
   };

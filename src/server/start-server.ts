@@ -1,6 +1,8 @@
 import type { Config } from '../config';
 import { Database, MigrationRunner, openDatabase } from '../graph';
 import { loadServingModel } from '../model';
+import type { FoldInService } from '../model';
+import { foldInService } from './fold-in';
 import { listen, RunningServer } from './http-server';
 import { Logger, silentLogger } from './logger';
 import { ServerMetrics } from './metrics';
@@ -24,6 +26,8 @@ export type StartedServer = RunningServer & {
   metrics: ServerMetrics;
   /** Present when the server follows the registry. */
   follower?: ModelFollower;
+  /** New entities' fold-in; `foldedInCount()` is the active version's folded entities. */
+  foldIn: FoldInService;
 };
 
 /**
@@ -70,7 +74,9 @@ export async function startServer(
       });
     }
     await follower?.start();
-    const model = () => pinned ?? follower?.current();
+    const foldIn = foldInService(db, config.foldIn, () => pinned ?? follower?.current(), logger);
+    foldIn.start();
+    const model = () => foldIn.current();
     metrics.setModelVersion(model()?.version);
     if (config.api.keys.length === 0) {
       logger.warn(
@@ -87,6 +93,7 @@ export async function startServer(
         metrics,
         readiness: new ReadinessCheck(db, migrations, model, () => follower?.fallback()),
         http: config.http,
+        foldIn,
       },
       config.http.host,
       config.http.port,
@@ -96,7 +103,9 @@ export async function startServer(
       db,
       metrics,
       follower,
+      foldIn,
       stop: async (drainMs?: number) => {
+        await foldIn.stop();
         await follower?.stop();
         await running.stop(drainMs);
         await db.close();
