@@ -22,8 +22,6 @@ export interface FoldedRows {
  */
 export class FoldInCache {
   private readonly folded = new Map<string, Folded>();
-  /** Entities read and found unfoldable (no usable edge), by the stamp of that read. */
-  private readonly unfoldable = new Set<string>();
 
   get size(): number {
     return this.folded.size;
@@ -41,18 +39,11 @@ export class FoldInCache {
   put(id: string, fingerprint: string, row: Float32Array, types: FoldedTypeFacts): void {
     // A refreshed entity keeps its place: the others' ids in the next model do not move.
     this.folded.set(id, { fingerprint, row: Float32Array.from(row), types });
-    this.unfoldable.delete(id);
   }
 
   /** The entity has no usable edge now (or is gone): it is served no more; true if it was. */
   drop(id: string): boolean {
-    this.unfoldable.add(id);
     return this.folded.delete(id);
-  }
-
-  /** Read before and found without an edge to a known entity. */
-  isUnfoldable(id: string): boolean {
-    return this.unfoldable.has(id);
   }
 
   rows(): FoldedRows {

@@ -145,7 +145,15 @@ export class FoldInService {
 
   private enqueue(ids: readonly string[], urgent: boolean): void {
     this.queue.add(ids, urgent);
-    this.running ??= this.drain().finally(() => (this.running = undefined));
+    this.kick();
+  }
+
+  private kick(): void {
+    this.running ??= this.drain().finally(() => {
+      this.running = undefined;
+      // Queued after the loop's last look, before it ended: start again.
+      if (this.queue.size > 0 && !this.stopped) this.kick();
+    });
   }
 
   private async drain(): Promise<void> {
