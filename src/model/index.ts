@@ -60,4 +60,3 @@ export {
 } from './suggestions';
 export type { RelationSuggestions, StoredSuggestion, SuggestionsFile } from './suggestions';
 export { FoldInService } from './fold-in/fold-in-service';
-export type { FoldInSettings, FoldInSource } from './fold-in/fold-in-source';

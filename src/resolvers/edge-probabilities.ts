@@ -5,7 +5,7 @@ import { servingProbability } from '../model';
 import type { RankQuery, ServingModel } from '../model';
 import { checkId } from './arguments';
 import type { ApiMetrics } from './api-metrics';
-import { notInModel } from './fold-in-wait';
+import { notInModel } from './not-in-model';
 
 export const MAX_EDGES = 1000;
 

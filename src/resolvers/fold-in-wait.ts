@@ -1,14 +1,6 @@
 import type { ServingModel } from '../model';
 import type { RequestContext } from './request-context';
 
-/** ENTITY_NOT_IN_MODEL's message: what would make the entity answerable. */
-export function notInModel(argument: string, id: string): string {
-  return (
-    `${argument}: "${id}" is in the graph but not in the serving model (added after it was trained), ` +
-    'and it cannot be folded in: it needs an edge to an entity the model knows (ingest one and ask again), or a retraining.'
-  );
-}
-
 /**
  * The request's model, or, when some of `ids` are new entities that can be folded in, the same
  * version with them folded in: the request waits for their fold-in (at most KGC_FOLD_IN_WAIT_MS).

@@ -8,7 +8,7 @@ import { servingProbability } from '../model';
 import type { ServingModel } from '../model';
 import type { ScoredEntity } from '../model';
 import type { ApiMetrics } from './api-metrics';
-import { notInModel } from './fold-in-wait';
+import { notInModel } from './not-in-model';
 
 export const MAX_K = 1000;
 

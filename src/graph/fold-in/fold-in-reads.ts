@@ -2,7 +2,7 @@ import type { Database } from '../database';
 import { SUGGESTED_TYPE } from '../suggestions/suggested-type';
 
 /** One edge of an entity, seen from that entity. */
-export interface EntityEdge {
+interface EntityEdge {
   relation: string;
   /** The entity at the edge's other end. */
   other: string;
@@ -11,7 +11,7 @@ export interface EntityEdge {
 }
 
 /** What fold-in reads of an entity: its edges (up to the cap) and its labels. */
-export interface EntityNeighbourhood {
+interface EntityNeighbourhood {
   edges: EntityEdge[];
   /** Labels other than Entity (types of the entity where the version learned labels). */
   labels: string[];

@@ -25,7 +25,7 @@ export interface FoldInInput {
 }
 
 /** The part of a model fold-in reads: base ids only (folded entities are no anchors). */
-export interface BaseVocabulary {
+interface BaseVocabulary {
   findEntity(id: string): number | undefined;
   findRelation(name: string): number | undefined;
 }

@@ -7,7 +7,7 @@ import type { FoldInSettings, FoldInSource } from './fold-in-source';
 import { FoldInQueue } from './fold-in-queue';
 
 /** Where fold-in reports what went wrong (pino's shape; the server hands its logger in). */
-export interface FoldInLog {
+interface FoldInLog {
   warn(details: object, message: string): void;
 }
 

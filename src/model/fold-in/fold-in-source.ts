@@ -4,7 +4,7 @@
  */
 
 /** One edge of an entity, seen from that entity (as src/graph reads it). */
-export interface NeighbourEdge {
+interface NeighbourEdge {
   relation: string;
   other: string;
   /** true: `(entity, relation, other)`; false: `(other, relation, entity)`. */
