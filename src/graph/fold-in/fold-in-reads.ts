@@ -1,3 +1,4 @@
+import neo4j from 'neo4j-driver';
 import type { Database } from '../database';
 import { SUGGESTED_TYPE } from '../suggestions/suggested-type';
 
@@ -44,7 +45,7 @@ export async function entityNeighbourhoods(
   if (ids.length === 0) return answers;
   const result = await db.readQuery(ENTITY_EDGES, {
     ids: [...ids],
-    limit,
+    limit: neo4j.int(limit),
     suggested: SUGGESTED_TYPE,
   });
   for (const record of result.records) {
@@ -66,7 +67,7 @@ RETURN e.id AS id ORDER BY id LIMIT $limit`;
 export async function* entityIdPages(db: Database, pageSize: number): AsyncGenerator<string[]> {
   let after = '';
   for (;;) {
-    const result = await db.readQuery(ENTITY_ID_PAGE, { after, limit: pageSize });
+    const result = await db.readQuery(ENTITY_ID_PAGE, { after, limit: neo4j.int(pageSize) });
     const ids = result.records.map((r) => r.get('id') as string);
     if (ids.length > 0) yield ids;
     if (ids.length < pageSize) return;
