@@ -179,7 +179,8 @@ describe('edgeProbabilities over HTTP, against the live graph and a served model
   it('gives an edge it cannot score null numbers and its error, and answers the others', async () => {
     // In the graph but not in the model: added after training.
     const late = graph.id('late');
-    await new TripleWriter(db).writeEdges([[graph.id('e3'), graph.similar, late]]);
+    // Linked only to another new entity: nothing to fold it in from.
+    await new TripleWriter(db).writeEdges([[graph.id('late-source'), graph.similar, late]]);
     const good = { head: graph.id('e1'), relation: graph.similar, tail: graph.id('e2') };
     const edges = [
       { ...good, head: graph.id('nobody') },
