@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { Database, TripleWriter } from '../../src/graph';
 import { promoteVersion } from '../../src/graph/registry';
 import { runRetrainJob } from '../../src/jobs';
+import { createApiKey } from '../../src/server/api-keys';
 import { startServer, StartedServer } from '../../src/server/start-server';
 import { lifecycleFixture, TINY, writeClassGraph } from '../support/lifecycle';
 import { gql, MIGRATIONS } from '../support/served-model';
@@ -26,6 +27,12 @@ const MISSING = `query($e: String!, $r: String!, $k: Int, $direction: Direction)
     entity { id } rank logit foldedIn modelVersion
   }
 }`;
+
+const ACCEPT = `mutation($head: String!, $relation: String!, $tail: String!) {
+  acceptPrediction(head: $head, relation: $relation, tail: $tail) { head }
+}`;
+
+const admin = createApiKey('ops', 'admin');
 
 const EDGES = `query($edges: [EdgeInput!]!) {
   edgeProbabilities(edges: $edges) { logit rank modelVersion }
@@ -160,6 +167,31 @@ describe('fold-in: entities ingested after training are answered without retrain
     expect(lonely.errors?.[0]?.message).toContain('needs an edge to an entity the model knows');
     const relation = await missing('new1', unknownRelation);
     expect(relation.errors?.[0]?.extensions.code).toBe('UNKNOWN_RELATION');
+  });
+
+  it('folds in an entity after an accepted prediction gives it its first known neighbour', async () => {
+    // Its own server that never scans: only the write-back can start the fold-in.
+    const quiet = await startServer(
+      testServerConfig({ KGC_API_KEYS: admin.entry, KGC_FOLD_IN_POLL_SECONDS: '3600' }),
+      {
+        migrationsDir: MIGRATIONS,
+        follow: { store: fixture.store, scope: fixture.scope, pollMs: 60_000 },
+      },
+    );
+    try {
+      await write([['new3', similar(), 'new3-friend']]);
+      const accepted = await gql(
+        quiet.url,
+        ACCEPT,
+        { head: id('new3'), relation: similar(), tail: id('e5') },
+        admin.key,
+      );
+      expect(accepted.errors).toBeUndefined();
+      await eventually(() => quiet.foldIn.current()?.scorer.findEntity(id('new3')) !== undefined);
+      expect(quiet.foldIn.current()?.folded?.ids.has(id('new3'))).toBe(true);
+    } finally {
+      await quiet.stop();
+    }
   });
 
   it('starts with an empty cache on a hot swap: the new version knows the entities itself', async () => {
