@@ -8,6 +8,7 @@ import { FoldInQueue } from './fold-in-queue';
 
 /** Where fold-in reports what went wrong (pino's shape; the server hands its logger in). */
 interface FoldInLog {
+  info(details: object, message: string): void;
   warn(details: object, message: string): void;
 }
 
@@ -186,6 +187,7 @@ export class FoldInService {
       else if (state.cache.isStale(id, input.fingerprint)) fit.push({ id, input });
     });
     if (fit.length > 0) {
+      const started = Date.now();
       const edges: FoldInEdge[][] = fit.map((f) => f.input.edges);
       const rows = await base.scorer.foldInAsync(edges, {
         steps: this.settings.steps,
@@ -202,6 +204,15 @@ export class FoldInService {
         state.cache.put(id, input.fingerprint, rows.subarray(i * d, (i + 1) * d), input.types),
       );
       changed = true;
+      this.log?.info(
+        {
+          version: base.version,
+          entities: fit.length,
+          folded: state.cache.size,
+          ms: Date.now() - started,
+        },
+        'folded in new entities',
+      );
     }
     if (changed) state.served = withFoldedEntities(base, state.cache.rows());
     this.queue.settle(ids, state.served);
