@@ -187,7 +187,7 @@ describe('edgeProbabilities over HTTP, against the live graph and a served model
       good,
       { ...good, tail: graph.id('nobody') },
       { ...good, relation: 'no_such_relation' },
-      { head: graph.id('e3'), relation: graph.similar, tail: late },
+      { head: graph.id('late-source'), relation: graph.similar, tail: late },
     ];
     const { status, answers, errors } = await ask(edges);
     expect(status).toBe(200);
@@ -219,7 +219,7 @@ describe('edgeProbabilities over HTTP, against the live graph and a served model
     });
     expect(errorOf(4)).toMatchObject({
       extensions: { code: 'ENTITY_NOT_IN_MODEL' },
-      message: expect.stringMatching(/edges\[4\]\.tail: .* not in the serving model/),
+      message: expect.stringMatching(/edges\[4\]\.head: .* not in the serving model/),
     });
     expect((errors ?? []).filter((e) => e.path?.[1] === 1)).toEqual([]);
   });
