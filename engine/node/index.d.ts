@@ -60,6 +60,22 @@ export declare class NeptuneModel {
    * then the lower candidate. `signal` aborts between chunks (`ENGINE_ABORTED`).
    */
   suggestAsync(relation: number, head: boolean, n: number, queries: Uint32Array | undefined | null, candidates: Uint32Array | undefined | null, excludeQueries: Uint32Array, excludeCandidates: Uint32Array, signal?: AbortSignal | undefined | null): Promise<Suggestions>
+  /**
+   * Embedding rows for entities the model has never seen, fitted with the model frozen, on
+   * the libuv thread pool: `entities[i]` are entity i's edges to entities the model knows
+   * (base relation ids, model entity ids). Resolves to `entities.length x d_e` floats,
+   * row-major, for `withEntities`. An entity without edges, or an id out of range, rejects
+   * with `ENGINE_ARGUMENT` naming the entity's index; `signal` aborts between optimiser steps
+   * (`ENGINE_ABORTED`).
+   */
+  foldInAsync(entities: Array<Array<FoldInEdge>>, options?: FoldInOptions | undefined | null, signal?: AbortSignal | undefined | null): Promise<Float32Array>
+  /**
+   * A new model with entities `names` appended (ids from `entities.length` on) with rows
+   * `embeddings` (`names.length x d_e`, as `foldInAsync` gives them); this model is
+   * unchanged. Names already present or given twice, a wrong length or a non-finite value
+   * throw `ENGINE_ARGUMENT`. Copies the model's tensors (tens of MB at FB15k-237's size).
+   */
+  withEntities(names: Array<string>, embeddings: Float32Array): NeptuneModel
 }
 
 export type Activation = 'prelu' | 'leaky_relu' | 'relu'
@@ -121,6 +137,32 @@ export declare function evaluate(modelDir: string, dataset: string | DatasetArra
 export interface FilteredRanks {
   ranks: Float64Array
   logits: Float32Array
+}
+
+/**
+ * One edge of a new entity `u` to an entity the model knows: `relation` a base relation id,
+ * `other` a model entity id; `outgoing` true for `(u, relation, other)`, false for
+ * `(other, relation, u)`.
+ */
+export interface FoldInEdge {
+  relation: number
+  other: number
+  outgoing: boolean
+}
+
+/** How `foldInAsync` fits rows; absent fields keep the engine's defaults. */
+export interface FoldInOptions {
+  /** Adam steps (an integer, 0 to 10,000). */
+  steps?: number
+  /** Adam learning rate (positive). */
+  lr?: number
+  /** Seeds the initial row and the sampled negative queries (a non-negative integer). */
+  seed?: number
+  /**
+   * Also fit the entity as a candidate tail of known queries (default true; false fits its
+   * own queries only, for comparison).
+   */
+  tailSide?: boolean
 }
 
 /** Whether this build has the GPU training backend (`KGC_GPU=1 npm run setup`). */

@@ -32,8 +32,8 @@
 //   0 numbers:     error, real, rng
 //   1 data:        dataset, config, params             (triples, settings, tensors)
 //   2 kernels:     kernels, linalg
-//   3 model:       candidate_mask, scoring, eval, model, evaluate, suggest (eval-mode forward,
-//                  ranking, serving, suggestions across the graph)
+//   3 model:       candidate_mask, scoring, eval, model, evaluate, suggest, fold_in (eval-mode
+//                  forward, ranking, serving, suggestions across the graph, new entities' rows)
 //   4 persistence: checkpoint
 //   5 training:    adam, net, early_stopping, lr_schedule, step_engine, train, weight_average
 //                  (only with the `training` feature)
@@ -52,6 +52,7 @@ pub mod linalg;
 pub mod candidate_mask;
 pub mod eval;
 pub mod evaluate;
+pub mod fold_in;
 pub mod model;
 pub mod scoring;
 pub mod suggest;
@@ -83,6 +84,7 @@ pub use dataset::{Dataset, InverseMode, Triple};
 pub use error::{Error, Result};
 pub use eval::{Direction, Metrics, RankStats, RelationMetrics};
 pub use evaluate::{evaluate, evaluate_typed, filtered_ranks, RankedTail, Split};
+pub use fold_in::{fold_in, FoldInEdge, FoldInSettings};
 pub use graph_sizing::GraphSize;
 pub use model::{Model, Prediction};
 pub use presets::{Overrides, PRESETS};

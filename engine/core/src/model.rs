@@ -72,6 +72,50 @@ impl Model {
         true
     }
 
+    /// A new model with entities `names` appended (ids `n..n + k`) with embedding `rows`
+    /// (`k x d_e`, row-major, e.g. from [`crate::fold_in`]); everything else is shared
+    /// unchanged, including the cached relation cores (they do not depend on E).
+    pub fn with_entities(&self, names: Vec<String>, rows: &[f32]) -> Result<Model> {
+        self.validate()?;
+        let d = self.params.d_e;
+        if rows.len() != names.len() * d {
+            return Err(Error::arg(
+                "embeddings",
+                format!(
+                    "has {} values, expected {} names x d_e = {d}",
+                    rows.len(),
+                    names.len()
+                ),
+            ));
+        }
+        if let Some(i) = rows.iter().position(|v| !v.is_finite()) {
+            return Err(Error::arg(
+                "embeddings",
+                format!("value {i} (entity {}) is not finite", i / d.max(1)),
+            ));
+        }
+        let mut seen: std::collections::HashSet<&str> =
+            self.entities.iter().map(String::as_str).collect();
+        if seen.len() != self.entities.len() {
+            return Err(Error::arg("model", "has duplicate entity names"));
+        }
+        for (i, name) in names.iter().enumerate() {
+            if !seen.insert(name) {
+                let what = if self.entity_id(name).is_some() {
+                    "is already in the model"
+                } else {
+                    "is given twice"
+                };
+                return Err(Error::arg("names", format!("{i}: {name:?} {what}")));
+            }
+        }
+        let mut model = self.clone();
+        model.params.e.extend_from_slice(rows);
+        model.params.n_ent += names.len();
+        model.entities.extend(names);
+        Ok(model)
+    }
+
     /// Forgets the cached relation cores (needed only after changing `params` in place).
     pub fn clear_cache(&mut self) {
         self.cores = CoreCache::new(self.params.n_rel);

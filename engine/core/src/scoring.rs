@@ -118,23 +118,31 @@ pub fn hidden_into<'a>(
     queries: &[(u32, u32)],
     buf: &'a mut ScoreBuffers,
 ) -> &'a [f32] {
-    let (b, d) = (queries.len(), p.d_e);
-    for v in [
-        &mut buf.x0,
-        &mut buf.x1,
-        &mut buf.y,
-        &mut buf.z2,
-        &mut buf.x2,
-    ] {
-        v.resize(b * d, 0.0);
-    }
+    let d = p.d_e;
+    buf.x0.resize(queries.len() * d, 0.0);
     for (row, &(h, _)) in buf.x0.chunks_exact_mut(d).zip(queries) {
         row.copy_from_slice(&p.e[h as usize * d..][..d]);
+    }
+    hidden_of_x0(p, cache, &|i| queries[i].1, queries.len(), buf)
+}
+
+/// [`hidden_into`] for head rows already in `buf`'s `x0` (B x d_e; see
+/// [`ScoreBuffers::heads_mut`]), query `i` under relation `relation(i)`.
+pub(crate) fn hidden_of_x0<'a>(
+    p: &Params<f32>,
+    cache: &CoreCache,
+    relation: &(dyn Fn(usize) -> u32 + Sync),
+    b: usize,
+    buf: &'a mut ScoreBuffers,
+) -> &'a [f32] {
+    let d = p.d_e;
+    for v in [&mut buf.x1, &mut buf.y, &mut buf.z2, &mut buf.x2] {
+        v.resize(b * d, 0.0);
     }
     batchnorm::forward_eval(&p.bn0, &buf.x0, b, d, &mut buf.x1);
     // y_b = x1_b · A_{r_b}                                              (B x D)
     // In tasks of up to 12 queries of one relation, each reading its core once for all of them.
-    let relation = |i: &u32| queries[*i as usize].1;
+    let relation = |i: &u32| relation(*i as usize);
     let mut order: Vec<u32> = (0..b as u32).collect();
     order.sort_by_key(relation);
     let tasks: Vec<&[u32]> = order
@@ -155,6 +163,18 @@ pub fn hidden_into<'a>(
     batchnorm::forward_eval(&p.bn1, &buf.y, b, d, &mut buf.z2);
     elementwise::act_forward(&buf.z2, p.slope[0], &mut buf.x2);
     &buf.x2[..b * d]
+}
+
+impl ScoreBuffers {
+    /// The head rows `x0` of the next [`hidden_of_x0`], resized to `b x d` rows.
+    pub(crate) fn heads_mut(&mut self, len: usize) -> &mut [f32] {
+        self.x0.resize(len, 0.0);
+        &mut self.x0[..len]
+    }
+    /// The last forward's pre-activation `BN1(x1 · A_r)` (B x d_e): backward needs it.
+    pub(crate) fn pre_activation(&self) -> &[f32] {
+        &self.z2
+    }
 }
 
 /// Eval-mode logits of `queries` `(h, r)` into `logits` (B x N, row-major). Every relation must

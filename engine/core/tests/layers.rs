@@ -17,6 +17,7 @@ const LAYERS: [&[&str]; 7] = [
         "model",
         "evaluate",
         "suggest",
+        "fold_in",
     ],
     &["checkpoint"],
     &[

@@ -8,6 +8,7 @@ mod device;
 mod errors;
 mod estimate_task;
 mod evaluate_task;
+mod fold_in_task;
 mod load_task;
 mod model;
 #[cfg(feature = "test-exports")]

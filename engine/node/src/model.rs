@@ -2,6 +2,7 @@
 //! ownership of the Rust buffers (no copy).
 
 use crate::errors::{argument_error, engine_error, EngineError};
+use crate::fold_in_task::{core_edges, fold_in_settings, FoldInEdgeJs, FoldInOptions, FoldInTask};
 use crate::rank_task::RankTask;
 use crate::score_task::ScoreTask;
 use crate::suggest_task::SuggestTask;
@@ -270,6 +271,54 @@ impl NeptuneModel {
             cancel,
         };
         Ok(AsyncTask::with_optional_signal(task, signal))
+    }
+}
+
+#[napi]
+impl NeptuneModel {
+    /// Embedding rows for entities the model has never seen, fitted with the model frozen, on
+    /// the libuv thread pool: `entities[i]` are entity i's edges to entities the model knows
+    /// (base relation ids, model entity ids). Resolves to `entities.length x d_e` floats,
+    /// row-major, for `withEntities`. An entity without edges, or an id out of range, rejects
+    /// with `ENGINE_ARGUMENT` naming the entity's index; `signal` aborts between optimiser steps
+    /// (`ENGINE_ABORTED`).
+    #[napi(catch_unwind, ts_return_type = "Promise<Float32Array>")]
+    pub fn fold_in_async(
+        &self,
+        entities: Vec<Vec<FoldInEdgeJs>>,
+        options: Option<FoldInOptions>,
+        signal: Option<AbortSignal>,
+    ) -> Result<AsyncTask<FoldInTask>, EngineError> {
+        let settings = fold_in_settings(options)?;
+        let cancel = Arc::new(AtomicBool::new(false));
+        if let Some(signal) = &signal {
+            let flag = cancel.clone();
+            signal.on_abort(move || flag.store(true, Ordering::SeqCst));
+        }
+        let task = FoldInTask {
+            model: Arc::clone(&self.inner),
+            entities: core_edges(entities),
+            settings,
+            cancel,
+        };
+        Ok(AsyncTask::with_optional_signal(task, signal))
+    }
+
+    /// A new model with entities `names` appended (ids from `entities.length` on) with rows
+    /// `embeddings` (`names.length x d_e`, as `foldInAsync` gives them); this model is
+    /// unchanged. Names already present or given twice, a wrong length or a non-finite value
+    /// throw `ENGINE_ARGUMENT`. Copies the model's tensors (tens of MB at FB15k-237's size).
+    #[napi(catch_unwind)]
+    pub fn with_entities(
+        &self,
+        names: Vec<String>,
+        embeddings: Float32Array,
+    ) -> Result<NeptuneModel, EngineError> {
+        Ok(NeptuneModel::from_model(
+            self.inner
+                .with_entities(names, &embeddings)
+                .map_err(engine_error)?,
+        ))
     }
 }
 

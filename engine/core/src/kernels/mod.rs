@@ -77,7 +77,7 @@ pub(crate) use multiversion;
 pub mod batchnorm;
 pub mod core_product;
 pub mod elementwise;
-#[cfg(feature = "training")]
+// Training and fold-in (`crate::fold_in`, which serving builds include) both use it.
 pub mod loss;
 mod masked_core_avx512;
 pub mod rank_count;

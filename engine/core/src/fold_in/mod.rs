@@ -1,0 +1,261 @@
+//! Fold-in: embedding rows for entities the model has never seen, fitted with the model frozen,
+//! so a version answers for entities that arrived after it was trained.
+//!
+//! A new entity `u`'s edges to known entities become its 1-N queries in both directions: an
+//! edge `(u, r, t)` the query `(u, r) -> t`, an edge `(h, r, u)` the query
+//! `(u, reverse(r)) -> h` ([`Model::reverse_relation`]); each distinct query's targets are
+//! multi-hot over the model's entities. `e_u` is the only free parameter: a few dozen Adam steps
+//! on the model's own training loss (BCE with its label smoothing, or softmax) in evaluation mode
+//! (no dropout, BatchNorm running statistics; W, R, E and the slope fixed).
+//!
+//! In eval mode one query is `x2 = act(a1 ⊙ (x1 · A_r) + c1)` with `x1 = a0 ⊙ e_u + c0` (each
+//! BatchNorm an affine map), logits `x2 · E^T`; so the exact gradient is
+//! `de_u = Σ_q a0 ⊙ A_r · (a1 ⊙ act'(z) ⊙ (dlogits · E))`.
+//!
+//! A burst is cut into chunks of entities whose queries share each step's two products
+//! (`x2 · E^T` and `dlogits · E`), chunks in parallel. Each entity's loss and Adam state are its
+//! own, so its row does not depend on the burst it came in.
+
+mod objective;
+mod queries;
+mod tail_side;
+
+pub use tail_side::{negative_queries, NEGATIVES};
+
+use crate::config::Loss;
+use crate::error::{Error, Result};
+use crate::model::Model;
+use crate::rng::{CounterRng, Stream};
+use objective::{loss_and_grad, Work};
+use queries::Batch;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
+use tail_side::{columns, Columns};
+
+/// One edge of a new entity `u` to an entity the model knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FoldInEdge {
+    /// Base relation id.
+    pub relation: u32,
+    /// The other end: a model entity id.
+    pub other: u32,
+    /// true: the edge is `(u, relation, other)`; false: `(other, relation, u)`.
+    pub outgoing: bool,
+}
+
+/// How a row is fitted.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FoldInSettings {
+    /// Adam steps.
+    pub steps: usize,
+    /// Adam learning rate.
+    pub lr: f64,
+    /// Seeds the initial row's noise and the tail side's negative queries.
+    pub seed: u64,
+    /// Also fit the entity as a candidate tail of known queries (see `tail_side`).
+    pub tail_side: bool,
+}
+
+impl Default for FoldInSettings {
+    fn default() -> Self {
+        FoldInSettings {
+            steps: 40,
+            lr: 0.05,
+            seed: 0,
+            tail_side: true,
+        }
+    }
+}
+
+/// Most steps a call may ask for (a typo's million steps would hold a worker for hours).
+pub const MAX_STEPS: usize = 10_000;
+const ADAM_BETA1: f64 = 0.9;
+const ADAM_BETA2: f64 = 0.999;
+const ADAM_EPS: f64 = 1e-8;
+/// Logits per chunk of queries (16 MiB): a chunk's scratch stays small while its products are
+/// still large enough to run at GEMM speed.
+const CHUNK_LOGITS: usize = 1 << 22;
+/// The initial row is the mean known row plus noise of this share of the rows' spread.
+const INIT_NOISE: f64 = 0.1;
+
+/// Fits one embedding row per entry of `entities` (each the entity's edges), returned
+/// concatenated (`entities.len() x d_e`, row-major, in the given order). `None`: `cancel` was
+/// set (checked before every step). Errors name the entity index for an entity without edges,
+/// a relation that is not a base relation, or an other end out of range.
+pub fn fold_in(
+    model: &Model,
+    entities: &[Vec<FoldInEdge>],
+    settings: &FoldInSettings,
+    cancel: &AtomicBool,
+) -> Result<Option<Vec<f32>>> {
+    check_settings(settings)?;
+    model.validate()?;
+    let n = model.n_entities();
+    let per_chunk = (CHUNK_LOGITS / n.max(1)).max(1);
+    let mut chunks = vec![Batch::new()];
+    for (i, edges) in entities.iter().enumerate() {
+        let mut one = Batch::new();
+        one.push(model, i, edges)?;
+        let last = chunks.last_mut().expect("at least one chunk");
+        if last.entities() > 0 && last.queries() + one.queries() > per_chunk {
+            chunks.push(one);
+        } else {
+            last.append(&one);
+        }
+    }
+    let init = initial_row(model, settings.seed);
+    let negatives = negatives(model, settings)?;
+    let rows: Vec<Result<Option<Vec<f32>>>> = chunks
+        .par_iter()
+        .map(|batch| fit(model, batch, &init, &negatives, settings, cancel))
+        .collect();
+    let mut out = Vec::with_capacity(entities.len() * model.params.d_e);
+    for r in rows {
+        match r? {
+            Some(r) => out.extend_from_slice(&r),
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(out))
+}
+
+/// The fold-in loss of one entity with `edges` at embedding `row` (the model's training loss
+/// over its queries, plus its tail side when `settings.tail_side`) and its gradient with
+/// respect to `row`: what [`fold_in`] descends.
+pub fn fold_in_objective(
+    model: &Model,
+    edges: &[FoldInEdge],
+    row: &[f32],
+    settings: &FoldInSettings,
+) -> Result<(f64, Vec<f32>)> {
+    model.validate()?;
+    let d = model.params.d_e;
+    if row.len() != d {
+        return Err(Error::arg(
+            "row",
+            format!("has {} values, expected d_e = {d}", row.len()),
+        ));
+    }
+    let mut batch = Batch::new();
+    batch.push(model, 0, edges)?;
+    let mut grad = vec![0.0f32; d];
+    let negatives = negatives(model, settings)?;
+    let positives = positives(model, &batch, settings)?;
+    let sides = (&positives, &negatives, settings.tail_side);
+    let losses = objective(model, &batch, sides, row, &mut grad, &mut Work::default());
+    Ok((losses[0], grad))
+}
+
+/// The tail side's sampled negative columns (none without the tail side).
+fn negatives(model: &Model, s: &FoldInSettings) -> Result<Columns> {
+    match s.tail_side {
+        true => columns(model, &negative_queries(model, s.seed)),
+        false => Ok(Columns::default()),
+    }
+}
+
+/// The tail side's positive columns of a chunk (none without the tail side).
+fn positives(model: &Model, batch: &Batch, s: &FoldInSettings) -> Result<Columns> {
+    match s.tail_side {
+        true => columns(model, &batch.tail_queries),
+        false => Ok(Columns::default()),
+    }
+}
+
+/// Each entity's loss and its gradient into `grad`: the head side, then the tail side.
+fn objective(
+    model: &Model,
+    batch: &Batch,
+    (pos, neg, tail_side): (&Columns, &Columns, bool),
+    rows: &[f32],
+    grad: &mut [f32],
+    work: &mut Work,
+) -> Vec<f64> {
+    let mut losses = loss_and_grad(model, batch, rows, grad, work);
+    if tail_side {
+        tail_side::add_loss_and_grad(model, batch, pos, neg, rows, grad, &mut losses);
+    }
+    losses
+}
+
+fn check_settings(s: &FoldInSettings) -> Result<()> {
+    if !(s.lr > 0.0 && s.lr.is_finite()) {
+        return Err(Error::arg("lr", format!("{} must be positive", s.lr)));
+    }
+    if s.steps > MAX_STEPS {
+        return Err(Error::arg(
+            "steps",
+            format!("{} exceeds the maximum of {MAX_STEPS}", s.steps),
+        ));
+    }
+    Ok(())
+}
+
+/// The mean known row plus seeded noise (`INIT_NOISE` of the rows' spread).
+fn initial_row(model: &Model, seed: u64) -> Vec<f32> {
+    let (n, d, e) = (model.params.n_ent, model.params.d_e, &model.params.e);
+    let mut mean = vec![0.0f64; d];
+    for row in e.chunks_exact(d) {
+        mean.iter_mut().zip(row).for_each(|(m, &v)| *m += v as f64);
+    }
+    mean.iter_mut().for_each(|m| *m /= n.max(1) as f64);
+    let var = e
+        .chunks_exact(d)
+        .flat_map(|row| row.iter().zip(&mean).map(|(&v, m)| (v as f64 - m).powi(2)))
+        .sum::<f64>()
+        / (n * d).max(1) as f64;
+    let mut rng = CounterRng::new(seed, u64::MAX, Stream::Init);
+    mean.iter()
+        .map(|m| (m + INIT_NOISE * var.sqrt() * rng.normal()) as f32)
+        .collect()
+}
+
+/// Fits the rows of one chunk; `None` when cancelled.
+fn fit(
+    model: &Model,
+    batch: &Batch,
+    init: &[f32],
+    negatives: &Columns,
+    settings: &FoldInSettings,
+    cancel: &AtomicBool,
+) -> Result<Option<Vec<f32>>> {
+    let d = model.params.d_e;
+    let positives = positives(model, batch, settings)?;
+    let sides = (&positives, negatives, settings.tail_side);
+    let mut rows: Vec<f32> = init
+        .iter()
+        .copied()
+        .cycle()
+        .take(batch.entities() * d)
+        .collect();
+    let (mut grad, mut m, mut v) = (
+        vec![0.0f32; rows.len()],
+        vec![0.0f32; rows.len()],
+        vec![0.0f32; rows.len()],
+    );
+    // BCE's gradient is a mean over N entities per query; Adam is scale-free except for its eps,
+    // which a 1/N-scaled gradient would reach, so it sees the sum over entities.
+    let scale = match model.config.loss {
+        Loss::Bce => model.n_entities() as f64,
+        Loss::Softmax => 1.0,
+    };
+    let mut work = Work::default();
+    for t in 1..=settings.steps {
+        if cancel.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        objective(model, batch, sides, &rows, &mut grad, &mut work);
+        let (c1, c2) = (
+            1.0 - ADAM_BETA1.powi(t as i32),
+            1.0 - ADAM_BETA2.powi(t as i32),
+        );
+        for i in 0..rows.len() {
+            let g = grad[i] as f64 * scale;
+            let mi = ADAM_BETA1 * m[i] as f64 + (1.0 - ADAM_BETA1) * g;
+            let vi = ADAM_BETA2 * v[i] as f64 + (1.0 - ADAM_BETA2) * g * g;
+            (m[i], v[i]) = (mi as f32, vi as f32);
+            rows[i] -= (settings.lr * (mi / c1) / ((vi / c2).sqrt() + ADAM_EPS)) as f32;
+        }
+    }
+    Ok(Some(rows))
+}

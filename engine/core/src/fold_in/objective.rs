@@ -1,0 +1,105 @@
+//! The fold-in objective of a chunk of entities and its exact gradient (head side: each
+//! entity's own 1-N queries through the frozen network).
+
+use super::queries::Batch;
+use crate::config::Loss;
+use crate::kernels::{elementwise, loss};
+use crate::linalg::{matmul, Op};
+use crate::model::Model;
+use crate::params::BN_EPS;
+use crate::scoring::{hidden_of_x0, ScoreBuffers};
+use rayon::prelude::*;
+
+/// Scratch of [`loss_and_grad`], reused across steps.
+#[derive(Default)]
+pub(super) struct Work {
+    buf: ScoreBuffers,
+    logits: Vec<f32>,
+    dx: Vec<f32>,
+    row_loss: Vec<f64>,
+}
+
+/// Each entity's loss (the mean over its queries, as training means over a batch) at `rows`
+/// (entities x d_e), and its gradient into `grad` (same shape).
+pub(super) fn loss_and_grad(
+    model: &Model,
+    batch: &Batch,
+    rows: &[f32],
+    grad: &mut [f32],
+    w: &mut Work,
+) -> Vec<f64> {
+    let p = &model.params;
+    let (n, d, nq) = (p.n_ent, p.d_e, batch.queries());
+    model.cores.prepare(p, &batch.relations);
+    let x0 = w.buf.heads_mut(nq * d);
+    for e in 0..batch.entities() {
+        for q in batch.q_off[e]..batch.q_off[e + 1] {
+            x0[q * d..][..d].copy_from_slice(&rows[e * d..][..d]);
+        }
+    }
+    let x2 = hidden_of_x0(p, &model.cores, &|q| batch.relations[q], nq, &mut w.buf);
+    // logits = x2 · E^T                                                 (Q x N)
+    w.logits.resize(nq * n, 0.0);
+    matmul(
+        &mut w.logits,
+        Op::n(x2, nq, d),
+        Op::t(&p.e, n, d),
+        false,
+        true,
+    );
+    // The loss replaces each entity's logits by their gradient.
+    w.row_loss.resize(nq, 0.0);
+    let eps = model.config.label_smoothing;
+    let losses: Vec<f64> = (0..batch.entities())
+        .map(|e| {
+            let (a, b) = (batch.q_off[e], batch.q_off[e + 1]);
+            let (logits, row_loss) = (&mut w.logits[a * n..b * n], &mut w.row_loss[a..b]);
+            let tails = |i: usize| batch.targets(a + i);
+            match model.config.loss {
+                Loss::Bce => loss::bce_fused(logits, b - a, n, eps, tails, row_loss),
+                Loss::Softmax => loss::softmax_fused(logits, b - a, n, eps, tails, row_loss),
+            }
+        })
+        .collect();
+    // dx2 = dlogits · E                                                 (Q x D)
+    w.dx.resize(nq * d, 0.0);
+    matmul(
+        &mut w.dx,
+        Op::n(&w.logits, nq, n),
+        Op::n(&p.e, n, d),
+        false,
+        true,
+    );
+    // dz = act'(z) ⊙ dx2, dy = a1 ⊙ dz, dx1 = A_r · dy, de = Σ_q a0 ⊙ dx1.
+    elementwise::act_backward(w.buf.pre_activation(), p.slope[0], &mut w.dx);
+    let a1 = bn_scale(&p.bn1.gamma, &p.bn1.running_var);
+    let a0 = bn_scale(&p.bn0.gamma, &p.bn0.running_var);
+    grad.iter_mut().for_each(|g| *g = 0.0);
+    grad.par_chunks_mut(d).enumerate().for_each(|(e, ge)| {
+        let mut dy = vec![0.0f32; d];
+        for q in batch.q_off[e]..batch.q_off[e + 1] {
+            let core = model
+                .cores
+                .core(batch.relations[q])
+                .expect("relation core prepared above");
+            dy.iter_mut()
+                .zip(&w.dx[q * d..][..d])
+                .zip(&a1)
+                .for_each(|((y, &g), &s)| *y = g * s);
+            for (i, gi) in ge.iter_mut().enumerate() {
+                let dot: f32 = core[i * d..][..d].iter().zip(&dy).map(|(a, b)| a * b).sum();
+                *gi += a0[i] * dot;
+            }
+        }
+    });
+    losses
+}
+
+/// A BatchNorm's eval-mode slope `gamma / sqrt(running_var + eps)`, as `forward_eval` computes it.
+fn bn_scale(gamma: &[f32], running_var: &[f32]) -> Vec<f32> {
+    gamma
+        .iter()
+        .zip(running_var)
+        .map(|(&g, &v)| g * (1.0 / (v + BN_EPS as f32).sqrt()))
+        .collect()
+}
