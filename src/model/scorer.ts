@@ -3,16 +3,6 @@ import { ErrorCode, KgcError } from '../errors';
 import { mapEngineError, nativeEngine, Native } from './native-engine';
 import type { FoldInEdge } from './fold-in/fold-in-edges';
 
-/** TEMPORARY until the fold-engine binding is merged: its contract's fold-in exports. */
-type FoldInModel = Native.NeptuneModel & {
-  foldInAsync(
-    entities: FoldInEdge[][],
-    options?: { steps?: number; lr?: number; seed?: number },
-    signal?: AbortSignal | null,
-  ): Promise<Float32Array>;
-  withEntities(names: string[], embeddings: Float32Array): Native.NeptuneModel;
-};
-
 /** Memory a loaded model may spend on precomputed relation cores (FB15k-237 needs 38 MB). */
 const WARM_UP_BUDGET_BYTES = 256 * 2 ** 20;
 
@@ -203,7 +193,7 @@ export class Scorer {
     signal?: AbortSignal,
   ): Promise<Float32Array> {
     try {
-      return await (this.model as FoldInModel).foldInAsync(entities, options, signal);
+      return await this.model.foldInAsync(entities, options, signal);
     } catch (error) {
       throw mapEngineError(error);
     }
@@ -212,7 +202,7 @@ export class Scorer {
   /** This model with `names` appended as entities n.. (rows of `embeddings`), as a new scorer. */
   withEntities(names: string[], embeddings: Float32Array): Scorer {
     try {
-      return new Scorer((this.model as FoldInModel).withEntities(names, embeddings));
+      return new Scorer(this.model.withEntities(names, embeddings));
     } catch (error) {
       throw mapEngineError(error);
     }
