@@ -15,6 +15,7 @@ import {
   readString,
   readUri,
 } from './env-readers';
+import { FoldInConfig, readFoldIn } from './fold-in-config';
 
 /** An external Neo4j (server, Aura, cluster) named by NEO4J_URI; nothing is started locally. */
 export interface ExternalNeo4jConfig {
@@ -104,6 +105,7 @@ export interface Config {
   api: ApiConfig;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   lifecycle: LifecycleConfig;
+  foldIn: FoldInConfig;
 }
 
 /** Model versions, their registry and the retraining worker (docs/lifecycle.md). */
@@ -303,5 +305,6 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     api: readApi(env),
     logLevel: readEnum(env, 'KGC_LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error'] as const),
     lifecycle: readLifecycle(env, stateDir, cwd),
+    foldIn: readFoldIn(env),
   };
 }

@@ -65,3 +65,4 @@ export {
   SuggestionsWriter,
 } from './suggestions';
 export type { StoredSuggestion, SuggestionsFile } from './suggestions';
+export { FoldInService } from './fold-in/fold-in-service';

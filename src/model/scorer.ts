@@ -1,6 +1,7 @@
 import type { Direction } from '../direction';
 import { ErrorCode, KgcError } from '../errors';
 import { mapEngineError, nativeEngine, Native } from './native-engine';
+import type { FoldInEdge } from './fold-in/fold-in-edges';
 
 /** Memory a loaded model may spend on precomputed relation cores (FB15k-237 needs 38 MB). */
 const WARM_UP_BUDGET_BYTES = 256 * 2 ** 20;
@@ -176,6 +177,32 @@ export class Scorer {
       const flat = this.model.entityVectors(Uint32Array.from(indices));
       const d = flat.length / indices.length;
       return indices.map((_, i) => flat.subarray(i * d, (i + 1) * d));
+    } catch (error) {
+      throw mapEngineError(error);
+    }
+  }
+
+  /**
+   * Embeddings fitted for new entities against this model, frozen (issue 41): `entities[i]` are
+   * entity i's edges to entities this model knows. `entities.length x d_e` floats, fitted on the
+   * engine's worker threads. `signal` stops it (TRAINING_ABORTED).
+   */
+  async foldInAsync(
+    entities: FoldInEdge[][],
+    options: { steps?: number; lr?: number; seed?: number },
+    signal?: AbortSignal,
+  ): Promise<Float32Array> {
+    try {
+      return await this.model.foldInAsync(entities, options, signal);
+    } catch (error) {
+      throw mapEngineError(error);
+    }
+  }
+
+  /** This model with `names` appended as entities n.. (rows of `embeddings`), as a new scorer. */
+  withEntities(names: string[], embeddings: Float32Array): Scorer {
+    try {
+      return new Scorer(this.model.withEntities(names, embeddings));
     } catch (error) {
       throw mapEngineError(error);
     }

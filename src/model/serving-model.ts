@@ -13,6 +13,7 @@ import { readTypesFile, TYPES_FILE } from './types/types-file';
 import { ErrorCode, KgcError } from '../errors';
 import { ServingTypes } from './types/serving-types';
 import { ServedSuggestions } from './suggestions/served-suggestions';
+import type { FoldedRows } from './fold-in/fold-in-cache';
 
 /** The model answering queries, where it came from, and the version its answers carry. */
 export interface ServingModel {
@@ -38,6 +39,26 @@ export interface ServingModel {
   suggestions?: ServedSuggestions;
   /** The graph it was trained from (version.json); undefined: the directory records none. */
   snapshot?: SnapshotRecord;
+  /**
+   * Entities folded in after training (ids from `baseEntities` on); absent: none. `graph` holds
+   * no rows for them: reasons that touch one are read from Neo4j.
+   */
+  folded?: { ids: ReadonlySet<string>; baseEntities: number };
+}
+
+/**
+ * The version's model with folded-in entities appended (ids n..n+k): they are scored and
+ * ranked as candidates like the version's own, typed by their edges and labels. Everything
+ * else (calibration, rules, graph, stored suggestions) is the version's, unchanged.
+ */
+export function withFoldedEntities(base: ServingModel, rows: FoldedRows): ServingModel {
+  if (rows.names.length === 0) return base;
+  return {
+    ...base,
+    scorer: base.scorer.withEntities(rows.names, rows.embeddings),
+    ...(base.types ? { types: base.types.withFolded(rows.types) } : {}),
+    folded: { ids: new Set(rows.names), baseEntities: base.scorer.entities.length },
+  };
 }
 
 /**

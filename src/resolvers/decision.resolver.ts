@@ -109,6 +109,8 @@ export class DecisionResolver {
     }));
     const accepted = await acceptPredictions(context.db, requests, callerName(context));
     context.metrics?.countDecision('ACCEPT', accepted.length);
+    // New edges: their new entities are folded in (or refreshed) in the background.
+    context.foldIn?.notify(accepted.flatMap((edge) => [edge.head, edge.tail]));
     return accepted;
   }
 
@@ -176,6 +178,7 @@ export class DecisionResolver {
       callerName(context),
     );
     context.metrics?.countDecision('REVERT');
+    context.foldIn?.notify([head, tail]);
     return reverted;
   }
 

@@ -5,6 +5,7 @@ import { servingProbability } from '../model';
 import type { RankQuery, ServingModel } from '../model';
 import { checkId } from './arguments';
 import type { ApiMetrics } from './api-metrics';
+import { notInModel } from './not-in-model';
 
 export const MAX_EDGES = 1000;
 
@@ -72,10 +73,7 @@ function resolveEdge(
   for (const end of ['head', 'tail'] as const) {
     ids[end] = model.scorer.findEntity(edge[end]);
     if (ids[end] === undefined) {
-      return new KgcError(
-        ErrorCode.ENTITY_NOT_IN_MODEL,
-        `${at}.${end}: "${edge[end]}" is in the graph but not in the serving model (added after it was trained); the next retraining will include it.`,
-      );
+      return new KgcError(ErrorCode.ENTITY_NOT_IN_MODEL, notInModel(`${at}.${end}`, edge[end]));
     }
   }
   return { entity: ids.head as number, relation, tail: ids.tail as number };

@@ -9,6 +9,7 @@ import {
   MAX_EDGES,
 } from './edge-probabilities';
 import type { RequestContext } from './request-context';
+import { modelKnowing } from './fold-in-wait';
 
 @Resolver()
 export class EdgeProbabilityResolver {
@@ -20,7 +21,11 @@ export class EdgeProbabilityResolver {
     @Ctx() context: RequestContext,
   ): Promise<EdgeAnswer[]> {
     checkEdgeArgs(edges);
-    const model = servingModel(context.model);
+    const model = await modelKnowing(
+      context,
+      servingModel(context.model),
+      edges.flatMap((edge) => [edge.head, edge.tail]),
+    );
     return answerEdgeProbabilities(context.db, model, edges, context.metrics);
   }
 }

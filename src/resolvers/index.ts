@@ -35,7 +35,7 @@ export type { Caller, RequestContext } from './request-context';
 export type { ApiMetrics } from './api-metrics';
 export { MissingLinksBatcher } from './missing-links-batcher';
 export { StalenessTracker } from './staleness-tracker';
-export type { FoldedInCount, StalenessCounts } from './staleness-tracker';
+export type { StalenessCounts } from './staleness-tracker';
 export {
   FIELD_COSTS,
   REASONS_ROW_COST,

@@ -8,6 +8,7 @@ import { servingProbability } from '../model';
 import type { ServingModel } from '../model';
 import type { ScoredEntity } from '../model';
 import type { ApiMetrics } from './api-metrics';
+import { notInModel } from './not-in-model';
 
 export const MAX_K = 1000;
 
@@ -65,10 +66,7 @@ async function resolveIds(
   }
   const entity = model.scorer.findEntity(args.entity);
   if (entity === undefined) {
-    return new KgcError(
-      ErrorCode.ENTITY_NOT_IN_MODEL,
-      `Argument entity: "${args.entity}" is in the graph but not in the serving model (added after it was trained); the next retraining will include it.`,
-    );
+    return new KgcError(ErrorCode.ENTITY_NOT_IN_MODEL, notInModel('Argument entity', args.entity));
   }
   return { entity, relation };
 }
@@ -295,6 +293,7 @@ function toPredictions(
         ? model.types.isConsistent(relation, args.direction, row.index)
         : null,
       modelVersion: model.version,
+      foldedIn: model.folded?.ids.has(args.entity) ?? false,
       query: { entity: args.entity, relation: args.relation, direction: args.direction, model },
     }));
 }

@@ -7,6 +7,7 @@ import { servingModel } from './arguments';
 import { MAX_BATCH } from './missing-links-batcher';
 import { checkMissingLinksArgs, MissingLinksArgs } from './missing-links';
 import type { RequestContext } from './request-context';
+import { modelKnowing } from './fold-in-wait';
 
 @Resolver()
 export class PredictionResolver {
@@ -47,7 +48,7 @@ export class PredictionResolver {
       typed,
     };
     checkMissingLinksArgs(args);
-    const model = servingModel(context.model);
+    const model = await modelKnowing(context, servingModel(context.model), [entity]);
     return context.missingLinks.load({ args, model });
   }
 
@@ -66,7 +67,11 @@ export class PredictionResolver {
       );
     }
     queries.forEach((args, i) => checkMissingLinksArgs(args, `queries[${i}].`));
-    const model = servingModel(context.model);
+    const model = await modelKnowing(
+      context,
+      servingModel(context.model),
+      queries.map((q) => q.entity),
+    );
     return context.missingLinks.loadMany(queries.map((args) => ({ args, model })));
   }
 }

@@ -52,8 +52,13 @@ export async function reasonsBatch(
 ): Promise<Reason[][]> {
   const items: (Asked | undefined)[] = predictions.map(asked);
   const present = items.filter((item): item is Asked => item !== undefined);
-  const inMemory = present.filter((item) => item.model.graph !== undefined);
-  const fromGraph = present.filter((item) => item.model.graph === undefined);
+  // graph.bin has no rows for folded-in entities: their pairs are walked in Neo4j.
+  const inGraphBin = (item: Asked) =>
+    item.model.graph !== undefined &&
+    !item.model.folded?.ids.has(item.pair.head) &&
+    !item.model.folded?.ids.has(item.pair.tail);
+  const inMemory = present.filter(inGraphBin);
+  const fromGraph = present.filter((item) => !inGraphBin(item));
   const reasons = new Map<Asked, Reason[]>();
   const keep = (group: Asked[]) => (found: Reason[][]) =>
     group.forEach((item, i) => reasons.set(item, found[i] ?? []));

@@ -1,6 +1,6 @@
 import type DataLoader from 'dataloader';
 import type { Database, EntityRecord } from '../graph';
-import type { ServingModel } from '../model';
+import type { FoldInService, ServingModel } from '../model';
 import type { ApiMetrics } from './api-metrics';
 import type { Prediction } from '../schema/prediction.type';
 import type { Reason } from '../schema/reason.type';
@@ -40,4 +40,6 @@ export interface RequestContext {
   registryScope?: string;
   /** Server-wide: the serving version's staleness (Query.model.staleness, kgc_stale_* gauges). */
   staleness?: StalenessTracker;
+  /** Folds in entities added after training (absent: they are not in the model). */
+  foldIn?: FoldInService;
 }

@@ -21,6 +21,7 @@ export class ReviewItemReasonsResolver {
       probability: item.probability,
       typeConsistent: item.typeConsistent,
       modelVersion: item.modelVersion,
+      foldedIn: false,
       query: item.query,
     };
     return context.loaders.reasons.load(prediction);

@@ -118,11 +118,12 @@ export class StalenessTracker {
   ): Promise<EntityScan> {
     const wait = (this.scan?.at ?? 0) + this.minScanIntervalMs - Date.now();
     if (wait > 0) await sleep(wait);
-    const { scorer } = model;
+    const { scorer, folded } = model;
+    // Folded-in entities are served but still new: a retraining has not taken them in.
     const newEntities = await countUnknownEntities(
       this.db,
       scope,
-      (id) => scorer.findEntity(id) !== undefined,
+      (id) => scorer.findEntity(id) !== undefined && !folded?.ids.has(id),
     );
     const scan = { version: model.version, nodes, edges, at: Date.now(), newEntities };
     this.scan = scan;

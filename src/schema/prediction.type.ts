@@ -42,6 +42,12 @@ export class Prediction {
   @Field((_type) => String, { description: 'The model version that scored it' })
   modelVersion!: string;
 
+  @Field((_type) => Boolean, {
+    description:
+      'Whether the queried entity was folded in: added after the version was trained, its embedding fitted from its edges to entities the model knows (docs/api.md, "New entities: fold-in")',
+  })
+  foldedIn!: boolean;
+
   @Field((_type) => [Reason], {
     description:
       'Up to 3 reasons from the graph: paths that instantiate rules mined with the model version, else known edges of entities like the query entity (read only when asked for)',

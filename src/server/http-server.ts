@@ -8,7 +8,7 @@ import { DEFAULT_HTTP_LIMITS } from '../config';
 import type { ApiConfig, HttpLimits } from '../config';
 import { ErrorCode, isKgcError, KgcError } from '../errors';
 import type { Database } from '../graph';
-import type { ServingModel } from '../model';
+import type { FoldInService, ServingModel } from '../model';
 import { createLoaders, MissingLinksBatcher, StalenessTracker } from '../resolvers';
 import { AdminPage, isAdminPath, loadAdminPage, serveAdminPage } from './admin-page';
 import { authenticate } from './authenticate';
@@ -45,11 +45,13 @@ export interface ServerDeps {
   adminPage?: AdminPage | null;
   /** The serving version's staleness; default: a tracker of its own (no fold-in counted). */
   staleness?: StalenessTracker;
+  /** New entities' fold-in (absent: they answer ENTITY_NOT_IN_MODEL until a retraining). */
+  foldIn?: FoldInService;
 }
 
 /** ServerDeps with the defaults filled in, plus the server-wide missingLinks batcher. */
-type Deps = Required<Omit<ServerDeps, 'registryScope' | 'http'>> &
-  Pick<ServerDeps, 'registryScope'> & { batcher: MissingLinksBatcher };
+type Deps = Required<Omit<ServerDeps, 'registryScope' | 'http' | 'foldIn'>> &
+  Pick<ServerDeps, 'registryScope' | 'foldIn'> & { batcher: MissingLinksBatcher };
 
 /** How long a stopping server still reads requests already sent on open connections. */
 const SHUTDOWN_GRACE_MS = 250;
@@ -268,6 +270,7 @@ async function serveGraphQL(
     metrics: deps.metrics,
     registryScope: deps.registryScope,
     staleness: deps.staleness,
+    foldIn: deps.foldIn,
     trace,
     logger: deps.logger,
   };

@@ -2,7 +2,8 @@ import type { Config } from '../config';
 import { Database, MigrationRunner, openDatabase } from '../graph';
 import { loadServingModel } from '../model';
 import { StalenessTracker } from '../resolvers';
-import type { FoldedInCount } from '../resolvers';
+import type { FoldInService } from '../model';
+import { foldInService } from './fold-in';
 import { listen, RunningServer } from './http-server';
 import { Logger, silentLogger } from './logger';
 import { ServerMetrics } from './metrics';
@@ -20,8 +21,6 @@ export interface StartServerOptions {
   /** Serve the registry's active version and follow promotions (ignored with `modelDir`). */
   follow?: FollowOptions;
   logger?: Logger;
-  /** Entities folded in per version (the fold-in service's count); default: none. */
-  foldedIn?: FoldedInCount;
 }
 
 export type StartedServer = RunningServer & {
@@ -29,6 +28,8 @@ export type StartedServer = RunningServer & {
   metrics: ServerMetrics;
   /** Present when the server follows the registry. */
   follower?: ModelFollower;
+  /** New entities' fold-in; `foldedInCount()` is the active version's folded entities. */
+  foldIn: FoldInService;
 };
 
 /**
@@ -75,9 +76,11 @@ export async function startServer(
       });
     }
     await follower?.start();
-    const model = () => pinned ?? follower?.current();
+    const foldIn = foldInService(db, config.foldIn, () => pinned ?? follower?.current(), logger);
+    foldIn.start();
+    const model = () => foldIn.current();
     metrics.setModelVersion(model()?.version);
-    const staleness = new StalenessTracker(db, { foldedIn: options.foldedIn });
+    const staleness = new StalenessTracker(db, { foldedIn: () => foldIn.foldedInCount() });
     stalenessMetrics(metrics.registry, model, staleness);
     if (config.api.keys.length === 0) {
       logger.warn(
@@ -95,6 +98,7 @@ export async function startServer(
         readiness: new ReadinessCheck(db, migrations, model, () => follower?.fallback()),
         http: config.http,
         staleness,
+        foldIn,
       },
       config.http.host,
       config.http.port,
@@ -104,7 +108,9 @@ export async function startServer(
       db,
       metrics,
       follower,
+      foldIn,
       stop: async (drainMs?: number) => {
+        await foldIn.stop();
         await follower?.stop();
         await running.stop(drainMs);
         await db.close();

@@ -179,14 +179,15 @@ describe('edgeProbabilities over HTTP, against the live graph and a served model
   it('gives an edge it cannot score null numbers and its error, and answers the others', async () => {
     // In the graph but not in the model: added after training.
     const late = graph.id('late');
-    await new TripleWriter(db).writeEdges([[graph.id('e3'), graph.similar, late]]);
+    // Linked only to another new entity: nothing to fold it in from.
+    await new TripleWriter(db).writeEdges([[graph.id('late-source'), graph.similar, late]]);
     const good = { head: graph.id('e1'), relation: graph.similar, tail: graph.id('e2') };
     const edges = [
       { ...good, head: graph.id('nobody') },
       good,
       { ...good, tail: graph.id('nobody') },
       { ...good, relation: 'no_such_relation' },
-      { head: graph.id('e3'), relation: graph.similar, tail: late },
+      { head: graph.id('late-source'), relation: graph.similar, tail: late },
     ];
     const { status, answers, errors } = await ask(edges);
     expect(status).toBe(200);
@@ -218,7 +219,7 @@ describe('edgeProbabilities over HTTP, against the live graph and a served model
     });
     expect(errorOf(4)).toMatchObject({
       extensions: { code: 'ENTITY_NOT_IN_MODEL' },
-      message: expect.stringMatching(/edges\[4\]\.tail: .* not in the serving model/),
+      message: expect.stringMatching(/edges\[4\]\.head: .* not in the serving model/),
     });
     expect((errors ?? []).filter((e) => e.path?.[1] === 1)).toEqual([]);
   });

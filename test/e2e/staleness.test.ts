@@ -87,17 +87,22 @@ describe('staleness in the open: what the graph holds that the serving version w
       ['e0', 'is_a', 'class1'],
       ['e1', 'similar_to', 'e3'],
     ]);
+    // The server folds the new entity in, in the background: it is served, and still new.
+    const folding = Date.now() + 15_000;
+    while ((await staleness()).staleness.foldedIn < 1 && Date.now() < folding) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     const after = await staleness();
     expect(after.staleness).toEqual({
       newEntities: 1,
       newEdges: 3,
-      foldedIn: 0,
+      foldedIn: 1,
       sinceVersion: before.version,
     });
     expect(await gauges(server.url)).toEqual({
       kgc_stale_new_entities: 1,
       kgc_stale_new_edges: 3,
-      kgc_folded_in_entities: 0,
+      kgc_folded_in_entities: 1,
     });
 
     const second = await runRetrainJob(db, fixture.config, { ...options, force: true });

@@ -1,4 +1,5 @@
 import type { Direction } from '../../direction';
+import type { FoldedTypeFacts } from '../fold-in/fold-in-edges';
 import { gapDecode, type TypesFile } from './types-file';
 
 interface RangeIndex {
@@ -19,16 +20,33 @@ export class ServingTypes {
   private readonly labelsOf: (number[] | undefined)[];
   private readonly built = new Map<number, RangeIndex>();
 
-  constructor(private readonly types: TypesFile) {
+  /**
+   * `folded`: entities appended after the version's (fold-in, ids n..), typed by the roles
+   * their edges give them and by their labels, as the version's own entities are.
+   */
+  constructor(
+    private readonly types: TypesFile,
+    private readonly folded: readonly FoldedTypeFacts[] = [],
+  ) {
     this.roles = types.roles.map(gapDecode);
-    this.labelsOf = new Array<number[] | undefined>(types.entities);
+    this.labelsOf = new Array<number[] | undefined>(types.entities + folded.length);
     types.labelMembers.forEach((gaps, label) => {
       for (const e of gapDecode(gaps)) (this.labelsOf[e] ??= []).push(label);
     });
+    const labelIds = new Map(types.labels.map((name, i) => [name, i]));
+    folded.forEach((facts, i) => {
+      const ids = facts.labels.flatMap((name) => labelIds.get(name) ?? []);
+      if (ids.length > 0) this.labelsOf[types.entities + i] = ids;
+    });
+  }
+
+  /** The same types with `folded` entities appended (a new object: served models are immutable). */
+  withFolded(folded: readonly FoldedTypeFacts[]): ServingTypes {
+    return new ServingTypes(this.types, folded);
   }
 
   get entityCount(): number {
-    return this.types.entities;
+    return this.types.entities + this.folded.length;
   }
 
   /** The entities outside the relation's range (tail) or domain (head). */
@@ -51,7 +69,7 @@ export class ServingTypes {
   }
 
   private build(key: number): RangeIndex {
-    const n = this.types.entities;
+    const n = this.entityCount;
     const range = this.types.ranges[key];
     const inRange = new Uint8Array(n);
     if (!range) {
@@ -60,6 +78,10 @@ export class ServingTypes {
       return { inRange, outOfRange: new Uint32Array(0) };
     }
     for (const role of range.roles) for (const e of this.roles[role] ?? []) inRange[e] = 1;
+    const roles = new Set(range.roles);
+    this.folded.forEach((facts, i) => {
+      if (facts.roles.some((role) => roles.has(role))) inRange[this.types.entities + i] = 1;
+    });
     if (range.labels.length > 0) {
       const wanted = new Set(range.labels);
       for (let e = 0; e < n; e++) {

@@ -1,0 +1,28 @@
+import { Env, readEnum, readInt } from './env-readers';
+
+/** Fold-in of entities added after training (docs/api.md, "New entities: fold-in"). */
+export interface FoldInConfig {
+  /** KGC_FOLD_IN=off: new entities answer ENTITY_NOT_IN_MODEL until a retraining. */
+  enabled: boolean;
+  /** Optimiser steps fitting one entity's embedding against the frozen model. */
+  steps: number;
+  /** Entities fitted per engine call. */
+  maxBatch: number;
+  /** Edges of one entity read for its fit (a hub's first ones). */
+  maxEdges: number;
+  /** How often `kgc serve` looks for entities ingested by another process. */
+  pollMs: number;
+  /** How long a request for a new entity waits for its fold-in before ENTITY_NOT_IN_MODEL. */
+  waitMs: number;
+}
+
+export function readFoldIn(env: Env): FoldInConfig {
+  return {
+    enabled: readEnum(env, 'KGC_FOLD_IN', 'on', ['on', 'off'] as const) === 'on',
+    steps: readInt(env, 'KGC_FOLD_IN_STEPS', 40, { min: 1, max: 10_000 }),
+    maxBatch: readInt(env, 'KGC_FOLD_IN_MAX_BATCH', 256, { min: 1, max: 100_000 }),
+    maxEdges: readInt(env, 'KGC_FOLD_IN_MAX_EDGES', 1000, { min: 1, max: 1_000_000 }),
+    pollMs: 1000 * readInt(env, 'KGC_FOLD_IN_POLL_SECONDS', 2, { min: 1, max: 3600 }),
+    waitMs: readInt(env, 'KGC_FOLD_IN_WAIT_MS', 5000, { min: 0, max: 600_000 }),
+  };
+}

@@ -1,0 +1,220 @@
+import type { ServingModel } from '../serving-model';
+import { withFoldedEntities } from '../serving-model';
+import { FoldInCache } from './fold-in-cache';
+import { foldInInput } from './fold-in-edges';
+import type { FoldInEdge, FoldInInput } from './fold-in-edges';
+import type { FoldInSettings, FoldInSource } from './fold-in-source';
+import { FoldInQueue } from './fold-in-queue';
+
+/** Where fold-in reports what went wrong (pino's shape; the server hands its logger in). */
+interface FoldInLog {
+  info(details: object, message: string): void;
+  warn(details: object, message: string): void;
+}
+
+/** One version's folded entities and the model that serves them. */
+interface VersionState {
+  base: ServingModel;
+  cache: FoldInCache;
+  served: ServingModel;
+  /** The graph stamp this version last scanned at (undefined: never). */
+  scanned?: string;
+}
+
+/** Same seed for every fit: one edge set gives one embedding. */
+const FOLD_IN_SEED = 41;
+
+/**
+ * New entities answered without retraining (issue 41): entities of the graph that the active
+ * version does not know, with an edge to one it knows, get an embedding fitted against the
+ * frozen model (the engine's fold-in, on its worker threads), several per engine call. The
+ * served model is the version's with those rows appended, swapped in with one assignment, so a
+ * request holding the previous one stays consistent. Folded after a write-back or an ingest
+ * (the graph's stamp changed), or when a request asks for one; cached per (version, entity)
+ * with its edge set's fingerprint and fitted again when that changes. A new version starts
+ * with an empty cache.
+ */
+export class FoldInService {
+  private state: VersionState | undefined;
+  private readonly queue = new FoldInQueue();
+  private running: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private polling: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly base: () => ServingModel | undefined,
+    private readonly source: FoldInSource,
+    private readonly settings: FoldInSettings,
+    private readonly log?: FoldInLog,
+  ) {}
+
+  /** The model to answer with now: the active version plus its folded entities. */
+  current(): ServingModel | undefined {
+    const base = this.base();
+    if (!base) return undefined;
+    return this.stateFor(base).served;
+  }
+
+  /** Entities folded into the active version now (the staleness gauge reads it). */
+  foldedInCount(): number {
+    const base = this.base();
+    return base && this.state?.base === base ? this.state.cache.size : 0;
+  }
+
+  /** Entities whose edges changed (a write-back): fold them in or refresh them, in the background. */
+  notify(ids: readonly string[]): void {
+    if (!this.settings.enabled) return;
+    const base = this.base();
+    const fresh = ids.filter((id) => base && base.scorer.findEntity(id) === undefined);
+    if (fresh.length > 0) this.enqueue(fresh, false);
+  }
+
+  /**
+   * A model that knows `id` once its fold-in is done, waiting at most `waitMs`; undefined when
+   * the entity cannot be folded in (no edge to a known entity), fold-in is off, or time ran out.
+   */
+  async ensure(id: string, waitMs = this.settings.waitMs): Promise<ServingModel | undefined> {
+    const now = this.current();
+    if (!now || now.scorer.findEntity(id) !== undefined) return now;
+    if (!this.settings.enabled) return undefined;
+    const done = this.queue.waitFor(id, waitMs);
+    this.enqueue([id], true);
+    const model = await done;
+    return model?.scorer.findEntity(id) !== undefined ? model : undefined;
+  }
+
+  /** Follows the graph: new entities ingested by another process are folded in within pollMs. */
+  start(): void {
+    if (!this.settings.enabled) return;
+    this.schedule();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.polling;
+    this.queue.cancelAll();
+    await this.running;
+  }
+
+  /** One look at the graph's stamp, and a scan when it moved; exposed for tests. */
+  poll(): Promise<void> {
+    this.polling ??= this.scan()
+      .catch((error: unknown) =>
+        this.log?.warn({ err: error }, 'fold-in: scanning the graph failed'),
+      )
+      .finally(() => (this.polling = undefined));
+    return this.polling;
+  }
+
+  /** Waits until nothing is queued or being folded (tests). */
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      void this.poll().finally(() => this.schedule());
+    }, this.settings.pollMs);
+    this.timer.unref();
+  }
+
+  private stateFor(base: ServingModel): VersionState {
+    if (this.state?.base !== base) {
+      // A new version (or a rollback): its own entities need no fold-in, the rest start over.
+      this.state = { base, cache: new FoldInCache(), served: base };
+    }
+    return this.state;
+  }
+
+  /** Every entity the version does not know, re-read when the graph changed since the last scan. */
+  private async scan(): Promise<void> {
+    const base = this.base();
+    if (!base) return;
+    const state = this.stateFor(base);
+    const stamp = await this.source.stamp();
+    if (stamp === state.scanned) return;
+    const unknown: string[] = [];
+    for await (const page of this.source.entityIdPages()) {
+      for (const id of page) if (base.scorer.findEntity(id) === undefined) unknown.push(id);
+    }
+    state.scanned = stamp;
+    if (unknown.length > 0) this.enqueue(unknown, false);
+  }
+
+  private enqueue(ids: readonly string[], urgent: boolean): void {
+    this.queue.add(ids, urgent);
+    this.kick();
+  }
+
+  private kick(): void {
+    this.running ??= this.drain().finally(() => {
+      this.running = undefined;
+      // Queued after the loop's last look, before it ended: start again.
+      if (this.queue.size > 0 && !this.stopped) this.kick();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    for (;;) {
+      if (this.stopped) return;
+      const batch = this.queue.take(this.settings.maxBatch);
+      if (batch.length === 0) return;
+      try {
+        await this.foldBatch(batch);
+      } catch (error) {
+        this.log?.warn({ err: error, entities: batch.length }, 'fold-in failed for a batch');
+        this.queue.settle(batch, this.current());
+      }
+    }
+  }
+
+  /** Reads the batch's edges, fits what is new or changed in one engine call, swaps the model. */
+  private async foldBatch(ids: string[]): Promise<void> {
+    const base = this.base();
+    if (!base) return this.queue.settle(ids, undefined);
+    const state = this.stateFor(base);
+    const hoods = await this.source.neighbourhoods(ids);
+    const fit: { id: string; input: FoldInInput }[] = [];
+    let changed = false;
+    ids.forEach((id, i) => {
+      const hood = hoods[i];
+      if (base.scorer.findEntity(id) !== undefined) return;
+      const input = hood && foldInInput(base.scorer, hood);
+      if (!input) changed = state.cache.drop(id) || changed;
+      else if (state.cache.isStale(id, input.fingerprint)) fit.push({ id, input });
+    });
+    if (fit.length > 0) {
+      const started = Date.now();
+      const edges: FoldInEdge[][] = fit.map((f) => f.input.edges);
+      const rows = await base.scorer.foldInAsync(edges, {
+        steps: this.settings.steps,
+        ...(this.settings.lr !== undefined ? { lr: this.settings.lr } : {}),
+        seed: FOLD_IN_SEED,
+      });
+      if (this.state !== state) {
+        // The version changed while fitting: these rows belong to the old one; start over.
+        this.queue.add(ids, true);
+        return;
+      }
+      const d = rows.length / fit.length;
+      fit.forEach(({ id, input }, i) =>
+        state.cache.put(id, input.fingerprint, rows.subarray(i * d, (i + 1) * d), input.types),
+      );
+      changed = true;
+      this.log?.info(
+        {
+          version: base.version,
+          entities: fit.length,
+          folded: state.cache.size,
+          ms: Date.now() - started,
+        },
+        'folded in new entities',
+      );
+    }
+    if (changed) state.served = withFoldedEntities(base, state.cache.rows());
+    this.queue.settle(ids, state.served);
+  }
+}

@@ -1,0 +1,28 @@
+import type { FoldInConfig } from '../config';
+import { entityIdPages, entityNeighbourhoods, graphChangeStamp } from '../graph';
+import type { Database } from '../graph';
+import { FoldInService } from '../model';
+import type { ServingModel } from '../model';
+import type { Logger } from './logger';
+
+/** Entity ids read per page while looking for new entities. */
+const SCAN_PAGE = 10_000;
+
+/** The fold-in service of a serving process, reading the graph through src/graph. */
+export function foldInService(
+  db: Database,
+  config: FoldInConfig,
+  base: () => ServingModel | undefined,
+  logger: Logger,
+): FoldInService {
+  return new FoldInService(
+    base,
+    {
+      neighbourhoods: (ids) => entityNeighbourhoods(db, ids, config.maxEdges),
+      stamp: () => graphChangeStamp(db),
+      entityIdPages: () => entityIdPages(db, SCAN_PAGE),
+    },
+    config,
+    logger,
+  );
+}
