@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 import type { Config } from '../config';
 import { Database, MigrationRunner, openDatabase } from '../graph';
 import { loadServingModel } from '../model';

@@ -150,6 +150,7 @@ describe('fold-in: entities ingested after training are answered without retrain
     // of all its edges.
     await eventually(
       async () => (await missing('new1', isA())).rows[0]?.entity.id === id('class3'),
+      60_000,
     );
     const [now] = await edges([['new1', isA(), 'class3']]);
     expect(now!.logit!).toBeGreaterThan(before!.logit!);

@@ -7,12 +7,18 @@ import { relationCounts } from './relation-counts';
  * optionally of the given relation types only: the entities a training run of that scope takes
  * into its vocabulary (the export reads exactly the edges between entities).
  */
-function connectedEntitiesQuery(scoped: boolean): string {
-  const scope = scoped ? ' AND type(r) IN $relations' : '';
-  return `
+const CONNECTED_ENTITIES = `
 MATCH (e:Entity)
-WHERE EXISTS { (e)-[r]-(:Entity) WHERE type(r) <> $suggested${scope} }
+WHERE EXISTS { (e)-[r]-(:Entity) WHERE type(r) <> $suggested }
 RETURN e.id AS id`;
+
+const CONNECTED_ENTITIES_OF_RELATIONS = `
+MATCH (e:Entity)
+WHERE EXISTS { (e)-[r]-(:Entity) WHERE type(r) <> $suggested AND type(r) IN $relations }
+RETURN e.id AS id`;
+
+function connectedEntitiesQuery(scoped: boolean): string {
+  return scoped ? CONNECTED_ENTITIES_OF_RELATIONS : CONNECTED_ENTITIES;
 }
 
 /**
