@@ -45,4 +45,4 @@ export { replaceSuggestedEdges } from './suggestions/suggested-edges';
 export type { SuggestedEdge } from './suggestions/suggested-edges';
 export { decidedEdges } from './suggestions/decided-edges';
 export { latestDecisions } from './suggestions/review-decisions';
-export { entityIdPages, entityNeighbourhoods, graphChangeStamp } from './fold-in/fold-in-reads';
+export { entityNeighbourhoods, entityPages, graphChangeStamp } from './fold-in/fold-in-reads';

@@ -1,11 +1,11 @@
 import type { FoldInConfig } from '../config';
-import { entityIdPages, entityNeighbourhoods, graphChangeStamp } from '../graph';
+import { entityNeighbourhoods, entityPages, graphChangeStamp } from '../graph';
 import type { Database } from '../graph';
 import { FoldInService } from '../model';
 import type { ServingModel } from '../model';
 import type { Logger } from './logger';
 
-/** Entity ids read per page while looking for new entities. */
+/** Entities read per page while looking for new or changed ones. */
 const SCAN_PAGE = 10_000;
 
 /** The fold-in service of a serving process, reading the graph through src/graph. */
@@ -20,7 +20,7 @@ export function foldInService(
     {
       neighbourhoods: (ids) => entityNeighbourhoods(db, ids, config.maxEdges),
       stamp: () => graphChangeStamp(db),
-      entityIdPages: () => entityIdPages(db, SCAN_PAGE),
+      entityPages: () => entityPages(db, SCAN_PAGE),
     },
     config,
     logger,

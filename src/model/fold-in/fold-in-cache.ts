@@ -27,6 +27,10 @@ export class FoldInCache {
     return this.folded.size;
   }
 
+  has(id: string): boolean {
+    return this.folded.has(id);
+  }
+
   /** Whether `id` with this edge set must be (re)fitted. */
   isStale(id: string, fingerprint: string): boolean {
     return this.folded.get(id)?.fingerprint !== fingerprint;

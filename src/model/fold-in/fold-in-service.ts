@@ -19,6 +19,12 @@ interface VersionState {
   served: ServingModel;
   /** The graph stamp this version last scanned at (undefined: never). */
   scanned?: string;
+  /**
+   * Degree of each entity the version does not know, as the last scan saw it: a scan queues
+   * only entities that are new or whose degree moved, so entities that cannot be folded in (no
+   * edge to a known one: another source's subgraph) are not read again on every graph change.
+   */
+  degrees: Map<string, number>;
 }
 
 /** Same seed for every fit: one edge set gives one embedding. */
@@ -124,24 +130,37 @@ export class FoldInService {
   private stateFor(base: ServingModel): VersionState {
     if (this.state?.base !== base) {
       // A new version (or a rollback): its own entities need no fold-in, the rest start over.
-      this.state = { base, cache: new FoldInCache(), served: base };
+      this.state = { base, cache: new FoldInCache(), served: base, degrees: new Map() };
     }
     return this.state;
   }
 
-  /** Every entity the version does not know, re-read when the graph changed since the last scan. */
+  /**
+   * Entities the version does not know that are new since the last scan or whose degree moved,
+   * looked for when the graph changed since the last scan.
+   */
   private async scan(): Promise<void> {
     const base = this.base();
     if (!base) return;
     const state = this.stateFor(base);
     const stamp = await this.source.stamp();
     if (stamp === state.scanned) return;
-    const unknown: string[] = [];
-    for await (const page of this.source.entityIdPages()) {
-      for (const id of page) if (base.scorer.findEntity(id) === undefined) unknown.push(id);
+    const changed: string[] = [];
+    const present = new Map<string, number>();
+    for await (const { ids, degrees } of this.source.entityPages()) {
+      ids.forEach((id, i) => {
+        if (base.scorer.findEntity(id) !== undefined) return;
+        const degree = degrees[i] as number;
+        present.set(id, degree);
+        if (state.degrees.get(id) !== degree) changed.push(id);
+      });
     }
+    // Entities deleted since the last scan: their folded rows go (a read finds no entity).
+    for (const id of state.degrees.keys())
+      if (!present.has(id) && state.cache.has(id)) changed.push(id);
+    state.degrees = present;
     state.scanned = stamp;
-    if (unknown.length > 0) this.enqueue(unknown, false);
+    if (changed.length > 0) this.enqueue(changed, false);
   }
 
   private enqueue(ids: readonly string[], urgent: boolean): void {
@@ -166,6 +185,8 @@ export class FoldInService {
         await this.foldBatch(batch);
       } catch (error) {
         this.log?.warn({ err: error, entities: batch.length }, 'fold-in failed for a batch');
+        // The next scan tries them again.
+        for (const id of batch) this.state?.degrees.delete(id);
         this.queue.settle(batch, this.current());
       }
     }

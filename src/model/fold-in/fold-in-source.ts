@@ -22,8 +22,8 @@ export interface FoldInSource {
   neighbourhoods(ids: readonly string[]): Promise<(Neighbourhood | undefined)[]>;
   /** Changes whenever entities or edges are added or removed; cheap to read. */
   stamp(): Promise<string>;
-  /** Every entity id of the graph, page by page. */
-  entityIdPages(): AsyncIterable<string[]>;
+  /** Every entity of the graph with its degree, page by page: `ids[i]` has `degrees[i]` edges. */
+  entityPages(): AsyncIterable<{ ids: string[]; degrees: number[] }>;
 }
 
 /** How fold-in runs (src/config, KGC_FOLD_IN_*). */

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { ErrorCode, KgcError } from '../../errors';
 import { fsyncPath } from '../store/durable-files';
 import { SUGGESTIONS_FILE } from './suggestions-file';
+import { readIfPresent, unusableFile } from './version-file';
 import type {
   StoredSuggestions,
   SuggestionColumns,
@@ -162,18 +163,9 @@ function parseIndex(
  * checked when it is first read.
  */
 export function readSuggestionsBin(dir: string): StoredSuggestions | undefined {
-  let read: Buffer;
-  try {
-    read = fs.readFileSync(path.join(dir, SUGGESTIONS_BIN));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  const bad = (why: string) =>
-    new KgcError(
-      ErrorCode.MODEL_INVALID,
-      `${SUGGESTIONS_BIN} in ${path.basename(dir)} is unusable (${why}): run \`npx kgc suggest\` to write it again.`,
-    );
+  const read = readIfPresent(dir, SUGGESTIONS_BIN);
+  if (!read) return undefined;
+  const bad = (why: string) => unusableFile(dir, SUGGESTIONS_BIN, why);
   const size = read.length;
   if (
     size < HEADER_BYTES + TRAILER_BYTES ||

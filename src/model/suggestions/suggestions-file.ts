@@ -1,7 +1,5 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Direction } from '../../direction';
-import { ErrorCode, KgcError } from '../../errors';
+import { readIfPresent, unusableFile } from './version-file';
 
 /**
  * The suggestions.json of versions written before suggestions.bin (docs/lifecycle.md,
@@ -42,19 +40,10 @@ function isRow(row: unknown): row is SuggestionRow {
 
 /** An older version's suggestions.json, or undefined when it has none. */
 export function readSuggestionsJson(dir: string): SuggestionsFile | undefined {
-  const file = path.join(dir, SUGGESTIONS_FILE);
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  const bad = (why: string) =>
-    new KgcError(
-      ErrorCode.MODEL_INVALID,
-      `${SUGGESTIONS_FILE} in ${path.basename(dir)} is unusable (${why}): run \`npx kgc suggest\` to write it again.`,
-    );
+  const read = readIfPresent(dir, SUGGESTIONS_FILE);
+  if (!read) return undefined;
+  const text = read.toString('utf8');
+  const bad = (why: string) => unusableFile(dir, SUGGESTIONS_FILE, why);
   let value: SuggestionsFile;
   try {
     value = JSON.parse(text) as SuggestionsFile;

@@ -1,6 +1,6 @@
 import {
   Database,
-  entityIdPages,
+  entityPages,
   entityNeighbourhoods,
   graphChangeStamp,
   TripleWriter,
@@ -52,13 +52,19 @@ describe("fold-in reads: a new entity's edges, the entity list, the change stamp
     expect(hub?.edges).toHaveLength(2);
   });
 
-  it('lists every entity page by page, each once', async () => {
-    const seen: string[] = [];
-    for await (const page of entityIdPages(db, 2)) {
-      expect(page.length).toBeLessThanOrEqual(2);
-      seen.push(...page.filter((e) => e.endsWith(tag)));
+  it('lists every entity page by page, each once, with its degree', async () => {
+    const seen = new Map<string, number>();
+    for await (const page of entityPages(db, 2)) {
+      expect(page.ids.length).toBeLessThanOrEqual(2);
+      expect(page.degrees).toHaveLength(page.ids.length);
+      page.ids.forEach((e, i) => {
+        expect(seen.has(e)).toBe(false);
+        if (e.endsWith(tag)) seen.set(e, page.degrees[i] as number);
+      });
     }
-    expect(seen.sort()).toEqual(['a', 'b', 'c', 'hub', 'new'].map(id).sort());
+    expect([...seen.keys()].sort()).toEqual(['a', 'b', 'c', 'hub', 'new'].map(id).sort());
+    const [a] = await entityNeighbourhoods(db, [id('a')], 100);
+    expect(seen.get(id('a'))).toBe(a?.edges.length);
   });
 
   it('changes the stamp when an edge or an entity is added, not otherwise', async () => {

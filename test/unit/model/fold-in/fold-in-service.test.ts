@@ -56,8 +56,9 @@ function fixture(graph: Map<string, Neighbourhood>, first = model('v1').served) 
         return ids.map((id) => graph.get(id));
       },
       stamp: async () => String(stamp),
-      entityIdPages: async function* () {
-        yield ['a', 'b', 'c', ...graph.keys()];
+      entityPages: async function* () {
+        const ids = ['a', 'b', 'c', ...graph.keys()];
+        yield { ids, degrees: ids.map((id) => graph.get(id)?.edges.length ?? 1) };
       },
     },
     settings,
@@ -107,16 +108,22 @@ describe('FoldInService', () => {
 
   it('fits again only when the edge set changed (scan after the graph changed)', async () => {
     const graph = new Map([['x', { labels: [], edges: [edge('a')] }]]);
-    const { service, touch } = fixture(graph);
+    const { service, touch, reads } = fixture(graph);
     const base = service.current()!.scorer as unknown as FakeScorer;
     await service.poll();
     await service.idle();
     expect(base.fits).toHaveLength(1);
-    // Same stamp: no scan. New stamp, same edges: read, not fitted.
+    expect(reads).toEqual([['x']]);
+    // Same stamp: no scan. New stamp, same degree: not read again.
     await service.poll();
     touch();
     await service.poll();
     await service.idle();
+    expect(reads).toHaveLength(1);
+    // A write-back's notice reads it: same edges, not fitted.
+    service.notify(['x']);
+    await service.idle();
+    expect(reads).toHaveLength(2);
     expect(base.fits).toHaveLength(1);
     graph.set('x', { labels: [], edges: [edge('a'), edge('c')] });
     touch();
@@ -127,6 +134,37 @@ describe('FoldInService', () => {
     // Its edges to known entities gone: it is no longer served.
     graph.set('x', { labels: [], edges: [] });
     service.notify(['x']);
+    await service.idle();
+    expect(service.foldedInCount()).toBe(0);
+    expect(service.current()!.scorer.findEntity('x')).toBeUndefined();
+  });
+
+  it('reads an entity that cannot be folded in once, until its degree moves', async () => {
+    const graph = new Map([['other', { labels: [], edges: [edge('other-new')] }]]);
+    const { service, touch, reads } = fixture(graph);
+    await service.poll();
+    await service.idle();
+    touch();
+    await service.poll();
+    await service.idle();
+    expect(reads).toEqual([['other']]);
+    graph.set('other', { labels: [], edges: [edge('other-new'), edge('a')] });
+    touch();
+    await service.poll();
+    await service.idle();
+    expect(reads).toEqual([['other'], ['other']]);
+    expect(service.foldedInCount()).toBe(1);
+  });
+
+  it('drops a folded entity deleted from the graph at the next scan', async () => {
+    const graph = new Map([['x', { labels: [], edges: [edge('a')] }]]);
+    const { service, touch } = fixture(graph);
+    await service.poll();
+    await service.idle();
+    expect(service.foldedInCount()).toBe(1);
+    graph.delete('x');
+    touch();
+    await service.poll();
     await service.idle();
     expect(service.foldedInCount()).toBe(0);
     expect(service.current()!.scorer.findEntity('x')).toBeUndefined();
@@ -178,7 +216,7 @@ describe('FoldInService', () => {
           return ids.map((id) => graph.get(id));
         },
         stamp: async () => '1',
-        entityIdPages: async function* () {},
+        entityPages: async function* () {},
       },
       { ...settings, enabled: false },
     );
@@ -198,7 +236,7 @@ describe('FoldInService', () => {
             release = () => resolve(ids.map(() => ({ labels: [], edges: [edge('a')] })));
           }),
         stamp: async () => '1',
-        entityIdPages: async function* () {},
+        entityPages: async function* () {},
       },
       settings,
     );
