@@ -2,7 +2,7 @@
  * Fold-in of new entities on an inductive split (issue 41's protocol; README.md here).
  *
  *   npx tsx bench/freshness/fold-in.ts [--data <dir>] --dataset FB15k-237 [--model <dir>]
- *     [--budget 10m] [--full-retrain] [--seed 1] [--steps N] [--lr X] [--record]
+ *     [--budget 10m] [--full-retrain] [--seed 1] [--steps N] [--lr X] [--candidates N] [--record]
  *
  * Trains on the reduced graph within --budget (or loads --model, trained on the same split:
  * same --seed), folds in every held-out entity in one burst, and ranks its test edges in both
@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseDurationSeconds } from '../../src/config';
+import { readFoldIn } from '../../src/config/fold-in-config';
 import { budgetTrainOptions, graphSize, planTimeBudget, train } from '../../src/model';
 import { nativeEngine, type Native } from '../../src/model/native-engine';
 import { datasetDir, takeDataOption } from '../datasets';
@@ -102,6 +103,8 @@ async function main(): Promise<void> {
   const settings = {
     ...(option(rest, '--steps') ? { steps: Number(option(rest, '--steps')) } : {}),
     ...(option(rest, '--lr') ? { lr: Number(option(rest, '--lr')) } : {}),
+    // The server's default unless asked (KGC_FOLD_IN_CANDIDATES).
+    candidates: Number(option(rest, '--candidates') ?? readFoldIn({}).candidates),
     seed,
   };
   const split = inductiveSplit(datasetDir(name, data), seed);
@@ -147,7 +150,8 @@ async function main(): Promise<void> {
   single.sort((a, b) => a - b);
 
   const table = [
-    `${name}, seed ${seed}, budget ${budget} s, ${os.cpus().length} cores (${os.cpus()[0]?.model})`,
+    `${name}, seed ${seed}, budget ${budget} s, fold-in ${JSON.stringify(settings)}, ` +
+      `${os.cpus().length} cores (${os.cpus()[0]?.model})`,
     '',
     '| model | MRR | H@10 | MRR as head | MRR as tail |',
     '|---|---:|---:|---:|---:|',

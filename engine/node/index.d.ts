@@ -177,6 +177,11 @@ export interface FoldInOptions {
    * own queries only, for comparison).
    */
   tailSide?: boolean
+  /**
+   * Candidates per entity between full passes (an integer, 0 to 1,000,000; default 0: every
+   * step scores all entities). Under the softmax loss fold-in stays exact.
+   */
+  candidates?: number
 }
 
 /** Whether this build has the GPU training backend (`KGC_GPU=1 npm run setup`). */

@@ -6,6 +6,11 @@ export interface FoldInConfig {
   enabled: boolean;
   /** Optimiser steps fitting one entity's embedding against the frozen model. */
   steps: number;
+  /**
+   * Candidates per entity scored between the fit's full passes (its targets, its hardest
+   * negatives, a weighted sample of the rest); 0: every step scores all entities.
+   */
+  candidates: number;
   /** Entities fitted per engine call. */
   maxBatch: number;
   /** Edges of one entity read for its fit (a hub's first ones). */
@@ -20,6 +25,7 @@ export function readFoldIn(env: Env): FoldInConfig {
   return {
     enabled: readEnum(env, 'KGC_FOLD_IN', 'on', ['on', 'off'] as const) === 'on',
     steps: readInt(env, 'KGC_FOLD_IN_STEPS', 40, { min: 1, max: 10_000 }),
+    candidates: readInt(env, 'KGC_FOLD_IN_CANDIDATES', 1024, { min: 0, max: 1_000_000 }),
     maxBatch: readInt(env, 'KGC_FOLD_IN_MAX_BATCH', 256, { min: 1, max: 100_000 }),
     maxEdges: readInt(env, 'KGC_FOLD_IN_MAX_EDGES', 1000, { min: 1, max: 1_000_000 }),
     pollMs: 1000 * readInt(env, 'KGC_FOLD_IN_POLL_SECONDS', 2, { min: 1, max: 3600 }),

@@ -189,7 +189,7 @@ export class Scorer {
    */
   async foldInAsync(
     entities: FoldInEdge[][],
-    options: { steps?: number; lr?: number; seed?: number },
+    options: { steps?: number; lr?: number; seed?: number; candidates?: number },
     signal?: AbortSignal,
   ): Promise<Float32Array> {
     try {

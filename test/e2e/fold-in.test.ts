@@ -144,8 +144,8 @@ describe('fold-in: entities ingested after training are answered without retrain
 
   it('fits the entity again when its edges change', async () => {
     const [before] = await edges([['new1', isA(), 'class3']]);
-    // Now wired to class 3 twice as strongly as to class 1.
-    await write([...likeClass('new1', 3), ...likeClass('new1', 7)]);
+    // Now wired to class 3 twice as strongly as to class 1: 16 distinct members against 8.
+    await write([...likeClass('new1', 3), ...likeClass('new1', 35)]);
     // The background scan may fit it between the writer's transactions first: wait for the fit
     // of all its edges.
     await eventually(

@@ -36,6 +36,8 @@ pub struct Model {
     /// Validation metrics of these weights, when known.
     pub valid_metrics: Option<Metrics>,
     pub(crate) cores: CoreCache,
+    /// What every fold-in of this model shares (its starting row, its sampled negatives).
+    pub(crate) fold_in_memo: crate::fold_in::Memo,
 }
 
 impl Model {
@@ -56,6 +58,7 @@ impl Model {
             epoch,
             valid_metrics,
             cores,
+            fold_in_memo: Default::default(),
         }
     }
 
@@ -119,6 +122,7 @@ impl Model {
     /// Forgets the cached relation cores (needed only after changing `params` in place).
     pub fn clear_cache(&mut self) {
         self.cores = CoreCache::new(self.params.n_rel);
+        self.fold_in_memo = Default::default();
     }
 
     pub fn n_entities(&self) -> usize {

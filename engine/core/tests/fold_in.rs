@@ -323,19 +323,27 @@ fn edges_of(data: &neptune_core::Dataset, u: u32) -> Vec<FoldInEdge> {
 
 #[test]
 fn a_folded_in_entity_ranks_its_edges_other_ends() {
+    check_ranks(&FoldInSettings::default());
+}
+
+#[test]
+fn with_candidates_it_ranks_them_as_well() {
+    // 48 entities: 16 candidates (targets, 8 hardest, 8 sampled) between full passes.
+    check_ranks(&FoldInSettings {
+        candidates: 16,
+        ..FoldInSettings::default()
+    });
+}
+
+fn check_ranks(settings: &FoldInSettings) {
     let (data, model) = trained();
     let never = AtomicBool::new(false);
     // A copy of entity 9 arrives under a new name with entity 9's edges.
     let (u, new) = (9u32, model.n_entities() as u32);
     let edges = edges_of(&data, u);
-    let rows = fold_in(
-        &model,
-        std::slice::from_ref(&edges),
-        &FoldInSettings::default(),
-        &never,
-    )
-    .unwrap()
-    .unwrap();
+    let rows = fold_in(&model, std::slice::from_ref(&edges), settings, &never)
+        .unwrap()
+        .unwrap();
     let grown = model.with_entities(vec!["new".into()], &rows).unwrap();
     assert_eq!(grown.n_entities(), model.n_entities() + 1);
     // As head: every outgoing edge's tail is in the top 10 of (new, r) (its cluster holds 8).
@@ -375,9 +383,47 @@ fn a_folded_in_entity_ranks_its_edges_other_ends() {
 
 #[test]
 fn a_burst_gives_the_rows_of_one_at_a_time() {
+    check_burst(&FoldInSettings::default());
+    check_burst(&FoldInSettings {
+        candidates: 8,
+        ..FoldInSettings::default()
+    });
+}
+
+#[test]
+fn candidates_start_from_an_exact_step_and_leave_softmax_exact() {
+    let never = AtomicBool::new(false);
+    let fit = |m: &Model, steps, candidates| {
+        let s = FoldInSettings {
+            steps,
+            candidates,
+            ..FoldInSettings::default()
+        };
+        fold_in(m, &[edges()], &s, &never).unwrap().unwrap()
+    };
+    let bce = random_model(Loss::Bce, InverseMode::NewRelation);
+    // The first step is a full pass: the same row.
+    assert_eq!(fit(&bce, 1, 8), fit(&bce, 1, 0));
+    // Later steps score the candidates only: a different, nearby fit.
+    let (sampled, exact) = (fit(&bce, 40, 8), fit(&bce, 40, 0));
+    assert_ne!(sampled, exact);
+    let (l_s, _) = fold_in_objective(&bce, &edges(), &sampled, &FoldInSettings::default()).unwrap();
+    let (l_e, _) = fold_in_objective(&bce, &edges(), &exact, &FoldInSettings::default()).unwrap();
+    let (l_0, _) =
+        fold_in_objective(&bce, &edges(), &fit(&bce, 0, 0), &FoldInSettings::default()).unwrap();
+    assert!(
+        l_s < l_0 - 0.8 * (l_0 - l_e),
+        "exact loss {l_0} -> {l_e}, sampled -> {l_s}"
+    );
+    // Half the entities or more: nothing to gain, exact.
+    assert_eq!(fit(&bce, 40, 12), exact);
+    let softmax = random_model(Loss::Softmax, InverseMode::NewRelation);
+    assert_eq!(fit(&softmax, 40, 8), fit(&softmax, 40, 0));
+}
+
+fn check_burst(s: &FoldInSettings) {
     let m = random_model(Loss::Bce, InverseMode::SameRelation);
     let never = AtomicBool::new(false);
-    let s = FoldInSettings::default();
     let many: Vec<Vec<FoldInEdge>> = (0..40)
         .map(|i| {
             edges()
@@ -389,10 +435,10 @@ fn a_burst_gives_the_rows_of_one_at_a_time() {
                 .collect()
         })
         .collect();
-    let burst = fold_in(&m, &many, &s, &never).unwrap().unwrap();
+    let burst = fold_in(&m, &many, s, &never).unwrap().unwrap();
     assert_eq!(burst.len(), 40 * 6);
     for (i, edges) in many.iter().enumerate() {
-        let one = fold_in(&m, std::slice::from_ref(edges), &s, &never)
+        let one = fold_in(&m, std::slice::from_ref(edges), s, &never)
             .unwrap()
             .unwrap();
         for (a, b) in one.iter().zip(&burst[i * 6..]) {

@@ -35,6 +35,9 @@ pub struct FoldInOptions {
     /// Also fit the entity as a candidate tail of known queries (default true; false fits its
     /// own queries only, for comparison).
     pub tail_side: Option<bool>,
+    /// Candidates per entity between full passes (an integer, 0 to 1,000,000; default 0: every
+    /// step scores all entities). Under the softmax loss fold-in stays exact.
+    pub candidates: Option<f64>,
 }
 
 /// The core's settings from the JS options, checked.
@@ -62,6 +65,9 @@ pub(crate) fn fold_in_settings(options: Option<FoldInOptions>) -> EngineResult<F
     }
     if let Some(tail_side) = o.tail_side {
         s.tail_side = tail_side;
+    }
+    if let Some(candidates) = o.candidates {
+        s.candidates = whole("candidates", candidates, 1_000_000.0)? as usize;
     }
     if let Some(seed) = o.seed {
         s.seed = whole("seed", seed, 9_007_199_254_740_991.0)? as u64;

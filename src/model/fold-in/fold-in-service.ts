@@ -212,6 +212,7 @@ export class FoldInService {
       const edges: FoldInEdge[][] = fit.map((f) => f.input.edges);
       const rows = await base.scorer.foldInAsync(edges, {
         steps: this.settings.steps,
+        candidates: this.settings.candidates,
         ...(this.settings.lr !== undefined ? { lr: this.settings.lr } : {}),
         seed: FOLD_IN_SEED,
       });

@@ -31,6 +31,8 @@ export interface FoldInSettings {
   enabled: boolean;
   /** Optimiser steps per fold-in. */
   steps: number;
+  /** Candidates per entity between full passes; 0: exact (every step over all entities). */
+  candidates: number;
   /** Learning rate of those steps; undefined: the engine's default. */
   lr?: number;
   /** Entities folded in per engine call. */

@@ -16,6 +16,7 @@
 //! (`x2 · E^T` and `dlogits · E`), chunks in parallel. Each entity's loss and Adam state are its
 //! own, so its row does not depend on the burst it came in.
 
+mod candidates;
 mod objective;
 mod queries;
 mod tail_side;
@@ -26,11 +27,32 @@ use crate::config::Loss;
 use crate::error::{Error, Result};
 use crate::model::Model;
 use crate::rng::{CounterRng, Stream};
+use candidates::EntityCandidates;
 use objective::{loss_and_grad, Work};
 use queries::Batch;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use tail_side::{columns, Columns};
+
+/// The known rows' mean (d_e) and standard deviation over all their values.
+type RowStats = Arc<(Vec<f64>, f64)>;
+
+/// Per-model memo of what does not depend on the entity: the starting row's statistics and
+/// the last seed's negative columns (a single-entity fold-in would otherwise spend several
+/// milliseconds on them). Cleared with the model's other caches ([`Model::clear_cache`]).
+#[derive(Debug, Default)]
+pub struct Memo {
+    row_stats: Mutex<Option<RowStats>>,
+    negatives: Mutex<Option<(u64, Arc<Columns>)>>,
+}
+
+impl Clone for Memo {
+    /// A copy starts empty (a cloned model may have its parameters changed).
+    fn clone(&self) -> Self {
+        Memo::default()
+    }
+}
 
 /// One edge of a new entity `u` to an entity the model knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,6 +76,9 @@ pub struct FoldInSettings {
     pub seed: u64,
     /// Also fit the entity as a candidate tail of known queries (see `tail_side`).
     pub tail_side: bool,
+    /// Candidates per entity between full passes (see `candidates`); 0: every step over all
+    /// entities (exact). Ignored under softmax and where it is not below half the entities.
+    pub candidates: usize,
 }
 
 impl Default for FoldInSettings {
@@ -63,6 +88,7 @@ impl Default for FoldInSettings {
             lr: 0.05,
             seed: 0,
             tail_side: true,
+            candidates: 0,
         }
     }
 }
@@ -141,17 +167,33 @@ pub fn fold_in_objective(
     let mut grad = vec![0.0f32; d];
     let negatives = negatives(model, settings)?;
     let positives = positives(model, &batch, settings)?;
-    let sides = (&positives, &negatives, settings.tail_side);
-    let losses = objective(model, &batch, sides, row, &mut grad, &mut Work::default());
+    let sides = (&positives, &*negatives, settings.tail_side);
+    let losses = objective(
+        model,
+        &batch,
+        sides,
+        row,
+        &mut grad,
+        None,
+        &mut Work::default(),
+    );
     Ok((losses[0], grad))
 }
 
-/// The tail side's sampled negative columns (none without the tail side).
-fn negatives(model: &Model, s: &FoldInSettings) -> Result<Columns> {
-    match s.tail_side {
-        true => columns(model, &negative_queries(model, s.seed)),
-        false => Ok(Columns::default()),
+/// The tail side's sampled negative columns (none without the tail side), kept for the seed.
+fn negatives(model: &Model, s: &FoldInSettings) -> Result<Arc<Columns>> {
+    if !s.tail_side {
+        return Ok(Arc::new(Columns::default()));
     }
+    let memo = &model.fold_in_memo.negatives;
+    if let Some((seed, cols)) = memo.lock().expect("fold-in memo").as_ref() {
+        if *seed == s.seed {
+            return Ok(cols.clone());
+        }
+    }
+    let cols = Arc::new(columns(model, &negative_queries(model, s.seed))?);
+    *memo.lock().expect("fold-in memo") = Some((s.seed, cols.clone()));
+    Ok(cols)
 }
 
 /// The tail side's positive columns of a chunk (none without the tail side).
@@ -169,9 +211,10 @@ fn objective(
     (pos, neg, tail_side): (&Columns, &Columns, bool),
     rows: &[f32],
     grad: &mut [f32],
+    cands: Option<&[EntityCandidates]>,
     work: &mut Work,
 ) -> Vec<f64> {
-    let mut losses = loss_and_grad(model, batch, rows, grad, work);
+    let mut losses = loss_and_grad(model, batch, rows, grad, cands, work);
     if tail_side {
         tail_side::add_loss_and_grad(model, batch, pos, neg, rows, grad, &mut losses);
     }
@@ -193,6 +236,20 @@ fn check_settings(s: &FoldInSettings) -> Result<()> {
 
 /// The mean known row plus seeded noise (`INIT_NOISE` of the rows' spread).
 fn initial_row(model: &Model, seed: u64) -> Vec<f32> {
+    let stats = row_stats(model);
+    let (mean, spread) = (&stats.0, stats.1);
+    let mut rng = CounterRng::new(seed, u64::MAX, Stream::Init);
+    mean.iter()
+        .map(|m| (m + INIT_NOISE * spread * rng.normal()) as f32)
+        .collect()
+}
+
+/// The known rows' mean and standard deviation (over all their values), kept in the memo.
+fn row_stats(model: &Model) -> RowStats {
+    let memo = &model.fold_in_memo.row_stats;
+    if let Some(stats) = memo.lock().expect("fold-in memo").as_ref() {
+        return stats.clone();
+    }
     let (n, d, e) = (model.params.n_ent, model.params.d_e, &model.params.e);
     let mut mean = vec![0.0f64; d];
     for row in e.chunks_exact(d) {
@@ -204,10 +261,9 @@ fn initial_row(model: &Model, seed: u64) -> Vec<f32> {
         .flat_map(|row| row.iter().zip(&mean).map(|(&v, m)| (v as f64 - m).powi(2)))
         .sum::<f64>()
         / (n * d).max(1) as f64;
-    let mut rng = CounterRng::new(seed, u64::MAX, Stream::Init);
-    mean.iter()
-        .map(|m| (m + INIT_NOISE * var.sqrt() * rng.normal()) as f32)
-        .collect()
+    let stats = Arc::new((mean, var.sqrt()));
+    *memo.lock().expect("fold-in memo") = Some(stats.clone());
+    stats
 }
 
 /// Fits the rows of one chunk; `None` when cancelled.
@@ -240,11 +296,39 @@ fn fit(
         Loss::Softmax => 1.0,
     };
     let mut work = Work::default();
+    let sampled = model.config.loss == Loss::Bce
+        && candidates::samples(settings.candidates, model.n_entities());
+    let mut cands: Option<Vec<EntityCandidates>> = None;
     for t in 1..=settings.steps {
         if cancel.load(Ordering::Relaxed) {
             return Ok(None);
         }
-        objective(model, batch, sides, &rows, &mut grad, &mut work);
+        let refresh = (t - 1) % candidates::REFRESH_STEPS == 0;
+        if refresh {
+            cands = None;
+        }
+        objective(
+            model,
+            batch,
+            sides,
+            &rows,
+            &mut grad,
+            cands.as_deref(),
+            &mut work,
+        );
+        if sampled && refresh {
+            let pass = ((t - 1) / candidates::REFRESH_STEPS) as u64;
+            let grads = work.logit_gradients();
+            let picked = candidates::select(
+                model,
+                batch,
+                grads,
+                settings.candidates,
+                settings.seed,
+                pass,
+            );
+            cands = Some(picked);
+        }
         let (c1, c2) = (
             1.0 - ADAM_BETA1.powi(t as i32),
             1.0 - ADAM_BETA2.powi(t as i32),

@@ -1,6 +1,7 @@
 //! The fold-in objective of a chunk of entities and its exact gradient (head side: each
 //! entity's own 1-N queries through the frozen network).
 
+use super::candidates::{self, EntityCandidates};
 use super::queries::Batch;
 use crate::config::Loss;
 use crate::kernels::{elementwise, loss};
@@ -19,17 +20,26 @@ pub(super) struct Work {
     row_loss: Vec<f64>,
 }
 
+impl Work {
+    /// The last full pass's logit gradients (queries x N).
+    pub(super) fn logit_gradients(&self) -> &[f32] {
+        &self.logits
+    }
+}
+
 /// Each entity's loss (the mean over its queries, as training means over a batch) at `rows`
-/// (entities x d_e), and its gradient into `grad` (same shape).
+/// (entities x d_e), and its gradient into `grad` (same shape): over all entities, or over
+/// each entity's `cands` (an estimate, see `candidates`).
 pub(super) fn loss_and_grad(
     model: &Model,
     batch: &Batch,
     rows: &[f32],
     grad: &mut [f32],
+    cands: Option<&[EntityCandidates]>,
     w: &mut Work,
 ) -> Vec<f64> {
     let p = &model.params;
-    let (n, d, nq) = (p.n_ent, p.d_e, batch.queries());
+    let (d, nq) = (p.d_e, batch.queries());
     model.cores.prepare(p, &batch.relations);
     let x0 = w.buf.heads_mut(nq * d);
     for e in 0..batch.entities() {
@@ -38,38 +48,17 @@ pub(super) fn loss_and_grad(
         }
     }
     let x2 = hidden_of_x0(p, &model.cores, &|q| batch.relations[q], nq, &mut w.buf);
-    // logits = x2 · E^T                                                 (Q x N)
-    w.logits.resize(nq * n, 0.0);
-    matmul(
-        &mut w.logits,
-        Op::n(x2, nq, d),
-        Op::t(&p.e, n, d),
-        false,
-        true,
-    );
-    // The loss replaces each entity's logits by their gradient.
-    w.row_loss.resize(nq, 0.0);
-    let eps = model.config.label_smoothing;
-    let losses: Vec<f64> = (0..batch.entities())
-        .map(|e| {
-            let (a, b) = (batch.q_off[e], batch.q_off[e + 1]);
-            let (logits, row_loss) = (&mut w.logits[a * n..b * n], &mut w.row_loss[a..b]);
-            let tails = |i: usize| batch.targets(a + i);
-            match model.config.loss {
-                Loss::Bce => loss::bce_fused(logits, b - a, n, eps, tails, row_loss),
-                Loss::Softmax => loss::softmax_fused(logits, b - a, n, eps, tails, row_loss),
-            }
-        })
-        .collect();
-    // dx2 = dlogits · E                                                 (Q x D)
     w.dx.resize(nq * d, 0.0);
-    matmul(
-        &mut w.dx,
-        Op::n(&w.logits, nq, n),
-        Op::n(&p.e, n, d),
-        false,
-        true,
-    );
+    let losses = match cands {
+        Some(cands) => candidates::loss_and_dx(model, batch, cands, x2, &mut w.dx),
+        None => full_loss_and_dx(
+            model,
+            batch,
+            x2,
+            (&mut w.logits, &mut w.row_loss),
+            &mut w.dx,
+        ),
+    };
     // dz = act'(z) ⊙ dx2, dy = a1 ⊙ dz, dx1 = A_r · dy, de = Σ_q a0 ⊙ dx1.
     elementwise::act_backward(w.buf.pre_activation(), p.slope[0], &mut w.dx);
     let a1 = bn_scale(&p.bn1.gamma, &p.bn1.running_var);
@@ -87,12 +76,58 @@ pub(super) fn loss_and_grad(
                 .zip(&a1)
                 .for_each(|((y, &g), &s)| *y = g * s);
             for (i, gi) in ge.iter_mut().enumerate() {
-                let dot: f32 = core[i * d..][..d].iter().zip(&dy).map(|(a, b)| a * b).sum();
-                *gi += a0[i] * dot;
+                *gi += a0[i] * dot(&core[i * d..][..d], &dy);
             }
         }
     });
     losses
+}
+
+/// The exact head side: each entity's loss over all N entities and `w.dx` (queries x d_e), the
+/// gradient with respect to the hidden vectors `x2`; `logits` keeps the logit gradients.
+fn full_loss_and_dx(
+    model: &Model,
+    batch: &Batch,
+    x2: &[f32],
+    (logits, row_loss): (&mut Vec<f32>, &mut Vec<f64>),
+    dx: &mut [f32],
+) -> Vec<f64> {
+    let p = &model.params;
+    let (n, d, nq) = (p.n_ent, p.d_e, batch.queries());
+    // logits = x2 · E^T                                                 (Q x N)
+    logits.resize(nq * n, 0.0);
+    matmul(logits, Op::n(x2, nq, d), Op::t(&p.e, n, d), false, true);
+    // The loss replaces each entity's logits by their gradient.
+    row_loss.resize(nq, 0.0);
+    let eps = model.config.label_smoothing;
+    let losses: Vec<f64> = (0..batch.entities())
+        .map(|e| {
+            let (a, b) = (batch.q_off[e], batch.q_off[e + 1]);
+            let (rows, losses) = (&mut logits[a * n..b * n], &mut row_loss[a..b]);
+            let tails = |i: usize| batch.targets(a + i);
+            match model.config.loss {
+                Loss::Bce => loss::bce_fused(rows, b - a, n, eps, tails, losses),
+                Loss::Softmax => loss::softmax_fused(rows, b - a, n, eps, tails, losses),
+            }
+        })
+        .collect();
+    // dx2 = dlogits · E                                                 (Q x D)
+    matmul(dx, Op::n(logits, nq, n), Op::n(&p.e, n, d), false, true);
+    losses
+}
+
+/// `a · b` in sixteen partial sums, so the loop vectorises (one running f32 sum would not: this
+/// is the per-step cost of the chain through the cores, `d_e²` per query).
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let mut part = [0.0f32; 16];
+    let (ca, cb) = (a.chunks_exact(16), b.chunks_exact(16));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for k in 0..16 {
+            part[k] += x[k] * y[k];
+        }
+    }
+    part.iter().sum::<f32>() + ra.iter().zip(rb).map(|(x, y)| x * y).sum::<f32>()
 }
 
 /// A BatchNorm's eval-mode slope `gamma / sqrt(running_var + eps)`, as `forward_eval` computes it.

@@ -28,7 +28,7 @@ use crate::scoring::{hidden_into, ScoreBuffers};
 pub const NEGATIVES: usize = 256;
 
 /// Known queries' hidden vectors `x` (rows x d_e) and logit shifts (0 under BCE).
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub(super) struct Columns {
     x: Vec<f32>,
     shift: Vec<f64>,

@@ -32,6 +32,7 @@ class FakeScorer {
 const settings: FoldInSettings = {
   enabled: true,
   steps: 5,
+  candidates: 0,
   maxBatch: 2,
   maxEdges: 100,
   pollMs: 60_000,

@@ -1,0 +1,160 @@
+//! Sampled candidates for the head side between full passes (`FoldInSettings::candidates`).
+//!
+//! The exact head side scores each of the entity's queries against all N entities per step
+//! (two `Q x N x d_e` products): at FB15k-237's size that is most of a fold-in's time. With
+//! candidates, a full pass every `REFRESH_STEPS` steps (an exact step) picks, per entity, its
+//! queries' targets, the `candidates / 2` negatives with the largest gradient (the hardest: the
+//! ones that decide its ranks), and a uniform sample of `candidates / 2` of the other negatives
+//! drawn with replacement, each weighted `rest / sample` so the loss over the rest is estimated
+//! without bias. The steps in between score the candidates only. BCE only: under softmax the
+//! log-partition needs every logit, and fold-in stays exact.
+
+use super::queries::Batch;
+use crate::linalg::{matmul, Op};
+use crate::model::Model;
+use crate::rng::{CounterRng, Stream};
+use rayon::prelude::*;
+
+/// Steps between full passes (the first step is one).
+pub(super) const REFRESH_STEPS: usize = 10;
+
+/// One entity's candidates until the next full pass.
+pub(super) struct EntityCandidates {
+    /// Candidate entity ids: the entity's targets (sorted), then its hardest negatives, then
+    /// the sample (repeats possible).
+    ids: Vec<u32>,
+    /// Each candidate's weight in the loss: 1, or `rest / sample` for a sampled one.
+    weight: Vec<f32>,
+    /// The candidates' embedding rows (`ids.len() x d_e`).
+    rows: Vec<f32>,
+    /// How many of `ids` are targets (of any of the entity's queries).
+    targets: usize,
+}
+
+/// Whether `settings.candidates` samples at all for a model of `n` entities.
+pub(super) fn samples(candidates: usize, n: usize) -> bool {
+    candidates > 0 && 2 * candidates < n
+}
+
+/// Picks every entity's candidates from a full pass's gradient rows (`grad`: the chunk's
+/// `queries x N` logit gradients, as the BCE loss leaves them); `refresh` numbers the pass.
+pub(super) fn select(
+    model: &Model,
+    batch: &Batch,
+    grad: &[f32],
+    candidates: usize,
+    seed: u64,
+    refresh: u64,
+) -> Vec<EntityCandidates> {
+    let n = model.n_entities();
+    (0..batch.entities())
+        .into_par_iter()
+        .map(|e| {
+            let (a, b) = (batch.q_off[e], batch.q_off[e + 1]);
+            let mut targets: Vec<u32> = (a..b).flat_map(|q| batch.targets(q).to_vec()).collect();
+            targets.sort_unstable();
+            targets.dedup();
+            let mut taken = vec![false; n];
+            targets.iter().for_each(|&t| taken[t as usize] = true);
+            // The hardest negatives: the largest gradient over the entity's queries.
+            let mut hardest: Vec<(f32, u32)> = (0..n)
+                .filter(|&j| !taken[j])
+                .map(|j| {
+                    let g = (a..b).fold(f32::MIN, |m, q| m.max(grad[q * n + j]));
+                    (g, j as u32)
+                })
+                .collect();
+            let hard = (candidates / 2).min(hardest.len());
+            if hard > 0 && hard < hardest.len() {
+                hardest.select_nth_unstable_by(hard - 1, |x, y| y.0.total_cmp(&x.0));
+            }
+            hardest.truncate(hard);
+            hardest.iter().for_each(|&(_, j)| taken[j as usize] = true);
+            let rest = n - targets.len() - hard;
+            let sample = if rest == 0 { 0 } else { candidates - hard };
+            let mut ids = targets.clone();
+            ids.extend(hardest.iter().map(|&(_, j)| j));
+            let mut weight = vec![1.0f32; ids.len()];
+            let mut rng = CounterRng::new(seed, 2 + refresh, Stream::Shuffle);
+            while ids.len() < targets.len() + hard + sample {
+                let j = rng.below(n);
+                if !taken[j] {
+                    ids.push(j as u32);
+                    weight.push(rest as f32 / sample as f32);
+                }
+            }
+            let d = model.params.d_e;
+            let rows = ids
+                .iter()
+                .flat_map(|&j| model.params.e[j as usize * d..][..d].iter().copied())
+                .collect();
+            EntityCandidates {
+                ids,
+                weight,
+                rows,
+                targets: targets.len(),
+            }
+        })
+        .collect()
+}
+
+/// The head side over the candidates: `dx` (queries x d_e) = the gradient of each entity's
+/// estimated BCE with respect to its queries' hidden vectors `x2`, scaled as the exact loss
+/// scales it (a mean over the entity's `Q_u x N` cells). The loss itself is not estimated
+/// (NaN per entity): the fit needs only its gradient, and a logit's `softplus` would cost
+/// more than its product.
+pub(super) fn loss_and_dx(
+    model: &Model,
+    batch: &Batch,
+    cands: &[EntityCandidates],
+    x2: &[f32],
+    dx: &mut [f32],
+) -> Vec<f64> {
+    let (n, d) = (model.n_entities(), model.params.d_e);
+    let eps = model.config.label_smoothing as f32;
+    let base = 1.0 / n as f32;
+    // Split dx into each entity's rows.
+    let mut parts: Vec<&mut [f32]> = Vec::with_capacity(batch.entities());
+    let mut rest = dx;
+    for e in 0..batch.entities() {
+        let (mine, tail) = rest.split_at_mut((batch.q_off[e + 1] - batch.q_off[e]) * d);
+        parts.push(mine);
+        rest = tail;
+    }
+    parts
+        .into_par_iter()
+        .enumerate()
+        .map(|(e, dx_e)| {
+            let c = &cands[e];
+            let (a, b) = (batch.q_off[e], batch.q_off[e + 1]);
+            let (q_e, m) = (b - a, c.ids.len());
+            let scale = 1.0 / (q_e as f32 * n as f32);
+            // logits = x2_e · E_C^T                                         (Q_e x C)
+            let mut logits = vec![0.0f32; q_e * m];
+            matmul(
+                &mut logits,
+                Op::n(&x2[a * d..b * d], q_e, d),
+                Op::t(&c.rows, m, d),
+                false,
+                false,
+            );
+            for (i, row) in logits.chunks_exact_mut(m).enumerate() {
+                let known = batch.targets(a + i);
+                for (k, l) in row.iter_mut().enumerate() {
+                    let positive = k < c.targets && known.binary_search(&c.ids[k]).is_ok();
+                    let y = base + if positive { 1.0 - eps } else { 0.0 };
+                    *l = c.weight[k] * (1.0 / (1.0 + (-*l).exp()) - y) * scale;
+                }
+            }
+            // dx_e = dlogits · E_C                                          (Q_e x D)
+            matmul(
+                dx_e,
+                Op::n(&logits, q_e, m),
+                Op::n(&c.rows, m, d),
+                false,
+                false,
+            );
+            f64::NAN
+        })
+        .collect()
+}
