@@ -32,27 +32,11 @@ use objective::{loss_and_grad, Work};
 use queries::Batch;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use tail_side::{columns, Columns};
 
 /// The known rows' mean (d_e) and standard deviation over all their values.
 type RowStats = Arc<(Vec<f64>, f64)>;
-
-/// Per-model memo of what does not depend on the entity: the starting row's statistics and
-/// the last seed's negative columns (a single-entity fold-in would otherwise spend several
-/// milliseconds on them). Cleared with the model's other caches ([`Model::clear_cache`]).
-#[derive(Debug, Default)]
-pub struct Memo {
-    row_stats: Mutex<Option<RowStats>>,
-    negatives: Mutex<Option<(u64, Arc<Columns>)>>,
-}
-
-impl Clone for Memo {
-    /// A copy starts empty (a cloned model may have its parameters changed).
-    fn clone(&self) -> Self {
-        Memo::default()
-    }
-}
 
 /// One edge of a new entity `u` to an entity the model knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -185,15 +169,12 @@ fn negatives(model: &Model, s: &FoldInSettings) -> Result<Arc<Columns>> {
     if !s.tail_side {
         return Ok(Arc::new(Columns::default()));
     }
-    let memo = &model.fold_in_memo.negatives;
-    if let Some((seed, cols)) = memo.lock().expect("fold-in memo").as_ref() {
-        if *seed == s.seed {
-            return Ok(cols.clone());
-        }
-    }
-    let cols = Arc::new(columns(model, &negative_queries(model, s.seed))?);
-    *memo.lock().expect("fold-in memo") = Some((s.seed, cols.clone()));
-    Ok(cols)
+    // Kept per model and seed (a single-entity fold-in would otherwise spend milliseconds).
+    model
+        .fold_in_memo
+        .get_or_make(("fold-in negatives", s.seed), || {
+            columns(model, &negative_queries(model, s.seed))
+        })
 }
 
 /// The tail side's positive columns of a chunk (none without the tail side).
@@ -246,24 +227,23 @@ fn initial_row(model: &Model, seed: u64) -> Vec<f32> {
 
 /// The known rows' mean and standard deviation (over all their values), kept in the memo.
 fn row_stats(model: &Model) -> RowStats {
-    let memo = &model.fold_in_memo.row_stats;
-    if let Some(stats) = memo.lock().expect("fold-in memo").as_ref() {
-        return stats.clone();
-    }
-    let (n, d, e) = (model.params.n_ent, model.params.d_e, &model.params.e);
-    let mut mean = vec![0.0f64; d];
-    for row in e.chunks_exact(d) {
-        mean.iter_mut().zip(row).for_each(|(m, &v)| *m += v as f64);
-    }
-    mean.iter_mut().for_each(|m| *m /= n.max(1) as f64);
-    let var = e
-        .chunks_exact(d)
-        .flat_map(|row| row.iter().zip(&mean).map(|(&v, m)| (v as f64 - m).powi(2)))
-        .sum::<f64>()
-        / (n * d).max(1) as f64;
-    let stats = Arc::new((mean, var.sqrt()));
-    *memo.lock().expect("fold-in memo") = Some(stats.clone());
-    stats
+    let stats = model
+        .fold_in_memo
+        .get_or_make(("fold-in row stats", 0), || {
+            let (n, d, e) = (model.params.n_ent, model.params.d_e, &model.params.e);
+            let mut mean = vec![0.0f64; d];
+            for row in e.chunks_exact(d) {
+                mean.iter_mut().zip(row).for_each(|(m, &v)| *m += v as f64);
+            }
+            mean.iter_mut().for_each(|m| *m /= n.max(1) as f64);
+            let var = e
+                .chunks_exact(d)
+                .flat_map(|row| row.iter().zip(&mean).map(|(&v, m)| (v as f64 - m).powi(2)))
+                .sum::<f64>()
+                / (n * d).max(1) as f64;
+            Ok::<_, Error>((mean, var.sqrt()))
+        });
+    stats.expect("cannot fail")
 }
 
 /// Fits the rows of one chunk; `None` when cancelled.
