@@ -32,7 +32,8 @@
 //   0 numbers:     error, real, rng
 //   1 data:        dataset, config, params             (triples, settings, tensors)
 //   2 kernels:     kernels, linalg
-//   3 model:       candidate_mask, scoring, eval, model, evaluate, suggest, warm_start, fold_in
+//   3 model:       candidate_mask, scoring, eval, memo, model, evaluate, suggest, warm_start,
+//                  fold_in
 //                  (eval-mode forward, ranking, serving, suggestions across the graph, a new
 //                  run's weights from a trained model, new entities' rows)
 //   4 persistence: checkpoint
@@ -54,6 +55,7 @@ pub mod candidate_mask;
 pub mod eval;
 pub mod evaluate;
 pub mod fold_in;
+mod memo;
 pub mod model;
 pub mod scoring;
 pub mod suggest;

@@ -4,13 +4,11 @@ use crate::config::Config;
 use crate::dataset::{Dataset, InverseMode};
 use crate::error::{Error, Result};
 use crate::eval::Metrics;
+use crate::memo::Memo;
 use crate::params::Params;
 use crate::real::sigmoid;
 use crate::scoring::{logits_into, queries_per_chunk, CoreCache, ScoreBuffers};
 use rayon::prelude::*;
-use std::any::Any;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
 
 /// One scored candidate entity.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -19,46 +17,6 @@ pub struct Prediction {
     pub logit: f32,
     /// `sigmoid(logit)`.
     pub probability: f32,
-}
-
-/// Values derived from a model's parameters that its callers keep (fold-in's starting row and
-/// negatives), by name and number. A clone or [`Model::clear_cache`] starts empty.
-#[derive(Default)]
-pub(crate) struct Memo(Mutex<HashMap<MemoKey, Arc<dyn Any + Send + Sync>>>);
-
-/// A memo entry's name and number (a seed, say).
-type MemoKey = (&'static str, u64);
-
-impl Clone for Memo {
-    fn clone(&self) -> Self {
-        Memo::default()
-    }
-}
-
-impl std::fmt::Debug for Memo {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Memo")
-    }
-}
-
-impl Memo {
-    /// The value kept under `key`, made by `make` (and kept) the first time.
-    pub(crate) fn get_or_make<T: Any + Send + Sync, E>(
-        &self,
-        key: MemoKey,
-        make: impl FnOnce() -> std::result::Result<T, E>,
-    ) -> std::result::Result<Arc<T>, E> {
-        let found = self.0.lock().expect("model memo").get(&key).cloned();
-        if let Some(value) = found.and_then(|v| v.downcast::<T>().ok()) {
-            return Ok(value);
-        }
-        let value = Arc::new(make()?);
-        self.0
-            .lock()
-            .expect("model memo")
-            .insert(key, value.clone());
-        Ok(value)
-    }
 }
 
 /// A NePTuNe model with its vocabularies. Relation ids in queries are model relation ids:

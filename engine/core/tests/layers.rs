@@ -14,6 +14,7 @@ const LAYERS: [&[&str]; 7] = [
         "candidate_mask",
         "scoring",
         "eval",
+        "memo",
         "model",
         "evaluate",
         "suggest",

@@ -51,7 +51,9 @@ pub(super) fn select(
         .into_par_iter()
         .map(|e| {
             let (a, b) = (batch.q_off[e], batch.q_off[e + 1]);
-            let mut targets: Vec<u32> = (a..b).flat_map(|q| batch.targets(q).to_vec()).collect();
+            let mut targets: Vec<u32> = (a..b)
+                .flat_map(|q| batch.targets(q).iter().copied())
+                .collect();
             targets.sort_unstable();
             targets.dedup();
             let mut taken = vec![false; n];

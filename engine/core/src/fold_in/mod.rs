@@ -113,7 +113,7 @@ pub fn fold_in(
             last.append(&one);
         }
     }
-    let init = initial_row(model, settings.seed);
+    let init = initial_row(model, settings.seed)?;
     let negatives = negatives(model, settings)?;
     let rows: Vec<Result<Option<Vec<f32>>>> = chunks
         .par_iter()
@@ -216,18 +216,19 @@ fn check_settings(s: &FoldInSettings) -> Result<()> {
 }
 
 /// The mean known row plus seeded noise (`INIT_NOISE` of the rows' spread).
-fn initial_row(model: &Model, seed: u64) -> Vec<f32> {
-    let stats = row_stats(model);
+fn initial_row(model: &Model, seed: u64) -> Result<Vec<f32>> {
+    let stats = row_stats(model)?;
     let (mean, spread) = (&stats.0, stats.1);
     let mut rng = CounterRng::new(seed, u64::MAX, Stream::Init);
-    mean.iter()
+    Ok(mean
+        .iter()
         .map(|m| (m + INIT_NOISE * spread * rng.normal()) as f32)
-        .collect()
+        .collect())
 }
 
 /// The known rows' mean and standard deviation (over all their values), kept in the memo.
-fn row_stats(model: &Model) -> RowStats {
-    let stats = model
+fn row_stats(model: &Model) -> Result<RowStats> {
+    model
         .fold_in_memo
         .get_or_make(("fold-in row stats", 0), || {
             let (n, d, e) = (model.params.n_ent, model.params.d_e, &model.params.e);
@@ -241,9 +242,8 @@ fn row_stats(model: &Model) -> RowStats {
                 .flat_map(|row| row.iter().zip(&mean).map(|(&v, m)| (v as f64 - m).powi(2)))
                 .sum::<f64>()
                 / (n * d).max(1) as f64;
-            Ok::<_, Error>((mean, var.sqrt()))
-        });
-    stats.expect("cannot fail")
+            Ok((mean, var.sqrt()))
+        })
 }
 
 /// Fits the rows of one chunk; `None` when cancelled.
