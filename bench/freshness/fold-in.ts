@@ -2,12 +2,14 @@
  * Fold-in of new entities on an inductive split (issue 41's protocol; README.md here).
  *
  *   npx tsx bench/freshness/fold-in.ts [--data <dir>] --dataset FB15k-237 [--model <dir>]
- *     [--budget 10m] [--full-retrain] [--seed 1] [--steps N] [--lr X] [--candidates N] [--record]
+ *     [--budget 10m] [--full-retrain [--full-model <dir>]] [--seed 1] [--steps N] [--lr X]
+ *     [--candidates N] [--half validation|test] [--record]
  *
  * Trains on the reduced graph within --budget (or loads --model, trained on the same split:
  * same --seed), folds in every held-out entity in one burst, and ranks its test edges in both
  * directions; also head-side-only fold-in, single-entity latency, and with --full-retrain a
- * model trained on train + ingested edges within the same budget.
+ * model trained on train + ingested edges within the same budget (or loaded: --full-model).
+ * --half: one half of the held-out entities (fold-in-settings.ts chooses on `validation`).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,7 +20,8 @@ import { budgetTrainOptions, graphSize, planTimeBudget, train } from '../../src/
 import { nativeEngine, type Native } from '../../src/model/native-engine';
 import { datasetDir, takeDataOption } from '../datasets';
 import { inductiveRanks, summarise, type RankSummary } from './inductive-ranks';
-import { inductiveSplit, type Named } from './inductive-split';
+import { foldInEdges, percentile } from './fold-in-edges';
+import { heldOutHalves, inductiveSplit, type Named } from './inductive-split';
 
 function option(argv: string[], flag: string): string | undefined {
   const i = argv.indexOf(flag);
@@ -51,28 +54,6 @@ async function trainWithin(
   await train(data, plan.config, { outDir: dir, ...budgetTrainOptions(plan) });
   const seconds = (Date.now() - started) / 1000;
   return { model: await nativeEngine().loadModel(dir, 256 << 20), seconds, dir };
-}
-
-/** Each held-out entity's ingested edges in the model's ids (edges it cannot use dropped). */
-function foldInEdges(model: Native.NeptuneModel, heldOut: string[], ingested: Named[]) {
-  const entity = new Map(model.entities.map((x, i) => [x, i]));
-  const relation = new Map(model.relations.map((x, i) => [x, i]));
-  const edges = new Map<string, Native.FoldInEdge[]>(heldOut.map((x) => [x, []]));
-  for (const [h, r, t] of ingested) {
-    const rel = relation.get(r);
-    if (rel === undefined) continue;
-    if (edges.has(h) && entity.has(t)) {
-      edges.get(h)!.push({ relation: rel, other: entity.get(t)!, outgoing: true });
-    }
-    if (edges.has(t) && entity.has(h)) {
-      edges.get(t)!.push({ relation: rel, other: entity.get(h)!, outgoing: false });
-    }
-  }
-  return [...edges].filter(([, list]) => list.length > 0);
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN;
 }
 
 function row(label: string, s: { both: RankSummary; head: RankSummary; tail: RankSummary }) {
@@ -108,7 +89,12 @@ async function main(): Promise<void> {
     seed,
   };
   const split = inductiveSplit(datasetDir(name, data), seed);
-  const heldOut = new Set(split.heldOut);
+  const half = option(rest, '--half');
+  if (half !== undefined && half !== 'validation' && half !== 'test')
+    throw new Error('--half must be validation or test');
+  // One half of the held-out entities (heldOutHalves), or all of them.
+  const heldOut = half ? heldOutHalves(split, seed)[half] : new Set(split.heldOut);
+  const testEdges = split.test.filter(([h, , t]) => heldOut.has(h) || heldOut.has(t));
   console.log(
     `${name}: ${split.known.length} known, ${split.heldOut.length} held out; train ${split.train.length}, ` +
       `ingested ${split.ingested.length}, test edges ${split.test.length}`,
@@ -118,7 +104,7 @@ async function main(): Promise<void> {
     ? { model: await nativeEngine().loadModel(modelDir, 256 << 20), seconds: NaN }
     : await trainWithin('reduced', split.train, split.valid, budget);
   const model = base.model;
-  const entities = foldInEdges(model, split.heldOut, split.ingested);
+  const entities = foldInEdges(model, [...heldOut].sort(), split.ingested);
   const lists = entities.map(([, edges]) => edges);
 
   const t0 = process.hrtime.bigint();
@@ -128,18 +114,18 @@ async function main(): Promise<void> {
     entities.map(([x]) => x),
     rows,
   );
-  const folded = await scored(grown, split.test, heldOut, split.all);
+  const folded = await scored(grown, testEdges, heldOut, split.all);
   const headOnlyRows = await model.foldInAsync(lists, { ...settings, tailSide: false });
   const headOnly = await scored(
     model.withEntities(
       entities.map(([x]) => x),
       headOnlyRows,
     ),
-    split.test,
+    testEdges,
     heldOut,
     split.all,
   );
-  const none = await scored(model, split.test, heldOut, split.all);
+  const none = await scored(model, testEdges, heldOut, split.all);
 
   const single: number[] = [];
   for (const edges of lists.slice(0, 200)) {
@@ -151,6 +137,7 @@ async function main(): Promise<void> {
 
   const table = [
     `${name}, seed ${seed}, budget ${budget} s, fold-in ${JSON.stringify(settings)}, ` +
+      `${half ? `${half} half of the held-out entities (${testEdges.length} test edges), ` : ''}` +
       `${os.cpus().length} cores (${os.cpus()[0]?.model})`,
     '',
     '| model | MRR | H@10 | MRR as head | MRR as tail |',
@@ -160,13 +147,11 @@ async function main(): Promise<void> {
     row('fold-in (default)', folded),
   ];
   if (rest.includes('--full-retrain')) {
-    const full = await trainWithin(
-      'full',
-      [...split.train, ...split.ingested],
-      split.valid,
-      budget,
-    );
-    const retrained = await scored(full.model, split.test, heldOut, split.all);
+    const fullDir = option(rest, '--full-model');
+    const full = fullDir
+      ? { model: await nativeEngine().loadModel(fullDir, 256 << 20) }
+      : await trainWithin('full', [...split.train, ...split.ingested], split.valid, budget);
+    const retrained = await scored(full.model, testEdges, heldOut, split.all);
     table.push(row('full retrain, same budget', retrained));
     table.push(
       '',

@@ -92,3 +92,13 @@ export function inductiveSplit(
     all,
   };
 }
+
+/**
+ * The held-out entities in two seeded halves: `validation` chooses fold-in settings, `test`
+ * reports the chosen one (so no reported number chose its own setting).
+ */
+export function heldOutHalves(split: InductiveSplit, seed: number) {
+  const order = shuffled(split.heldOut, seededRandom(seed + 1_000_003));
+  const half = Math.ceil(order.length / 2);
+  return { validation: new Set(order.slice(0, half)), test: new Set(order.slice(half)) };
+}
