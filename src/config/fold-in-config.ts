@@ -24,7 +24,7 @@ export interface FoldInConfig {
 export function readFoldIn(env: Env): FoldInConfig {
   return {
     enabled: readEnum(env, 'KGC_FOLD_IN', 'on', ['on', 'off'] as const) === 'on',
-    steps: readInt(env, 'KGC_FOLD_IN_STEPS', 40, { min: 1, max: 10_000 }),
+    steps: readInt(env, 'KGC_FOLD_IN_STEPS', 15, { min: 1, max: 10_000 }),
     candidates: readInt(env, 'KGC_FOLD_IN_CANDIDATES', 1024, { min: 0, max: 1_000_000 }),
     maxBatch: readInt(env, 'KGC_FOLD_IN_MAX_BATCH', 256, { min: 1, max: 100_000 }),
     maxEdges: readInt(env, 'KGC_FOLD_IN_MAX_EDGES', 1000, { min: 1, max: 1_000_000 }),

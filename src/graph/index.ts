@@ -38,6 +38,7 @@ export { reasonPathsBatch } from './predictions/reason-paths';
 export type { PathEdge, ReasonPairAnswer, ReasonPairQuery } from './predictions/reason-paths';
 export { REASON_READ_LIMITS } from './predictions/reason-paths';
 export { reasonEdgesPresent } from './predictions/reason-edges';
+export { warmUpReasonReads } from './predictions/reason-warm-up';
 export { labelProblem, streamEntityLabels, writeEntityLabels } from './entities/entity-labels';
 export type { LabelRow } from './entities/entity-labels';
 export { reservedRelationProblem } from './suggestions/suggested-type';

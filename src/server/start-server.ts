@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import type { Config } from '../config';
-import { Database, MigrationRunner, openDatabase } from '../graph';
+import { Database, MigrationRunner, openDatabase, warmUpReasonReads } from '../graph';
 import { loadServingModel } from '../model';
 import { StalenessTracker } from '../resolvers';
 import type { FoldInService } from '../model';
@@ -31,6 +31,8 @@ export type StartedServer = RunningServer & {
   follower?: ModelFollower;
   /** New entities' fold-in; `foldedInCount()` is the active version's folded entities. */
   foldIn: FoldInService;
+  /** Settles when the reasons reads are planned (failures are logged, never thrown). */
+  warmedUp: Promise<void>;
 };
 
 /**
@@ -104,13 +106,16 @@ export async function startServer(
       config.http.host,
       config.http.port,
     );
+    const warmedUp = warmUp(db, logger);
     return {
       ...running,
       db,
       metrics,
       follower,
       foldIn,
+      warmedUp,
       stop: async (drainMs?: number) => {
+        await warmedUp;
         await foldIn.stop();
         await follower?.stop();
         await running.stop(drainMs);
@@ -120,5 +125,19 @@ export async function startServer(
   } catch (error) {
     await db.close();
     throw error;
+  }
+}
+
+/**
+ * Plans the reasons reads in the background, so the first request that asks for reasons does
+ * not wait seconds for Neo4j's planner.
+ */
+async function warmUp(db: Database, logger: Logger): Promise<void> {
+  const started = Date.now();
+  try {
+    await warmUpReasonReads(db);
+    logger.info({ ms: Date.now() - started }, 'reasons reads planned');
+  } catch (error) {
+    logger.warn({ err: error }, 'planning the reasons reads failed (the first request will)');
   }
 }

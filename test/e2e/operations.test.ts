@@ -163,6 +163,13 @@ describe('operations: batching, readiness, metrics, logs', () => {
       expect(line).toMatch(/^[a-zA-Z_:][\w:]*(\{[^}]*\})? ([-+0-9.eE]+|NaN|[+-]Inf)$/i);
   });
 
+  it('plans the reasons reads at start, in the background', async () => {
+    await server.warmedUp;
+    const messages = sink.lines.map((line) => line.msg);
+    expect(messages).toContain('reasons reads planned');
+    expect(messages).not.toContain('planning the reasons reads failed (the first request will)');
+  });
+
   it('logs one JSON line per request with its id, never a key', async () => {
     const id = `test-${tag}`;
     await fetch(server.url, {

@@ -115,6 +115,8 @@ pub(super) fn loss_and_dx(
     let (n, d) = (model.n_entities(), model.params.d_e);
     let eps = model.config.label_smoothing as f32;
     let base = 1.0 / n as f32;
+    // Fewer entities than threads (one alone: the latency case): each product uses the threads.
+    let inner = batch.entities() < rayon::current_num_threads();
     // Split dx into each entity's rows.
     let mut parts: Vec<&mut [f32]> = Vec::with_capacity(batch.entities());
     let mut rest = dx;
@@ -138,7 +140,7 @@ pub(super) fn loss_and_dx(
                 Op::n(&x2[a * d..b * d], q_e, d),
                 Op::t(&c.rows, m, d),
                 false,
-                false,
+                inner,
             );
             for (i, row) in logits.chunks_exact_mut(m).enumerate() {
                 let known = batch.targets(a + i);
@@ -154,7 +156,7 @@ pub(super) fn loss_and_dx(
                 Op::n(&logits, q_e, m),
                 Op::n(&c.rows, m, d),
                 false,
-                false,
+                inner,
             );
             f64::NAN
         })
