@@ -16,23 +16,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { nativeEngine, type Native } from '../../src/model/native-engine';
 import { datasetDir, takeDataOption } from '../datasets';
+import { option } from '../quality/cli-option';
 import { foldInEdges, percentile } from './fold-in-edges';
 import { inductiveRanks, summarise } from './inductive-ranks';
 import { heldOutHalves, inductiveSplit } from './inductive-split';
-
-function option(argv: string[], flag: string): string | undefined {
-  const i = argv.indexOf(flag);
-  return i < 0 ? undefined : argv[i + 1];
-}
 
 const list = (text: string | undefined, fallback: number[]) =>
   text === undefined ? fallback : text.split(',').map(Number);
 
 async function main(): Promise<void> {
   const { data, rest } = takeDataOption(process.argv.slice(2));
-  const name = option(rest, '--dataset') ?? 'FB15k-237';
-  const seed = Number(option(rest, '--seed') ?? 1);
-  const modelDir = option(rest, '--model');
+  const name = option(rest, 'dataset') ?? 'FB15k-237';
+  const seed = Number(option(rest, 'seed') ?? 1);
+  const modelDir = option(rest, 'model');
   if (!modelDir) throw new Error('--model <dir>: the reduced model of fold-in.ts for this split');
   const split = inductiveSplit(datasetDir(name, data), seed);
   const { validation } = heldOutHalves(split, seed);
@@ -41,7 +37,7 @@ async function main(): Promise<void> {
   const entities = foldInEdges(model, [...validation].sort(), split.ingested);
   const names = entities.map(([x]) => x);
   const lists = entities.map(([, edges]) => edges);
-  const latency = Number(option(rest, '--latency') ?? 0);
+  const latency = Number(option(rest, 'latency') ?? 0);
 
   const header = [
     `${name}, seed ${seed}, ${entities.length} validation entities (${test.length} test edges), ` +
@@ -52,9 +48,9 @@ async function main(): Promise<void> {
   ];
   console.log(header.join('\n'));
   const rows: string[] = [];
-  for (const steps of list(option(rest, '--steps'), [10, 20, 40]))
-    for (const lr of list(option(rest, '--lr'), [0.05]))
-      for (const candidates of list(option(rest, '--candidates'), [1024])) {
+  for (const steps of list(option(rest, 'steps'), [10, 20, 40]))
+    for (const lr of list(option(rest, 'lr'), [0.05]))
+      for (const candidates of list(option(rest, 'candidates'), [1024])) {
         const settings = { steps, lr, candidates, seed };
         const t0 = process.hrtime.bigint();
         const fitted = await model.foldInAsync(lists, settings);

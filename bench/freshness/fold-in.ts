@@ -19,14 +19,10 @@ import { readFoldIn } from '../../src/config/fold-in-config';
 import { budgetTrainOptions, graphSize, planTimeBudget, train } from '../../src/model';
 import { nativeEngine, type Native } from '../../src/model/native-engine';
 import { datasetDir, takeDataOption } from '../datasets';
+import { option } from '../quality/cli-option';
 import { inductiveRanks, summarise, type RankSummary } from './inductive-ranks';
 import { foldInEdges, percentile } from './fold-in-edges';
 import { heldOutHalves, inductiveSplit, type Named } from './inductive-split';
-
-function option(argv: string[], flag: string): string | undefined {
-  const i = argv.indexOf(flag);
-  return i < 0 ? undefined : argv[i + 1];
-}
 
 /** Trains `train` (+ `valid`) within `budgetSeconds` into a temp folder; returns the model. */
 async function trainWithin(
@@ -77,19 +73,19 @@ async function scored(
 
 async function main(): Promise<void> {
   const { data, rest } = takeDataOption(process.argv.slice(2));
-  const name = option(rest, '--dataset') ?? 'FB15k-237';
-  const seed = Number(option(rest, '--seed') ?? 1);
-  const budget = parseDurationSeconds(option(rest, '--budget') ?? '10m');
+  const name = option(rest, 'dataset') ?? 'FB15k-237';
+  const seed = Number(option(rest, 'seed') ?? 1);
+  const budget = parseDurationSeconds(option(rest, 'budget') ?? '10m');
   if (budget === undefined) throw new Error('--budget must be a duration such as 10m');
   const settings = {
-    ...(option(rest, '--steps') ? { steps: Number(option(rest, '--steps')) } : {}),
-    ...(option(rest, '--lr') ? { lr: Number(option(rest, '--lr')) } : {}),
+    ...(option(rest, 'steps') ? { steps: Number(option(rest, 'steps')) } : {}),
+    ...(option(rest, 'lr') ? { lr: Number(option(rest, 'lr')) } : {}),
     // The server's default unless asked (KGC_FOLD_IN_CANDIDATES).
-    candidates: Number(option(rest, '--candidates') ?? readFoldIn({}).candidates),
+    candidates: Number(option(rest, 'candidates') ?? readFoldIn({}).candidates),
     seed,
   };
   const split = inductiveSplit(datasetDir(name, data), seed);
-  const half = option(rest, '--half');
+  const half = option(rest, 'half');
   if (half !== undefined && half !== 'validation' && half !== 'test')
     throw new Error('--half must be validation or test');
   // One half of the held-out entities (heldOutHalves), or all of them.
@@ -99,7 +95,7 @@ async function main(): Promise<void> {
     `${name}: ${split.known.length} known, ${split.heldOut.length} held out; train ${split.train.length}, ` +
       `ingested ${split.ingested.length}, test edges ${split.test.length}`,
   );
-  const modelDir = option(rest, '--model');
+  const modelDir = option(rest, 'model');
   const base = modelDir
     ? { model: await nativeEngine().loadModel(modelDir, 256 << 20), seconds: NaN }
     : await trainWithin('reduced', split.train, split.valid, budget);
@@ -147,7 +143,7 @@ async function main(): Promise<void> {
     row('fold-in (default)', folded),
   ];
   if (rest.includes('--full-retrain')) {
-    const fullDir = option(rest, '--full-model');
+    const fullDir = option(rest, 'full-model');
     const full = fullDir
       ? { model: await nativeEngine().loadModel(fullDir, 256 << 20) }
       : await trainWithin('full', [...split.train, ...split.ingested], split.valid, budget);

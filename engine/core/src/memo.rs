@@ -4,7 +4,7 @@ use std::any::Any;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-/// Values derived from a model's parameters that its callers keep (fold-in's starting row and
+/// Values derived from a model's parameters that its callers keep (fold-in's rows' spread and
 /// negatives), by name and number. A clone or [`crate::Model::clear_cache`] starts empty.
 #[derive(Default)]
 pub(crate) struct Memo(Mutex<HashMap<MemoKey, Arc<dyn Any + Send + Sync>>>);

@@ -37,7 +37,7 @@ pub struct Model {
     /// Validation metrics of these weights, when known.
     pub valid_metrics: Option<Metrics>,
     pub(crate) cores: CoreCache,
-    /// What every fold-in of this model shares (its starting row, its sampled negatives).
+    /// What every fold-in of this model shares (the known rows' spread, its sampled negatives).
     pub(crate) fold_in_memo: Memo,
 }
 

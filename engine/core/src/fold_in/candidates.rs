@@ -51,11 +51,7 @@ pub(super) fn select(
         .into_par_iter()
         .map(|e| {
             let (a, b) = (batch.q_off[e], batch.q_off[e + 1]);
-            let mut targets: Vec<u32> = (a..b)
-                .flat_map(|q| batch.targets(q).iter().copied())
-                .collect();
-            targets.sort_unstable();
-            targets.dedup();
+            let targets = batch.entity_targets(e);
             let mut taken = vec![false; n];
             targets.iter().for_each(|&t| taken[t as usize] = true);
             // The hardest negatives: the largest gradient over the entity's queries.

@@ -4,8 +4,8 @@
 //! A new entity `u`'s edges to known entities become its 1-N queries in both directions: an
 //! edge `(u, r, t)` the query `(u, r) -> t`, an edge `(h, r, u)` the query
 //! `(u, reverse(r)) -> h` ([`Model::reverse_relation`]); each distinct query's targets are
-//! multi-hot over the model's entities. `e_u` is the only free parameter: a few dozen Adam steps
-//! on the model's own training loss (BCE with its label smoothing, or softmax) in evaluation mode
+//! multi-hot over the model's entities. `e_u` is the only free parameter: a few Adam steps from the
+//! mean row of the entities its edges reach, on the model's own training loss (BCE with its label smoothing, or softmax) in evaluation mode
 //! (no dropout, BatchNorm running statistics; W, R, E and the slope fixed).
 //!
 //! In eval mode one query is `x2 = act(a1 ⊙ (x1 · A_r) + c1)` with `x1 = a0 ⊙ e_u + c0` (each
@@ -34,9 +34,6 @@ use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use tail_side::{columns, Columns};
-
-/// The known rows' mean (d_e) and standard deviation over all their values.
-type RowStats = Arc<(Vec<f64>, f64)>;
 
 /// One edge of a new entity `u` to an entity the model knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,7 +85,7 @@ const ADAM_EPS: f64 = 1e-8;
 /// Logits per chunk of queries (16 MiB): a chunk's scratch stays small while its products are
 /// still large enough to run at GEMM speed.
 const CHUNK_LOGITS: usize = 1 << 22;
-/// The initial row is the mean known row plus noise of this share of the rows' spread.
+/// An entity's starting row gets seeded noise of this share of the known rows' spread.
 const INIT_NOISE: f64 = 0.1;
 
 /// Fits one embedding row per entry of `entities` (each the entity's edges), returned
@@ -116,11 +113,11 @@ pub fn fold_in(
             last.append(&one);
         }
     }
-    let init = initial_row(model, settings.seed)?;
+    let noise = initial_noise(model, settings.seed)?;
     let negatives = negatives(model, settings)?;
     let rows: Vec<Result<Option<Vec<f32>>>> = chunks
         .par_iter()
-        .map(|batch| fit(model, batch, &init, &negatives, settings, cancel))
+        .map(|batch| fit(model, batch, &noise, &negatives, settings, cancel))
         .collect();
     let mut out = Vec::with_capacity(entities.len() * model.params.d_e);
     for r in rows {
@@ -218,51 +215,41 @@ fn check_settings(s: &FoldInSettings) -> Result<()> {
     Ok(())
 }
 
-/// The mean known row plus seeded noise (`INIT_NOISE` of the rows' spread).
-fn initial_row(model: &Model, seed: u64) -> Result<Vec<f32>> {
-    let stats = row_stats(model)?;
-    let (mean, spread) = (&stats.0, stats.1);
+/// The seeded noise every starting row gets (d_e): `INIT_NOISE` of the known rows' spread.
+fn initial_noise(model: &Model, seed: u64) -> Result<Vec<f64>> {
+    let spread = *row_spread(model)?;
     let mut rng = CounterRng::new(seed, u64::MAX, Stream::Init);
-    Ok(mean
-        .iter()
-        .map(|m| (m + INIT_NOISE * spread * rng.normal()) as f32)
+    Ok((0..model.params.d_e)
+        .map(|_| INIT_NOISE * spread * rng.normal())
         .collect())
 }
 
-/// Each entity's first row: the mean row of the entities its edges reach, plus the seeded
-/// noise of `init` (the known rows' mean plus noise). Under the frozen network an entity
-/// starts among its neighbours, not at the centre of all entities.
-fn starting_rows(model: &Model, batch: &Batch, init: &[f32]) -> Result<Vec<f32>> {
+/// Each entity's first row: the mean row of the entities its edges reach, plus `noise`. Under
+/// the frozen network an entity starts among its neighbours, not at the centre of all entities.
+fn starting_rows(model: &Model, batch: &Batch, noise: &[f64]) -> Vec<f32> {
     let d = model.params.d_e;
-    let stats = row_stats(model)?;
     let mut rows = Vec::with_capacity(batch.entities() * d);
     for e in 0..batch.entities() {
-        let mut others: Vec<u32> = (batch.q_off[e]..batch.q_off[e + 1])
-            .flat_map(|q| batch.targets(q).iter().copied())
-            .collect();
-        others.sort_unstable();
-        others.dedup();
-        let mut mean = vec![0.0f64; d];
+        // Every edge is a target of one of the entity's queries: never empty.
+        let others = batch.entity_targets(e);
+        let mut mean = noise.to_vec();
+        let k = others.len() as f64;
         for &o in &others {
             let row = &model.params.e[o as usize * d..][..d];
-            mean.iter_mut().zip(row).for_each(|(m, &v)| *m += v as f64);
+            mean.iter_mut()
+                .zip(row)
+                .for_each(|(m, &v)| *m += v as f64 / k);
         }
-        let k = others.len().max(1) as f64;
-        rows.extend(
-            init.iter()
-                .zip(&mean)
-                .zip(&stats.0)
-                .map(|((&x, &m), &g)| (x as f64 - g + m / k) as f32),
-        );
+        rows.extend(mean.iter().map(|&m| m as f32));
     }
-    Ok(rows)
+    rows
 }
 
-/// The known rows' mean and standard deviation (over all their values), kept in the memo.
-fn row_stats(model: &Model) -> Result<RowStats> {
+/// The known rows' standard deviation over all their values, kept in the memo.
+fn row_spread(model: &Model) -> Result<Arc<f64>> {
     model
         .fold_in_memo
-        .get_or_make(("fold-in row stats", 0), || {
+        .get_or_make(("fold-in row spread", 0), || {
             let (n, d, e) = (model.params.n_ent, model.params.d_e, &model.params.e);
             let mut mean = vec![0.0f64; d];
             for row in e.chunks_exact(d) {
@@ -274,7 +261,7 @@ fn row_stats(model: &Model) -> Result<RowStats> {
                 .flat_map(|row| row.iter().zip(&mean).map(|(&v, m)| (v as f64 - m).powi(2)))
                 .sum::<f64>()
                 / (n * d).max(1) as f64;
-            Ok((mean, var.sqrt()))
+            Ok::<_, Error>(var.sqrt())
         })
 }
 
@@ -282,14 +269,14 @@ fn row_stats(model: &Model) -> Result<RowStats> {
 fn fit(
     model: &Model,
     batch: &Batch,
-    init: &[f32],
+    noise: &[f64],
     negatives: &Columns,
     settings: &FoldInSettings,
     cancel: &AtomicBool,
 ) -> Result<Option<Vec<f32>>> {
     let positives = positives(model, batch, settings)?;
     let sides = (&positives, negatives, settings.tail_side);
-    let mut rows = starting_rows(model, batch, init)?;
+    let mut rows = starting_rows(model, batch, noise);
     let (mut grad, mut m, mut v) = (
         vec![0.0f32; rows.len()],
         vec![0.0f32; rows.len()],

@@ -102,4 +102,12 @@ impl Batch {
     pub(super) fn targets(&self, q: usize) -> &[u32] {
         &self.targets[self.t_off[q]..self.t_off[q + 1]]
     }
+    /// Entity `e`'s targets over all its queries, sorted, each once.
+    pub(super) fn entity_targets(&self, e: usize) -> Vec<u32> {
+        let mut all: Vec<u32> =
+            self.targets[self.t_off[self.q_off[e]]..self.t_off[self.q_off[e + 1]]].to_vec();
+        all.sort_unstable();
+        all.dedup();
+        all
+    }
 }
