@@ -10,21 +10,26 @@
 //! log-partition needs every logit, and fold-in stays exact.
 
 use super::queries::Batch;
+use crate::kernels::loss;
 use crate::linalg::{matmul, Op};
 use crate::model::Model;
 use crate::rng::{CounterRng, Stream};
 use rayon::prelude::*;
 
-/// Steps between full passes (the first step is one).
-pub(super) const REFRESH_STEPS: usize = 10;
+/// Steps between full passes (the first step is one): at the default 15 steps, one pass. A
+/// second at step 11 moved validation MRR by at most .001 on FB15k-237's and WN18RR's held-out
+/// entities and cost a hub entity a quarter of its time (bench/freshness/RESULTS.md).
+pub(super) const REFRESH_STEPS: usize = 20;
 
 /// One entity's candidates until the next full pass.
 pub(super) struct EntityCandidates {
     /// Candidate entity ids: the entity's targets (sorted), then its hardest negatives, then
     /// the sample (repeats possible).
     ids: Vec<u32>,
-    /// Each candidate's weight in the loss: 1, or `rest / sample` for a sampled one.
-    weight: Vec<f32>,
+    /// The sampled candidates' weight in the loss, `rest / sample` (the others weigh 1).
+    sample_weight: f32,
+    /// How many candidates are sampled (the last of `ids`).
+    sampled: usize,
     /// The candidates' embedding rows (`ids.len() x d_e`).
     rows: Vec<f32>,
     /// How many of `ids` are targets (of any of the entity's queries).
@@ -55,12 +60,16 @@ pub(super) fn select(
             let mut taken = vec![false; n];
             targets.iter().for_each(|&t| taken[t as usize] = true);
             // The hardest negatives: the largest gradient over the entity's queries.
+            let mut largest = grad[a * n..][..n].to_vec();
+            for q in a + 1..b {
+                largest
+                    .iter_mut()
+                    .zip(&grad[q * n..][..n])
+                    .for_each(|(m, &g)| *m = m.max(g));
+            }
             let mut hardest: Vec<(f32, u32)> = (0..n)
                 .filter(|&j| !taken[j])
-                .map(|j| {
-                    let g = (a..b).fold(f32::MIN, |m, q| m.max(grad[q * n + j]));
-                    (g, j as u32)
-                })
+                .map(|j| (largest[j], j as u32))
                 .collect();
             let hard = (candidates / 2).min(hardest.len());
             if hard > 0 && hard < hardest.len() {
@@ -72,13 +81,11 @@ pub(super) fn select(
             let sample = if rest == 0 { 0 } else { candidates - hard };
             let mut ids = targets.clone();
             ids.extend(hardest.iter().map(|&(_, j)| j));
-            let mut weight = vec![1.0f32; ids.len()];
             let mut rng = CounterRng::new(seed, 2 + refresh, Stream::Shuffle);
             while ids.len() < targets.len() + hard + sample {
                 let j = rng.below(n);
                 if !taken[j] {
                     ids.push(j as u32);
-                    weight.push(rest as f32 / sample as f32);
                 }
             }
             let d = model.params.d_e;
@@ -88,7 +95,12 @@ pub(super) fn select(
                 .collect();
             EntityCandidates {
                 ids,
-                weight,
+                sample_weight: if sample == 0 {
+                    1.0
+                } else {
+                    rest as f32 / sample as f32
+                },
+                sampled: sample,
                 rows,
                 targets: targets.len(),
             }
@@ -138,12 +150,18 @@ pub(super) fn loss_and_dx(
                 false,
                 inner,
             );
+            // Each logit's gradient (sigmoid(l) - y) * weight * scale, with y = 1 / N, less
+            // (1 - eps) * scale at the query's own targets (all among the first candidates,
+            // whose weight is 1).
             for (i, row) in logits.chunks_exact_mut(m).enumerate() {
+                let (plain, sampled) = row.split_at_mut(m - c.sampled);
+                loss::bce_gradient_row(plain, base, scale);
+                loss::bce_gradient_row(sampled, base, scale * c.sample_weight);
                 let known = batch.targets(a + i);
-                for (k, l) in row.iter_mut().enumerate() {
-                    let positive = k < c.targets && known.binary_search(&c.ids[k]).is_ok();
-                    let y = base + if positive { 1.0 - eps } else { 0.0 };
-                    *l = c.weight[k] * (1.0 / (1.0 + (-*l).exp()) - y) * scale;
+                for (l, id) in plain[..c.targets].iter_mut().zip(&c.ids) {
+                    if known.binary_search(id).is_ok() {
+                        *l -= (1.0 - eps) * scale;
+                    }
                 }
             }
             // dx_e = dlogits · E_C                                          (Q_e x D)

@@ -4,7 +4,7 @@
 use super::candidates::{self, EntityCandidates};
 use super::queries::Batch;
 use crate::config::Loss;
-use crate::kernels::{elementwise, loss};
+use crate::kernels::{dot, elementwise, loss};
 use crate::linalg::{matmul, Op};
 use crate::model::Model;
 use crate::params::BN_EPS;
@@ -59,26 +59,35 @@ pub(super) fn loss_and_grad(
             &mut w.dx,
         ),
     };
-    // dz = act'(z) ⊙ dx2, dy = a1 ⊙ dz, dx1 = A_r · dy, de = Σ_q a0 ⊙ dx1.
+    // dz = act'(z) ⊙ dx2, dy = a1 ⊙ dz (in place), dx1 = A_r · dy, de = Σ_q a0 ⊙ dx1.
     elementwise::act_backward(w.buf.pre_activation(), p.slope[0], &mut w.dx);
     let a1 = bn_scale(&p.bn1.gamma, &p.bn1.running_var);
     let a0 = bn_scale(&p.bn0.gamma, &p.bn0.running_var);
+    for dy in w.dx[..nq * d].chunks_exact_mut(d) {
+        dy.iter_mut().zip(&a1).for_each(|(y, &s)| *y *= s);
+    }
+    // Fewer entities than threads (one alone: the latency case): each entity's gradient is cut
+    // into blocks of rows, each reading its rows of every core; every value is summed in the
+    // same order either way.
+    let threads = rayon::current_num_threads();
+    let block = match batch.entities() < threads {
+        true => d.div_ceil(threads),
+        false => d,
+    };
     grad.iter_mut().for_each(|g| *g = 0.0);
+    let dy = &w.dx;
     grad.par_chunks_mut(d).enumerate().for_each(|(e, ge)| {
-        let mut dy = vec![0.0f32; d];
-        for q in batch.q_off[e]..batch.q_off[e + 1] {
-            let core = model
-                .cores
-                .core(batch.relations[q])
-                .expect("relation core prepared above");
-            dy.iter_mut()
-                .zip(&w.dx[q * d..][..d])
-                .zip(&a1)
-                .for_each(|((y, &g), &s)| *y = g * s);
-            for (i, gi) in ge.iter_mut().enumerate() {
-                *gi += a0[i] * dot(&core[i * d..][..d], &dy);
+        ge.par_chunks_mut(block).enumerate().for_each(|(k, part)| {
+            let rows = k * block..k * block + part.len();
+            for q in batch.q_off[e]..batch.q_off[e + 1] {
+                let core = model
+                    .cores
+                    .core(batch.relations[q])
+                    .expect("relation core prepared above");
+                let (core_rows, scale) = (&core[rows.start * d..rows.end * d], &a0[rows.clone()]);
+                dot::add_scaled_row_dots(core_rows, &dy[q * d..][..d], scale, part);
             }
-        }
+        });
     });
     losses
 }
@@ -114,20 +123,6 @@ fn full_loss_and_dx(
     // dx2 = dlogits · E                                                 (Q x D)
     matmul(dx, Op::n(logits, nq, n), Op::n(&p.e, n, d), false, true);
     losses
-}
-
-/// `a · b` in sixteen partial sums, so the loop vectorises (one running f32 sum would not: this
-/// is the per-step cost of the chain through the cores, `d_e²` per query).
-fn dot(a: &[f32], b: &[f32]) -> f32 {
-    let mut part = [0.0f32; 16];
-    let (ca, cb) = (a.chunks_exact(16), b.chunks_exact(16));
-    let (ra, rb) = (ca.remainder(), cb.remainder());
-    for (x, y) in ca.zip(cb) {
-        for k in 0..16 {
-            part[k] += x[k] * y[k];
-        }
-    }
-    part.iter().sum::<f32>() + ra.iter().zip(rb).map(|(x, y)| x * y).sum::<f32>()
 }
 
 /// A BatchNorm's eval-mode slope `gamma / sqrt(running_var + eps)`, as `forward_eval` computes it.

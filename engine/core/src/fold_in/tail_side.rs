@@ -19,6 +19,7 @@
 use super::queries::Batch;
 use crate::config::Loss;
 use crate::error::Result;
+use crate::kernels::dot;
 use crate::model::Model;
 use crate::real::{sigmoid, softplus};
 use crate::rng::{CounterRng, Stream};
@@ -87,14 +88,8 @@ pub(super) fn add_loss_and_grad(
         let g = &mut grad[e * d..][..d];
         let q_u = (batch.q_off[e + 1] - batch.q_off[e]).max(1) as f64;
         let mut cell = |x: &[f32], shift: f64, y: f64, w: f64| {
-            let l = x
-                .iter()
-                .zip(row)
-                .map(|(&a, &b)| a as f64 * b as f64)
-                .sum::<f64>()
-                - shift;
-            let dl = (w * (sigmoid(l) - y)) as f32;
-            g.iter_mut().zip(x).for_each(|(gv, &xv)| *gv += dl * xv);
+            let l = dot::dot(x, row) as f64 - shift;
+            dot::axpy((w * (sigmoid(l) - y)) as f32, x, g);
             w * (softplus(l) - y * l)
         };
         let mut loss = 0.0;

@@ -43,6 +43,16 @@ where
 }
 
 multiversion!(fn dense_row<T>(row: &mut [T], base: T, scale: T) -> f64 => dense_row_body);
+multiversion!(pub fn bce_gradient_row<T>(row: &mut [T], base: T, scale: T) => bce_gradient_row_body);
+
+/// Overwrites each logit `l` by `(sigmoid(l) - base) * scale`: [`dense_row`]'s gradient
+/// without the loss (fold-in's sampled candidates need only the gradient).
+#[inline(always)]
+fn bce_gradient_row_body<T: Real>(row: &mut [T], base: T, scale: T) {
+    for l in row.iter_mut() {
+        *l = (l.softplus_sigmoid().1 - base) * scale;
+    }
+}
 
 /// Returns `sum softplus(l) - base * l` and overwrites `l` by `(sigmoid(l) - base) * scale`.
 #[inline(always)]

@@ -76,6 +76,7 @@ pub(crate) use multiversion;
 
 pub mod batchnorm;
 pub mod core_product;
+pub mod dot;
 pub mod elementwise;
 // Training and fold-in (`crate::fold_in`, which serving builds include) both use it.
 pub mod loss;
