@@ -3,8 +3,9 @@
 //! cross-entropy equals a straightforward f64 `-sum y log softmax(l)` (mean over examples) and
 //! its gradient `(softmax(l) - y) / B`, on random rows with extreme logits, duplicate and
 //! missing tails, with and without smoothing, and matches finite differences of its own loss.
+//! The gradient row alone (fold-in's candidates) is `(sigmoid(l) - base) * scale` in f32 and f64.
 
-use neptune_core::kernels::loss::{bce_fused, softmax_fused};
+use neptune_core::kernels::loss::{bce_fused, bce_gradient_row, softmax_fused};
 use neptune_core::real::Real;
 
 fn reference(logits: &[f64], tails: &[Vec<u32>], n: usize, eps: f64) -> f64 {
@@ -252,5 +253,23 @@ fn softmax_stays_accurate_on_long_rows_in_f32() {
         let (want, _) = softmax_reference(&l32, &tails, n, eps);
         let (got, _) = run_softmax::<f32>(&l32, &tails, n, eps);
         assert!((got - want).abs() <= 1e-5, "eps {eps}: f32 {got} vs {want}");
+    }
+}
+
+#[test]
+fn the_gradient_row_is_the_scaled_sigmoid_less_the_base() {
+    let logits: Vec<f64> = (0..53).map(|i| (i as f64 - 26.0) * 1.7).collect();
+    let (base, scale) = (0.01, 0.25);
+    let want: Vec<f64> = logits
+        .iter()
+        .map(|&l| (1.0 / (1.0 + (-l).exp()) - base) * scale)
+        .collect();
+    let mut f64s = logits.clone();
+    bce_gradient_row(&mut f64s, base, scale);
+    let mut f32s: Vec<f32> = logits.iter().map(|&l| l as f32).collect();
+    bce_gradient_row(&mut f32s, base as f32, scale as f32);
+    for ((w, a), b) in want.iter().zip(&f64s).zip(&f32s) {
+        assert!((w - a).abs() < 1e-15, "{a} vs {w}");
+        assert!((w - *b as f64).abs() < 1e-7, "{b} vs {w}");
     }
 }
