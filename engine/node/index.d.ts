@@ -402,8 +402,13 @@ export interface TrainRunOptions {
 export interface WarmStartResult {
   /** Entities whose embeddings were copied by name. */
   copiedEntities: number
-  /** Entities the trained model did not know (initialised as a fresh run would). */
+  /** Entities the trained model did not know (folded in, or initialised as a fresh run would). */
   newEntities: number
+  /**
+   * Of `new_entities`, those started from a fold-in row (fitted against the trained model
+   * from their edges to entities it knows).
+   */
+  foldedInEntities: number
   /** Base relations whose rows (and reverse rows) were copied by name. */
   copiedRelations: number
   /** Relations the trained model did not know (initialised as a fresh run would). */

@@ -57,10 +57,15 @@ export interface WarmStartSchedule {
 export interface WarmStartRecord {
   change: GraphChange;
   schedule: WarmStartSchedule;
-  /** Rows copied by name and initialised fresh (absent when the engine did not report them). */
+  /**
+   * Rows copied by name, new entities' rows (folded in from their edges where they have one to a
+   * known entity, else fresh) and new relations' (absent when the engine did not report them).
+   */
   mapping?: {
     copiedEntities: number;
     newEntities: number;
+    /** Absent in versions trained before new entities were folded in. */
+    foldedInEntities?: number;
     copiedRelations: number;
     newRelations: number;
     droppedEntities: number;

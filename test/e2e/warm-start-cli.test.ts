@@ -91,6 +91,8 @@ describe('retraining warm-starts from the active version', () => {
     expect(training.warmStart!.mapping).toEqual({
       copiedEntities: v1Info.snapshot.entities,
       newEntities: 1,
+      // Its edges to known entities over known relations: its first row is its fold-in.
+      foldedInEntities: 1,
       copiedRelations: 2,
       newRelations: 1,
       droppedEntities: 0,

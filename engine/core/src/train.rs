@@ -271,8 +271,10 @@ impl Trainer {
             match (&self.resume_from, &self.warm_start_from) {
                 (Some(dir), _) => self.load_resume(dir, dataset)?,
                 (None, Some(dir)) => {
-                    let (p, stats) =
-                        warm_start::warm_start_params(&Model::load(dir)?, cfg, dataset)?;
+                    // New entities are folded in on this trainer's threads.
+                    let (p, stats) = self.pool.install(|| {
+                        warm_start::warm_start_params(&Model::load(dir)?, cfg, dataset, cancel)
+                    })?;
                     warm_start = Some(stats);
                     let a = Adam::new(&p);
                     (p, a, TrainState::default(), None, None)

@@ -3,10 +3,11 @@
 //!
 //! Rows are matched by name: `E` rows of entities the model knows, `R` rows of relations it
 //! knows (and, with `InverseMode::NewRelation`, their `_reverse` rows), `W`, both BatchNorms
-//! (affine parameters and running statistics) and the activation slope are copied. Entities and
-//! relations the model has never seen keep the seeded initialisation the config's preset would
-//! give them in a fresh run ([`Params::init`]); a later improvement could start new entities
-//! from a fold-in embedding instead (fitted against the frozen model from their own edges).
+//! (affine parameters and running statistics) and the activation slope are copied. An entity the
+//! model has never seen starts from its fold-in row ([`crate::fold_in`]: fitted against the
+//! frozen trained model from its training edges to entities the model knows, over relations it
+//! knows), as a served version would answer for it; one without such an edge, and every new
+//! relation, keeps the seeded initialisation a fresh run would give it ([`Params::init`]).
 //!
 //! Adam's moments are not carried over: a model version keeps only its weights (no optimizer
 //! state), and moments of the old run describe the gradients of a schedule that has ended (at
@@ -16,17 +17,21 @@
 use crate::config::Config;
 use crate::dataset::{Dataset, InverseMode};
 use crate::error::{Error, Result};
+use crate::fold_in::{fold_in, FoldInEdge, FoldInSettings};
 use crate::model::Model;
 use crate::params::Params;
 use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
 
 /// What a warm start took from the trained model and what it initialised.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct WarmStartStats {
     /// Entities of the new dataset whose rows were copied.
     pub copied_entities: usize,
-    /// Entities the model did not know (fresh rows).
+    /// Entities the model did not know (fold-in rows or fresh ones).
     pub new_entities: usize,
+    /// Of `new_entities`, those whose rows were fitted by fold-in.
+    pub folded_in_entities: usize,
     /// Base relations of the new dataset whose rows were copied (with their reverses).
     pub copied_relations: usize,
     /// Base relations the model did not know (fresh rows).
@@ -69,13 +74,25 @@ pub fn check_compatible(trained: &Config, new: &Config) -> Result<()> {
     }
 }
 
+/// How new entities are folded in: the server's default fit (`KGC_FOLD_IN_STEPS`,
+/// `KGC_FOLD_IN_CANDIDATES`), seeded by the run.
+pub fn fold_in_settings(config: &Config) -> FoldInSettings {
+    FoldInSettings {
+        seed: config.seed,
+        candidates: 1024,
+        ..FoldInSettings::default()
+    }
+}
+
 /// The new run's starting parameters for `dataset` under `config`, from `trained`'s weights
 /// (see the module docs). Fails when the settings are incompatible ([`check_compatible`]) or
-/// the trained model is inconsistent.
+/// the trained model is inconsistent. `cancel` stops the new entities' fold-in (they then keep
+/// their fresh rows).
 pub fn warm_start_params(
     trained: &Model,
     config: &Config,
     dataset: &Dataset,
+    cancel: &AtomicBool,
 ) -> Result<(Params<f32>, WarmStartStats)> {
     config.validate()?;
     trained.validate()?;
@@ -131,13 +148,61 @@ pub fn warm_start_params(
     p.bn0 = old.bn0.clone();
     p.bn1 = old.bn1.clone();
     p.slope.copy_from_slice(&old.slope);
+    let (ids, edges) = new_entity_edges(dataset, &old_entities, &old_relations);
+    if let Some(rows) = fold_in(trained, &edges, &fold_in_settings(config), cancel)? {
+        for (&j, row) in ids.iter().zip(rows.chunks_exact(d)) {
+            p.e[j * d..(j + 1) * d].copy_from_slice(row);
+        }
+        stats.folded_in_entities = ids.len();
+    }
     Ok((p, stats))
+}
+
+/// The dataset's new entities that have a training edge, over a relation `trained` knows, to
+/// an entity it knows (their dataset ids, ascending), and those edges in `trained`'s ids.
+fn new_entity_edges(
+    dataset: &Dataset,
+    old_entities: &HashMap<&str, usize>,
+    old_relations: &HashMap<&str, usize>,
+) -> (Vec<usize>, Vec<Vec<FoldInEdge>>) {
+    let known = |j: u32| {
+        old_entities
+            .get(dataset.entities[j as usize].as_str())
+            .copied()
+    };
+    let mut edges: Vec<Vec<FoldInEdge>> = vec![Vec::new(); dataset.n_entities()];
+    for &[h, r, t] in &dataset.train {
+        let Some(&relation) = old_relations.get(dataset.relations[r as usize].as_str()) else {
+            continue;
+        };
+        let relation = relation as u32;
+        match (known(h), known(t)) {
+            (None, Some(other)) => edges[h as usize].push(FoldInEdge {
+                relation,
+                other: other as u32,
+                outgoing: true,
+            }),
+            (Some(other), None) => edges[t as usize].push(FoldInEdge {
+                relation,
+                other: other as u32,
+                outgoing: false,
+            }),
+            _ => {}
+        }
+    }
+    edges
+        .into_iter()
+        .enumerate()
+        .filter(|(_, list)| !list.is_empty())
+        .unzip()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::config::Activation;
+
+    static NEVER: AtomicBool = AtomicBool::new(false);
 
     fn config(mode: InverseMode) -> Config {
         Config {
@@ -192,13 +257,21 @@ mod tests {
         let old = trained(&cfg, &["a", "b", "gone"], &["likes", "knows"]);
         // Reordered, one entity gone, one new; relations reordered plus a new one.
         let data = dataset(&["b", "new", "a"], &["knows", "fresh", "likes"]);
-        let (p, stats) = warm_start_params(&old, &cfg, &data).unwrap();
+        let (p, stats) = warm_start_params(&old, &cfg, &data, &NEVER).unwrap();
         let fresh = Params::<f32>::init(&cfg, 3, 6);
         let (d, dr) = (4, 3);
         let row = |v: &[f32], i: usize, w: usize| v[i * w..(i + 1) * w].to_vec();
         assert_eq!(row(&p.e, 0, d), row(&old.params.e, 1, d), "b");
         assert_eq!(row(&p.e, 2, d), row(&old.params.e, 0, d), "a");
-        assert_eq!(row(&p.e, 1, d), row(&fresh.e, 1, d), "new: the seeded init");
+        // "new" has two training edges with b over knows (both known): its fold-in row.
+        let edges = [false, true].map(|outgoing| FoldInEdge {
+            relation: 1,
+            other: 1,
+            outgoing,
+        });
+        let folded = fold_in(&old, &[edges.to_vec()], &fold_in_settings(&cfg), &NEVER);
+        assert_eq!(row(&p.e, 1, d), folded.unwrap().unwrap(), "new: folded in");
+        assert_ne!(row(&p.e, 1, d), row(&fresh.e, 1, d));
         // Base rows, then reverse rows (old: likes 0, knows 1, likes_rev 2, knows_rev 3).
         assert_eq!(row(&p.r, 0, dr), row(&old.params.r, 1, dr), "knows");
         assert_eq!(row(&p.r, 2, dr), row(&old.params.r, 0, dr), "likes");
@@ -215,6 +288,7 @@ mod tests {
             WarmStartStats {
                 copied_entities: 2,
                 new_entities: 1,
+                folded_in_entities: 1,
                 copied_relations: 2,
                 new_relations: 1,
                 dropped_entities: 1,
@@ -223,11 +297,28 @@ mod tests {
     }
 
     #[test]
+    fn a_new_entity_without_a_known_edge_or_cancelled_keeps_the_seeded_init() {
+        let cfg = config(InverseMode::NewRelation);
+        let old = trained(&cfg, &["a", "b"], &["likes"]);
+        let fresh = Params::<f32>::init(&cfg, 3, 4);
+        // Its only edges are of a relation the model has never seen.
+        let data = dataset(&["b", "new", "a"], &["fresh", "likes"]);
+        let (p, stats) = warm_start_params(&old, &cfg, &data, &NEVER).unwrap();
+        assert_eq!(p.e[4..8], fresh.e[4..8]);
+        assert_eq!((stats.new_entities, stats.folded_in_entities), (1, 0));
+        // Its edges are known, but the run was cancelled before its fold-in.
+        let data = dataset(&["b", "new", "a"], &["likes", "fresh"]);
+        let (p, stats) = warm_start_params(&old, &cfg, &data, &AtomicBool::new(true)).unwrap();
+        assert_eq!(p.e[4..8], fresh.e[4..8]);
+        assert_eq!((stats.new_entities, stats.folded_in_entities), (1, 0));
+    }
+
+    #[test]
     fn same_relation_mode_has_no_reverse_rows() {
         let cfg = config(InverseMode::SameRelation);
         let old = trained(&cfg, &["a", "b"], &["likes"]);
         let data = dataset(&["a", "b"], &["new", "likes"]);
-        let (p, stats) = warm_start_params(&old, &cfg, &data).unwrap();
+        let (p, stats) = warm_start_params(&old, &cfg, &data, &NEVER).unwrap();
         assert_eq!(p.n_rel, 2);
         assert_eq!(p.r[3..6], old.params.r[0..3]);
         assert_eq!(p.r[0..3], Params::<f32>::init(&cfg, 2, 2).r[0..3]);
@@ -270,7 +361,7 @@ mod tests {
             ),
         ];
         for (new, what) in cases {
-            let err = warm_start_params(&old, &new, &data)
+            let err = warm_start_params(&old, &new, &data, &NEVER)
                 .unwrap_err()
                 .to_string();
             assert!(err.contains(what), "{err}");
@@ -290,7 +381,7 @@ mod tests {
             seed: 99,
             ..cfg.clone()
         };
-        let (p, _) = warm_start_params(&old, &new, &data).unwrap();
+        let (p, _) = warm_start_params(&old, &new, &data, &NEVER).unwrap();
         assert_eq!(p.e, old.params.e);
         assert_eq!(p.r, old.params.r);
     }

@@ -1,5 +1,5 @@
 //! Warm start through the trainer: a model trained on part of a graph starts the run on the
-//! grown graph (a new relation, a renamed = new entity) and is ahead of a fresh init after the
+//! grown graph (a new relation, a renamed = new entity, folded in) and is ahead of a fresh init after the
 //! same few epochs; incompatible settings are refused before training.
 
 mod common;
@@ -63,6 +63,7 @@ fn warm_start_maps_by_name_and_is_ahead_of_a_fresh_init() {
         Some(WarmStartStats {
             copied_entities: 47,
             new_entities: 1,
+            folded_in_entities: 1,
             copied_relations: 3,
             new_relations: 1,
             dropped_entities: 1,

@@ -74,8 +74,11 @@ pub struct TrainResult {
 pub struct WarmStartResult {
     /// Entities whose embeddings were copied by name.
     pub copied_entities: u32,
-    /// Entities the trained model did not know (initialised as a fresh run would).
+    /// Entities the trained model did not know (folded in, or initialised as a fresh run would).
     pub new_entities: u32,
+    /// Of `new_entities`, those started from a fold-in row (fitted against the trained model
+    /// from their edges to entities it knows).
+    pub folded_in_entities: u32,
     /// Base relations whose rows (and reverse rows) were copied by name.
     pub copied_relations: u32,
     /// Relations the trained model did not know (initialised as a fresh run would).
@@ -178,6 +181,7 @@ impl TrainTask {
             warm_start: outcome.warm_start.map(|w| WarmStartResult {
                 copied_entities: w.copied_entities as u32,
                 new_entities: w.new_entities as u32,
+                folded_in_entities: w.folded_in_entities as u32,
                 copied_relations: w.copied_relations as u32,
                 new_relations: w.new_relations as u32,
                 dropped_entities: w.dropped_entities as u32,

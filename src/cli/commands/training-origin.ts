@@ -18,10 +18,16 @@ export function trainingOriginLine(t: VersionInfo['training']): string {
     const { change, schedule, mapping } = t.warmStart;
     const mapped = mapping
       ? `; ${mapping.copiedEntities} entities and ${mapping.copiedRelations} relations copied, ` +
-        `${mapping.newEntities} entities and ${mapping.newRelations} relations initialised`
+        `${mapping.newEntities} entities${foldedIn(mapping.foldedInEntities)} and ` +
+        `${mapping.newRelations} relations initialised`
       : '';
     return `trained: ${describeWarmStart(t.warmStartFrom, change, schedule)}${mapped}; ${ran}`;
   }
   // Versions written before warm starts existed record neither field: they were fresh inits.
   return `trained: from scratch${t.fromScratch ? ` (${t.fromScratch})` : ''}; ${ran}`;
+}
+
+/** `(2 by fold-in)`, or nothing for versions trained before new entities were folded in. */
+function foldedIn(count: number | undefined): string {
+  return count === undefined ? '' : ` (${count} by fold-in)`;
 }
