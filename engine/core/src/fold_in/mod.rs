@@ -4,9 +4,10 @@
 //! A new entity `u`'s edges to known entities become its 1-N queries in both directions: an
 //! edge `(u, r, t)` the query `(u, r) -> t`, an edge `(h, r, u)` the query
 //! `(u, reverse(r)) -> h` ([`Model::reverse_relation`]); each distinct query's targets are
-//! multi-hot over the model's entities. `e_u` is the only free parameter: a few Adam steps from the
-//! mean row of the entities its edges reach, on the model's own training loss (BCE with its label smoothing, or softmax) in evaluation mode
-//! (no dropout, BatchNorm running statistics; W, R, E and the slope fixed).
+//! multi-hot over the model's entities. `e_u` is the only free parameter: a few Adam steps from
+//! the mean row of the entities its edges reach, on the model's own training loss (BCE with its
+//! label smoothing, or softmax) in evaluation mode (no dropout, BatchNorm running statistics; W,
+//! R, E and the slope fixed).
 //!
 //! In eval mode one query is `x2 = act(a1 ⊙ (x1 · A_r) + c1)` with `x1 = a0 ⊙ e_u + c0` (each
 //! BatchNorm an affine map), logits `x2 · E^T`; so the exact gradient is
