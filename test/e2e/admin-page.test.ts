@@ -250,7 +250,8 @@ describe('the /admin review page in a real browser, against the real API and Neo
       await expect(card.textContent()).resolves.toContain(version);
       await expect(card.locator('.badge.active').count()).resolves.toBe(1);
       await expect(card.locator('table.metrics td').first().textContent()).resolves.toMatch(
-        /^0\.\d{4}$/,
+        // An MRR in [0, 1] with four decimals: the tiny test model can rank every edge first.
+        /^(0\.\d{4}|1\.0000)$/,
       );
       for (const alt of [`training curve of ${version}`, `reliability diagram of ${version}`]) {
         const img = page.getByAltText(alt);
