@@ -2,7 +2,7 @@
 //! root, no weight decay), fused into one parallel pass per tensor.
 
 use crate::checkpoint::{OptimizerState, OptimizerStateRef};
-use crate::kernels::multiversion;
+use crate::kernels::{multiversion, SyncPtr};
 use crate::params::{Grads, Params, N_TRAINABLE};
 use crate::real::Real;
 use rayon::prelude::*;
@@ -35,14 +35,7 @@ impl<T: Real> Adam<T> {
     /// One update with learning rate `lr`. `frozen[i]` skips tensor i (e.g. a fixed slope).
     pub fn step(&mut self, p: &mut Params<T>, g: &Grads<T>, lr: f64, frozen: &[bool; N_TRAINABLE]) {
         self.step += 1;
-        let t = self.step as i32;
-        let bc1 = 1.0 - BETA1.powi(t);
-        let bc2 = 1.0 - BETA2.powi(t);
-        // p -= (lr / bc1) * m / (sqrt(v) / sqrt(bc2) + eps), exactly PyTorch's formula.
-        let step_size = T::from_f64(lr / bc1);
-        let inv_sqrt_bc2 = T::from_f64(1.0 / bc2.sqrt());
-        let (b1, b2, eps) = (T::from_f64(BETA1), T::from_f64(BETA2), T::from_f64(EPS));
-        let (c1, c2) = (T::ONE - b1, T::ONE - b2);
+        let k = self.constants(lr);
         for (i, param) in p.trainable_mut().into_iter().enumerate() {
             if frozen[i] {
                 continue;
@@ -53,16 +46,67 @@ impl<T: Real> Adam<T> {
                 .zip(m.par_chunks_mut(CHUNK))
                 .zip(v.par_chunks_mut(CHUNK))
                 .zip(gr.par_chunks(CHUNK))
-                .for_each(|(((pc, mc), vc), gc)| {
-                    adam_chunk(
-                        pc,
-                        mc,
-                        vc,
-                        gc,
-                        [b1, b2, c1, c2, step_size, inv_sqrt_bc2, eps],
-                    )
-                });
+                .for_each(|(((pc, mc), vc), gc)| adam_chunk(pc, mc, vc, gc, k));
         }
+    }
+
+    /// Lazy Adam on some rows of tensor `tensor` (PyTorch's `SparseAdam`): only the rows `rows`
+    /// (distinct) of `param` (`cols` wide) and of their moments move, by the gradient rows `g`
+    /// (`rows.len() x cols`), at the bias correction of the current step. Call after
+    /// [`Adam::step`] of the same step, which must have skipped that tensor (`frozen`). Touching
+    /// every row equals the dense update.
+    pub fn update_rows(
+        &mut self,
+        tensor: usize,
+        param: &mut [T],
+        cols: usize,
+        rows: &[u32],
+        g: &[T],
+        lr: f64,
+    ) {
+        let k = self.constants(lr);
+        let (m, v) = (&mut self.m[tensor], &mut self.v[tensor]);
+        assert!(param.len() == m.len() && m.len() == v.len() && g.len() >= rows.len() * cols);
+        let len = param.len();
+        let ptrs = [param.as_mut_ptr(), m.as_mut_ptr(), v.as_mut_ptr()].map(SyncPtr);
+        let rows_per_task = (CHUNK / cols.max(1)).max(1);
+        rows.par_chunks(rows_per_task)
+            .zip(g.par_chunks(rows_per_task * cols))
+            .for_each(|(ids, gc)| {
+                let [pp, mp, vp] = &ptrs;
+                for (&r, gr) in ids.iter().zip(gc.chunks_exact(cols)) {
+                    let at = r as usize * cols;
+                    assert!(at + cols <= len);
+                    // SAFETY: rows are distinct and in bounds (checked), so no two tasks touch
+                    // the same elements, and the slices live as long as this call.
+                    let (pr, mr, vr) = unsafe {
+                        (
+                            std::slice::from_raw_parts_mut(pp.0.add(at), cols),
+                            std::slice::from_raw_parts_mut(mp.0.add(at), cols),
+                            std::slice::from_raw_parts_mut(vp.0.add(at), cols),
+                        )
+                    };
+                    adam_chunk(pr, mr, vr, gr, k);
+                }
+            });
+    }
+
+    /// `[beta1, beta2, 1 - beta1, 1 - beta2, lr / bc1, 1 / sqrt(bc2), eps]` at the current step:
+    /// `p -= (lr / bc1) * m / (sqrt(v) / sqrt(bc2) + eps)`, exactly PyTorch's formula.
+    fn constants(&self, lr: f64) -> [T; 7] {
+        let t = self.step as i32;
+        let bc1 = 1.0 - BETA1.powi(t);
+        let bc2 = 1.0 - BETA2.powi(t);
+        let (b1, b2) = (T::from_f64(BETA1), T::from_f64(BETA2));
+        [
+            b1,
+            b2,
+            T::ONE - b1,
+            T::ONE - b2,
+            T::from_f64(lr / bc1),
+            T::from_f64(1.0 / bc2.sqrt()),
+            T::from_f64(EPS),
+        ]
     }
 }
 

@@ -90,6 +90,11 @@ pub struct Config {
     /// the trained weights themselves.
     #[serde(default)]
     pub weight_average: f64,
+    /// Entities each training batch is scored against besides its own tails, drawn uniformly
+    /// and shared by the batch, the loss estimated from them (`crate::sampled_steps`). 0 = every
+    /// entity (exact 1-N scoring, the paper's; absent in settings saved before it existed).
+    #[serde(default)]
+    pub sampled_candidates: usize,
 }
 
 impl Config {

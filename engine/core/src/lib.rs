@@ -37,8 +37,8 @@
 //                  (eval-mode forward, ranking, serving, suggestions across the graph, a new
 //                  run's weights from a trained model, new entities' rows)
 //   4 persistence: checkpoint
-//   5 training:    adam, net, early_stopping, lr_schedule, step_engine, train, weight_average
-//                  (only with the `training` feature)
+//   5 training:    adam, net, early_stopping, lr_schedule, step_engine, column_sampler,
+//                  sampled_steps, train, weight_average (only with the `training` feature)
 //   6 settings:    graph_sizing, presets
 pub mod error;
 pub mod real;
@@ -66,11 +66,15 @@ pub mod checkpoint;
 #[cfg(feature = "training")]
 pub mod adam;
 #[cfg(feature = "training")]
+pub mod column_sampler;
+#[cfg(feature = "training")]
 pub mod early_stopping;
 #[cfg(feature = "training")]
 pub mod lr_schedule;
 #[cfg(feature = "training")]
 pub mod net;
+#[cfg(feature = "training")]
+pub mod sampled_steps;
 #[cfg(feature = "training")]
 pub mod step_engine;
 #[cfg(feature = "training")]

@@ -53,6 +53,7 @@ impl Config {
             patience: 5,
             threads: 0,
             weight_average: 0.0,
+            sampled_candidates: 0,
         };
         match name {
             "default" => Ok(base),

@@ -18,6 +18,8 @@ pub enum Stream {
     Shuffle = 5,
     /// Parameter initialisation.
     Init = 6,
+    /// A sampled step's shared sample of candidate entities.
+    Candidates = 7,
 }
 
 /// SplitMix64 finaliser: a good 64-bit mixing bijection.

@@ -15,6 +15,7 @@ use crate::model::Model;
 use crate::net::Batch;
 use crate::params::Params;
 use crate::rng::{CounterRng, Stream};
+use crate::sampled_steps::SampledSteps;
 use crate::scoring::queries_per_chunk;
 use crate::step_engine::{CpuSteps, StepEngine, StepEngineFactory};
 use crate::warm_start::{self, WarmStartStats};
@@ -287,6 +288,9 @@ impl Trainer {
             };
         let mut engine: Box<dyn StepEngine + '_> = match &self.step_engine {
             Some(factory) => factory(cfg, &params, &adam)?,
+            None if cfg.sampled_candidates > 0 => {
+                Box::new(SampledSteps::new(&self.pool, cfg, &params))
+            }
             None => Box::new(CpuSteps::new(&self.pool, cfg, &params)),
         };
         let mut batch = Batch::default();

@@ -24,9 +24,11 @@ const LAYERS: [&[&str]; 7] = [
     &["checkpoint"],
     &[
         "adam",
+        "column_sampler",
         "early_stopping",
         "lr_schedule",
         "net",
+        "sampled_steps",
         "step_engine",
         "train",
         "weight_average",

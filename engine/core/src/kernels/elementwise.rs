@@ -37,6 +37,42 @@ pub fn dropout_inplace<T: Real>(x: &mut [T], cols: usize, mask: &Mask, scale: T)
         });
 }
 
+/// [`dropout_copy`] of the rows `ids` of `src` (each masked as its own row there) into
+/// consecutive rows of `dst`: a sampled step's dropped-out entity columns.
+pub fn dropout_gather<T: Real>(
+    src: &[T],
+    ids: &[u32],
+    dst: &mut [T],
+    cols: usize,
+    mask: &Mask,
+    scale: T,
+) {
+    let rows_per_task = (PAR_MIN_ELEMS / cols.max(1)).max(1);
+    dst[..ids.len() * cols]
+        .par_chunks_mut(rows_per_task * cols)
+        .zip(ids.par_chunks(rows_per_task))
+        .for_each(|(d, rows)| {
+            for (dr, &id) in d.chunks_exact_mut(cols).zip(rows) {
+                let row = &src[id as usize * cols..][..cols];
+                mask_row(mask, id as u64, scale, row, dr);
+            }
+        });
+}
+
+/// [`dropout_inplace`] of consecutive rows of `x` that stand for the rows `ids` (the backward
+/// of [`dropout_gather`]).
+pub fn dropout_rows_inplace<T: Real>(x: &mut [T], ids: &[u32], cols: usize, mask: &Mask, scale: T) {
+    let rows_per_task = (PAR_MIN_ELEMS / cols.max(1)).max(1);
+    x[..ids.len() * cols]
+        .par_chunks_mut(rows_per_task * cols)
+        .zip(ids.par_chunks(rows_per_task))
+        .for_each(|(d, rows)| {
+            for (dr, &id) in d.chunks_exact_mut(cols).zip(rows) {
+                mask_row_inplace(mask, id as u64, scale, dr);
+            }
+        });
+}
+
 multiversion!(fn mask_row<T>(mask: &Mask, row: u64, scale: T, src: &[T], dst: &mut [T]) => mask_row_body);
 multiversion!(fn mask_row_inplace<T>(mask: &Mask, row: u64, scale: T, x: &mut [T]) => mask_row_inplace_body);
 

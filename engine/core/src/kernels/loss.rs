@@ -42,7 +42,7 @@ where
     row_loss[..b].iter().sum::<f64>() / (b as f64 * n as f64)
 }
 
-multiversion!(fn dense_row<T>(row: &mut [T], base: T, scale: T) -> f64 => dense_row_body);
+multiversion!(pub(super) fn dense_row<T>(row: &mut [T], base: T, scale: T) -> f64 => dense_row_body);
 multiversion!(pub fn bce_gradient_row<T>(row: &mut [T], base: T, scale: T) => bce_gradient_row_body);
 
 /// Overwrites each logit `l` by `(sigmoid(l) - base) * scale`: [`dense_row`]'s gradient
@@ -143,9 +143,9 @@ where
 /// f32 rounding of a long row's sums to that of 64 terms per lane.
 const SUM_BLOCK: usize = 1024;
 
-multiversion!(fn max_and_sum<T>(row: &[T]) -> (T, f64) => max_and_sum_body);
-multiversion!(fn exp_shifted<T>(row: &mut [T], max: T) -> f64 => exp_shifted_body);
-multiversion!(fn affine<T>(row: &mut [T], a: T, c: T) => affine_body);
+multiversion!(pub(super) fn max_and_sum<T>(row: &[T]) -> (T, f64) => max_and_sum_body);
+multiversion!(pub(super) fn exp_shifted<T>(row: &mut [T], max: T) -> f64 => exp_shifted_body);
+multiversion!(pub(super) fn affine<T>(row: &mut [T], a: T, c: T) => affine_body);
 
 /// The row's maximum and the (blocked) sum of its elements.
 #[inline(always)]

@@ -83,5 +83,6 @@ pub mod loss;
 mod masked_core_avx512;
 pub mod rank_count;
 pub mod ranking_product_avx512;
+pub mod sampled_loss;
 pub mod score_tiles_avx512;
 mod unmasked_core_avx512;

@@ -19,24 +19,17 @@ pub fn backward<T: Real>(
     seed: u64,
     step: u64,
 ) {
-    let (b, d, dr, n) = (batch.len(), p.d_e, p.d_r, p.n_ent);
+    let (b, d, n) = (batch.len(), p.d_e, p.n_ent);
     let masks = Masks::new(Mode::Train { seed, step }, drop);
-    let keep_scale = |q: f64| T::from_f64(1.0 / (1.0 - q));
-    let (s_in, s_h1, s_h2) = (
-        keep_scale(drop.input),
-        keep_scale(drop.h1),
-        keep_scale(drop.h2),
-    );
-    let [ge, gr, gw, g0g, g0b, g1g, g1b, gs] = &mut g.t;
-    for buf in [&mut ws.dx2, &mut ws.dy, &mut ws.dx1, &mut ws.dx0] {
-        ensure(buf, b * d);
-    }
+    let s_in = T::from_f64(1.0 / (1.0 - drop.input));
+    ensure(&mut ws.dx2, b * d);
     let dl = &ws.logits[..b * n];
     let e_score: &[T] = if ws.used_e_drop {
         &ws.e_drop[..n * d]
     } else {
         &p.e
     };
+    let ge = &mut g.t[0];
 
     let mut t = std::time::Instant::now();
     // 4'. dx2 = dL · E'  (B x D);  dE' = dL^T · x2  (N x D), then through the entity dropout.
@@ -55,8 +48,44 @@ pub fn backward<T: Real>(
     if ws.used_e_drop {
         elementwise::dropout_inplace(&mut ge[..n * d], d, &masks.in_ent, s_in);
     }
-
     lap(&mut ws.timings, 7, &mut t);
+    backward_hidden(p, drop, batch, ws, g, seed, step);
+    let mut t = std::time::Instant::now();
+    // The heads' rows of E's gradient (heads may repeat).
+    let ge = &mut g.t[0];
+    for (row, &h) in ws.dx0.chunks_exact(d).zip(&batch.heads) {
+        for (gv, &v) in ge[h as usize * d..][..d].iter_mut().zip(row) {
+            *gv += v;
+        }
+    }
+    lap(&mut ws.timings, 11, &mut t);
+}
+
+/// Steps 3' to 1' of the backward pass, from `dx2` (B x D, in `ws`) to the gradients of every
+/// tensor but E (`g.t[0]` is left alone) and the heads' input gradient `ws.dx0` (B x D), which
+/// the caller adds into E's gradient rows.
+pub(crate) fn backward_hidden<T: Real>(
+    p: &Params<T>,
+    drop: &Dropouts,
+    batch: &Batch,
+    ws: &mut Workspace<T>,
+    g: &mut Grads<T>,
+    seed: u64,
+    step: u64,
+) {
+    let (b, d, dr) = (batch.len(), p.d_e, p.d_r);
+    let masks = Masks::new(Mode::Train { seed, step }, drop);
+    let keep_scale = |q: f64| T::from_f64(1.0 / (1.0 - q));
+    let (s_in, s_h1, s_h2) = (
+        keep_scale(drop.input),
+        keep_scale(drop.h1),
+        keep_scale(drop.h2),
+    );
+    let [_, gr, gw, g0g, g0b, g1g, g1b, gs] = &mut g.t;
+    for buf in [&mut ws.dy, &mut ws.dx1, &mut ws.dx0] {
+        ensure(buf, b * d);
+    }
+    let mut t = std::time::Instant::now();
     // 3'. activation, hidden dropout 2, BN1.
     gs[0] = elementwise::act_backward(&ws.z2[..b * d], p.slope[0], &mut ws.dx2[..b * d]);
     elementwise::dropout_inplace(&mut ws.dx2[..b * d], d, &masks.h2, s_h2);
@@ -126,10 +155,5 @@ pub fn backward<T: Real>(
         g0g,
         g0b,
     );
-    for (row, &h) in ws.dx0.chunks_exact(d).zip(&batch.heads) {
-        for (gv, &v) in ge[h as usize * d..][..d].iter_mut().zip(row) {
-            *gv += v;
-        }
-    }
     lap(&mut ws.timings, 11, &mut t);
 }

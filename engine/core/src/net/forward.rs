@@ -17,7 +17,19 @@ pub fn forward<T: Real>(
     ws: &mut Workspace<T>,
     mode: Mode,
 ) {
-    let (b, d, dr, n) = (batch.len(), p.d_e, p.d_r, p.n_ent);
+    forward_hidden(p, drop, batch, ws, mode);
+    score_all(p, drop, batch.len(), ws, mode);
+}
+
+/// Steps 1-3 of the forward pass: the queries' hidden vectors `x2` (B x D), before scoring.
+pub(crate) fn forward_hidden<T: Real>(
+    p: &Params<T>,
+    drop: &Dropouts,
+    batch: &Batch,
+    ws: &mut Workspace<T>,
+    mode: Mode,
+) {
+    let (b, d, dr) = (batch.len(), p.d_e, p.d_r);
     let train = matches!(mode, Mode::Train { .. });
     let masks = Masks::new(mode, drop);
     let keep_scale = |q: f64| T::from_f64(1.0 / (1.0 - q));
@@ -50,7 +62,6 @@ pub fn forward<T: Real>(
     ] {
         ensure(buf, d);
     }
-    ensure(&mut ws.logits, b * n);
 
     let mut t = std::time::Instant::now();
     // 1. x1 = dropout_in(BN0(E[h]))                                   (B x D)
@@ -121,9 +132,20 @@ pub fn forward<T: Real>(
         batchnorm::forward_eval(&p.bn1, &ws.y, b, d, &mut ws.z2);
     }
     elementwise::act_forward(&ws.z2[..b * d], p.slope[0], &mut ws.x2[..b * d]);
-
     lap(&mut ws.timings, 3, &mut t);
-    // 4. logits = x2 · dropout_in(E)^T                                 (B x N)
+}
+
+/// Step 4 of the forward pass: `logits = x2 · dropout_in(E)^T` (B x N) for the `b` queries.
+fn score_all<T: Real>(p: &Params<T>, drop: &Dropouts, b: usize, ws: &mut Workspace<T>, mode: Mode) {
+    let (d, n) = (p.d_e, p.n_ent);
+    let train = matches!(mode, Mode::Train { .. });
+    let masks = Masks::new(mode, drop);
+    let s_in = match mode {
+        Mode::Train { .. } => T::from_f64(1.0 / (1.0 - drop.input)),
+        Mode::Eval => T::ONE,
+    };
+    ensure(&mut ws.logits, b * n);
+    let mut t = std::time::Instant::now();
     ws.used_e_drop = train && !masks.in_ent.identity;
     let e_score: &[T] = if ws.used_e_drop {
         ensure(&mut ws.e_drop, n * d);

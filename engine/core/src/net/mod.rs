@@ -5,14 +5,16 @@
 
 mod backward;
 mod forward;
+mod sampled;
 
 pub use backward::backward;
 pub use forward::forward;
+pub use sampled::{backward_sampled, forward_sampled};
 
 use crate::rng::{Mask, Stream};
 
 /// A batch of `(head, relation)` queries with their positive tails (CSR).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Batch {
     pub heads: Vec<u32>,
     pub rels: Vec<u32>,

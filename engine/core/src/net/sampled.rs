@@ -1,0 +1,99 @@
+//! A sampled step's scoring and its backward: the queries are scored against some entities
+//! only (`ids`, M of them), and E's gradient is kept for the rows the step touches, so neither
+//! pass reads or writes the whole entity matrix.
+//!
+//! Shapes: B queries, M columns, D = d_e, R rows of E touched (the columns, then heads that are
+//! not columns).
+
+use super::backward::backward_hidden;
+use super::forward::forward_hidden;
+use super::{ensure, lap, Batch, Dropouts, Masks, Mode, Workspace};
+use crate::kernels::elementwise;
+use crate::linalg::{matmul_oriented, Op};
+use crate::params::{Grads, Params};
+use crate::real::Real;
+
+/// The forward pass against the entities `ids` only: `ws.logits[..B * M]` holds
+/// `x2 · dropout_in(E[ids])^T` afterwards, each entity's dropout that of its row of E, so the
+/// logits equal the matching columns of [`super::forward`]'s.
+pub fn forward_sampled<T: Real>(
+    p: &Params<T>,
+    drop: &Dropouts,
+    batch: &Batch,
+    ids: &[u32],
+    ws: &mut Workspace<T>,
+    mode: Mode,
+) {
+    forward_hidden(p, drop, batch, ws, mode);
+    let (b, d, m) = (batch.len(), p.d_e, ids.len());
+    let masks = Masks::new(mode, drop);
+    let s_in = match mode {
+        Mode::Train { .. } => T::from_f64(1.0 / (1.0 - drop.input)),
+        Mode::Eval => T::ONE,
+    };
+    let mut t = std::time::Instant::now();
+    ensure(&mut ws.e_drop, m * d);
+    elementwise::dropout_gather(&p.e, ids, &mut ws.e_drop, d, &masks.in_ent, s_in);
+    lap(&mut ws.timings, 4, &mut t);
+    ensure(&mut ws.logits, b * m);
+    matmul_oriented(
+        &mut ws.logits[..b * m],
+        Op::n(&ws.x2, b, d),
+        Op::t(&ws.e_drop[..m * d], m, d),
+        &mut ws.product_scratch,
+    );
+    lap(&mut ws.timings, 5, &mut t);
+}
+
+/// The backward of [`forward_sampled`] from `d loss / d logits` (left in `ws.logits`): every
+/// gradient but E's into `g` (`g.t[0]` is not touched and may be empty), and E's gradient at
+/// the rows the step touches into `row_grads` (`n_rows x D`): rows `0..M` are the columns
+/// `ids`, and example `i`'s head is row `head_rows[i]`.
+#[allow(clippy::too_many_arguments)]
+pub fn backward_sampled<T: Real>(
+    p: &Params<T>,
+    drop: &Dropouts,
+    batch: &Batch,
+    ids: &[u32],
+    head_rows: &[u32],
+    n_rows: usize,
+    ws: &mut Workspace<T>,
+    g: &mut Grads<T>,
+    row_grads: &mut Vec<T>,
+    seed: u64,
+    step: u64,
+) {
+    let (b, d, m) = (batch.len(), p.d_e, ids.len());
+    let masks = Masks::new(Mode::Train { seed, step }, drop);
+    let s_in = T::from_f64(1.0 / (1.0 - drop.input));
+    ensure(&mut ws.dx2, b * d);
+    ensure(row_grads, n_rows * d);
+    let dl = &ws.logits[..b * m];
+    let mut t = std::time::Instant::now();
+    // dx2 = dL · E'[ids]  (B x D);  dE'[ids] = dL^T · x2  (M x D), then through the dropout.
+    matmul_oriented(
+        &mut ws.dx2[..b * d],
+        Op::n(dl, b, m),
+        Op::n(&ws.e_drop[..m * d], m, d),
+        &mut ws.product_scratch,
+    );
+    matmul_oriented(
+        &mut row_grads[..m * d],
+        Op::t(dl, b, m),
+        Op::n(&ws.x2, b, d),
+        &mut ws.product_scratch,
+    );
+    if !masks.in_ent.identity {
+        elementwise::dropout_rows_inplace(&mut row_grads[..m * d], ids, d, &masks.in_ent, s_in);
+    }
+    row_grads[m * d..n_rows * d].fill(T::ZERO);
+    lap(&mut ws.timings, 7, &mut t);
+    backward_hidden(p, drop, batch, ws, g, seed, step);
+    let mut t = std::time::Instant::now();
+    for (row, &r) in ws.dx0.chunks_exact(d).zip(head_rows) {
+        for (gv, &v) in row_grads[r as usize * d..][..d].iter_mut().zip(row) {
+            *gv += v;
+        }
+    }
+    lap(&mut ws.timings, 11, &mut t);
+}

@@ -1,0 +1,140 @@
+//! Training steps past the 1-N wall: each batch is scored against its own tails and a shared
+//! uniform sample of the other entities ([`crate::column_sampler`]), the loss estimated from
+//! them ([`crate::kernels::sampled_loss`]), and E updated by lazy Adam on the rows the step
+//! touched. A step then costs `B x (tails + sample)` scores and reads and writes those rows of
+//! E and its moments, instead of `B x N` scores and all of E three times over: what makes an
+//! epoch over a million entities affordable. With a sample of every entity it is the exact
+//! step ([`crate::step_engine::CpuSteps`]), up to the order of floating-point sums.
+
+use crate::adam::Adam;
+use crate::column_sampler::ColumnSampler;
+use crate::config::{Config, Loss};
+use crate::error::Result;
+use crate::kernels::sampled_loss::{sampled_bce_fused, sampled_softmax_fused};
+use crate::net::{
+    backward_sampled, forward_sampled, lap, update_running_stats, Batch, Dropouts, Mode, Objective,
+    Workspace, PHASES,
+};
+use crate::params::{Grads, Params};
+use crate::step_engine::{dropouts, frozen, StepEngine};
+use rayon::ThreadPool;
+use std::time::Instant;
+
+/// The sampled CPU engine: the step on the trainer's rayon pool, parameters updated in place.
+pub struct SampledSteps<'p> {
+    pool: &'p ThreadPool,
+    drop: Dropouts,
+    objective: Objective,
+    seed: u64,
+    /// Entities sampled per batch besides its tails.
+    sample: usize,
+    /// As the config's, with E frozen: E moves by lazy Adam instead.
+    frozen: [bool; crate::params::N_TRAINABLE],
+    sampler: ColumnSampler,
+    ws: Workspace<f32>,
+    /// Gradients of every tensor but E (E's is empty).
+    grads: Grads<f32>,
+    /// E's gradient at the rows a step touches (rows x d_e).
+    row_grads: Vec<f32>,
+    adam_secs: f64,
+}
+
+impl<'p> SampledSteps<'p> {
+    pub fn new(pool: &'p ThreadPool, cfg: &Config, params: &Params<f32>) -> Self {
+        let mut grads = Grads::zeros_like(params);
+        grads.t[0] = Vec::new();
+        let mut frozen = frozen(cfg);
+        frozen[0] = true;
+        SampledSteps {
+            pool,
+            drop: dropouts(cfg),
+            objective: Objective::of(cfg),
+            seed: cfg.seed,
+            sample: cfg.sampled_candidates,
+            frozen,
+            sampler: ColumnSampler::new(params.n_ent),
+            ws: Workspace::new(),
+            grads,
+            row_grads: Vec::new(),
+            adam_secs: 0.0,
+        }
+    }
+}
+
+impl StepEngine for SampledSteps<'_> {
+    fn step(
+        &mut self,
+        params: &mut Params<f32>,
+        adam: &mut Adam<f32>,
+        batch: &Batch,
+        lr: f64,
+    ) -> Result<f64> {
+        let step = adam.step;
+        let (seed, drop, objective) = (self.seed, self.drop, self.objective);
+        let cols = self.sampler.draw(batch, self.sample, seed, step);
+        let (ws, grads, row_grads) = (&mut self.ws, &mut self.grads, &mut self.row_grads);
+        let frozen = &self.frozen;
+        let mut adam_secs = 0.0;
+        let l = self.pool.install(|| {
+            let local = &cols.batch;
+            forward_sampled(
+                params,
+                &drop,
+                local,
+                &cols.ids,
+                ws,
+                Mode::Train { seed, step },
+            );
+            update_running_stats(params, ws, local.len());
+            crate::net::ensure(&mut ws.row_loss, local.len());
+            let mut t = Instant::now();
+            let fused = match objective.loss {
+                Loss::Bce => sampled_bce_fused,
+                Loss::Softmax => sampled_softmax_fused,
+            };
+            let l = fused(
+                &mut ws.logits,
+                local.len(),
+                cols.shape(),
+                objective.eps,
+                |i| local.tails_of(i),
+                &mut ws.row_loss,
+            );
+            lap(&mut ws.timings, 6, &mut t);
+            backward_sampled(
+                params,
+                &drop,
+                local,
+                &cols.ids,
+                &cols.head_rows,
+                cols.rows.len(),
+                ws,
+                grads,
+                row_grads,
+                seed,
+                step,
+            );
+            let t = Instant::now();
+            adam.step(params, grads, lr, frozen);
+            adam.update_rows(0, &mut params.e, params.d_e, &cols.rows, row_grads, lr);
+            adam_secs = t.elapsed().as_secs_f64();
+            l
+        });
+        self.adam_secs += adam_secs;
+        Ok(l)
+    }
+
+    fn sync(&mut self, _: &mut Params<f32>, _: &mut Adam<f32>) -> Result<()> {
+        Ok(())
+    }
+
+    fn phase_seconds(&self) -> Vec<(String, f64)> {
+        let mut v: Vec<(String, f64)> = PHASES
+            .iter()
+            .map(|s| s.to_string())
+            .zip(self.ws.timings)
+            .collect();
+        v.push(("adam".into(), self.adam_secs));
+        v
+    }
+}
