@@ -332,6 +332,11 @@ export interface TrainingConfig {
    * after each epoch; validation judges, and the model is, the average (0 = off).
    */
   weightAverage: number
+  /**
+   * Entities each training batch is scored against besides its own tails, a shared uniform
+   * sample, the loss estimated from them (0 = every entity: exact 1-N scoring).
+   */
+  sampledCandidates?: number
 }
 
 export type TrainingDevice = 'auto' | 'cpu' | 'gpu'
@@ -360,6 +365,7 @@ export interface TrainingOverrides {
   patience?: number
   threads?: number
   weightAverage?: number
+  sampledCandidates?: number
 }
 
 export interface TrainResult {

@@ -26,6 +26,11 @@
 //!   that train at least [`MIN_HEAVY_DROPOUT_EPOCHS`] epochs: many entities, each in a handful
 //!   of triples, overfit the head's embedding.
 //!
+//! - Sampled scoring ([`SAMPLED_CANDIDATES`] entities per batch besides its tails) where the
+//!   budget affords fewer than [`MIN_EPOCHS`] epochs of scoring every entity: past that size
+//!   (about 50k entities at 10 training triples each) an epoch of exact 1-N scoring costs more
+//!   than the whole budget's worth of training.
+//!
 //! Evidence for each rule (paired runs, the graphs that chose it): bench/quality/RESULTS.md,
 //! "Evidence for the default preset's rules".
 
@@ -117,6 +122,8 @@ pub const TRAINING_BUDGET: f64 = 2.75e13;
 pub const PER_QUERY_MATRIX_WORK: f64 = 8.0;
 /// Epochs trained however large the graph.
 pub const MIN_EPOCHS: usize = 5;
+/// Entities each batch is scored against besides its tails, where the `default` preset samples.
+pub const SAMPLED_CANDIDATES: usize = 4096;
 /// Where the budget binds, the lr decays per epoch so that it ends at this fraction of its start.
 pub const ANNEALED_LR_FRACTION: f64 = 0.1;
 /// Budgets of at most this many epochs get the fast schedule: lr x [`FAST_SCHEDULE_LR_FACTOR`], no
@@ -143,10 +150,17 @@ pub enum EpochBudget {
 
 /// Work of one training epoch in multiply-adds, as the engine spends it (fitted to measured epoch
 /// times across the quality family; bench/quality/RESULTS.md, session 20):
-/// - scoring: queries x entities x `d_e` (every query against every entity, and its gradients);
+/// - scoring: queries x scored entities x `d_e` (every query against every entity, or against
+///   its batch's columns when `sampled` > 0, and its gradients);
 /// - each query's matrix: queries x [`PER_QUERY_MATRIX_WORK`] x `d_e^2`;
 /// - the core: `R[r] @ W` (`d_r x d_e^2`) once per distinct relation of a batch, and its gradient.
-pub fn epoch_work(size: GraphSize, d_e: usize, d_r: usize, batch_size: usize) -> f64 {
+pub fn epoch_work(
+    size: GraphSize,
+    d_e: usize,
+    d_r: usize,
+    batch_size: usize,
+    sampled: usize,
+) -> f64 {
     let queries = size.queries.max(1) as f64;
     let (d_e, d_r, batch) = (
         d_e.max(1) as f64,
@@ -155,16 +169,39 @@ pub fn epoch_work(size: GraphSize, d_e: usize, d_r: usize, batch_size: usize) ->
     );
     let relations = size.effective_relations.max(1.0);
     let distinct_per_batch = relations * (1.0 - (1.0 - 1.0 / relations).powf(batch));
-    let scoring = queries * size.entities.max(1) as f64 * d_e;
+    let scoring = queries * scored_entities(size, batch_size, sampled) * d_e;
     let matrices = queries * PER_QUERY_MATRIX_WORK * d_e * d_e;
     let core = queries / batch * distinct_per_batch * d_r * d_e * d_e;
     scoring + matrices + core
 }
 
-/// Epochs that fit in [`TRAINING_BUDGET`] for a graph of `size` at these widths and batch.
-pub fn budget_epochs(size: GraphSize, d_e: usize, d_r: usize, batch_size: usize) -> usize {
-    let work = epoch_work(size, d_e, d_r, batch_size);
+/// Entities a training query is scored against: all of them, or with `sampled` > 0 its batch's
+/// tails (about a batch's worth of queries times their mean tails) and the sample.
+pub fn scored_entities(size: GraphSize, batch_size: usize, sampled: usize) -> f64 {
+    let n = size.entities.max(1) as f64;
+    if sampled == 0 {
+        return n;
+    }
+    let tails_per_query = 2.0 * size.train_triples as f64 / size.queries.max(1) as f64;
+    (batch_size as f64 * tails_per_query + sampled as f64).min(n)
+}
+
+/// Epochs that fit in [`TRAINING_BUDGET`] for a graph of `size` at these widths, batch and
+/// sample (0: scoring every entity).
+pub fn budget_epochs(
+    size: GraphSize,
+    d_e: usize,
+    d_r: usize,
+    batch_size: usize,
+    sampled: usize,
+) -> usize {
+    let work = epoch_work(size, d_e, d_r, batch_size, sampled);
     ((TRAINING_BUDGET / work).floor() as usize).max(MIN_EPOCHS)
+}
+
+/// Whether the budget affords [`MIN_EPOCHS`] epochs of scoring every entity.
+fn full_scoring_fits(size: GraphSize, d_e: usize, d_r: usize, batch_size: usize) -> bool {
+    TRAINING_BUDGET / epoch_work(size, d_e, d_r, batch_size, 0) >= MIN_EPOCHS as f64
 }
 
 /// `base` (the `default` preset, with the user's overrides applied) with its size-dependent
@@ -194,6 +231,16 @@ pub fn size_default(
         100
     };
     let d_r = keep_or(pinned("d_r"), base.d_r, d_r);
+    let sized_sample = if full_scoring_fits(size, base.d_e, d_r, batch_size) {
+        0
+    } else {
+        SAMPLED_CANDIDATES
+    };
+    let sampled = keep_or(
+        pinned("sampled_candidates"),
+        base.sampled_candidates,
+        sized_sample,
+    );
     let sparse_relations = t < SPARSE_RELATION_TRIPLES * size.relations.max(1);
     let inverse_mode = if sparse_relations {
         InverseMode::SameRelation
@@ -205,7 +252,7 @@ pub fn size_default(
     // the budget is short (in epochs, or in queries per entity on a sparse graph), fast: a higher
     // lr and no dropout (too little training to overfit).
     let budget = match epoch_budget {
-        EpochBudget::Work => budget_epochs(size, base.d_e, d_r, batch_size),
+        EpochBudget::Work => budget_epochs(size, base.d_e, d_r, batch_size, sampled),
         EpochBudget::Epochs(epochs) => epochs.max(1),
     };
     let budget_bound = budget < DEFAULT_MAX_EPOCHS;
@@ -243,6 +290,7 @@ pub fn size_default(
         d_r,
         inverse_mode: keep_or(pinned("inverse_mode"), base.inverse_mode, inverse_mode),
         batch_size,
+        sampled_candidates: sampled,
         lr: keep_or(pinned("lr"), base.lr, lr),
         eval_every,
         epochs,
@@ -340,11 +388,11 @@ mod tests {
         let expected = 64.0 * 100.0 * d_e
             + 64.0 * PER_QUERY_MATRIX_WORK * d_e * d_e
             + 64.0 / 32.0 * 1.0 * d_r * d_e * d_e;
-        assert!((epoch_work(one, 10, 3, 32) - expected).abs() < 1e-6);
+        assert!((epoch_work(one, 10, 3, 32, 0) - expected).abs() < 1e-6);
         // Many relations: a batch of 512 meets about 185 (1 - e^-2.77) = 173 of FB15k-237's 185.
         let batches = 149_689.0 / 512.0;
         let one_more_d_r =
-            epoch_work(FB15K_237, 200, 101, 512) - epoch_work(FB15K_237, 200, 100, 512);
+            epoch_work(FB15K_237, 200, 101, 512, 0) - epoch_work(FB15K_237, 200, 100, 512, 0);
         let distinct = one_more_d_r / (batches * 200.0 * 200.0);
         assert!((distinct - 173.0).abs() < 1.0, "{distinct}");
     }
@@ -421,7 +469,7 @@ mod tests {
     fn large_graphs_train_for_the_budget_with_the_lr_annealed_over_it() {
         let default = || Config::preset("default").unwrap();
         // FB15k-237 (d_r 100, batch 512): 6.8e11 per epoch, 40 epochs.
-        assert_eq!(budget_epochs(FB15K_237, 200, 100, 512), 40);
+        assert_eq!(budget_epochs(FB15K_237, 200, 100, 512, 0), 40);
         let sized = size_default(default(), FB15K_237, |_| false, EpochBudget::Work);
         assert_eq!(sized.epochs, 40);
         // The lr ends at a tenth of its start: decay^40 = 0.1.
@@ -461,9 +509,45 @@ mod tests {
         assert_eq!((umls.epochs, umls.decay), (DEFAULT_MAX_EPOCHS, 0.995));
         // However large the graph, a few epochs.
         assert_eq!(
-            budget_epochs(with_entities(5_000_000, 500, 50_000_000), 200, 100, 512),
+            budget_epochs(with_entities(5_000_000, 500, 50_000_000), 200, 100, 512, 0),
             MIN_EPOCHS
         );
+    }
+
+    #[test]
+    fn sampling_starts_where_the_budget_affords_too_few_epochs_of_scoring_every_entity() {
+        let on = |size: GraphSize, pinned: bool, given: usize| {
+            let base = Config {
+                sampled_candidates: given,
+                ..Config::preset("default").unwrap()
+            };
+            size_default(
+                base,
+                size,
+                |f| pinned && f == "sampled_candidates",
+                EpochBudget::Work,
+            )
+        };
+        // The shared benchmarks and their samples score every entity.
+        for size in [FB15K_237, WN18RR, FB15K_237_E5K, FB15K_237_E2K] {
+            assert_eq!(on(size, false, 0).sampled_candidates, 0);
+        }
+        // 100k entities in a million triples: one exact epoch would cost about the whole budget.
+        let big = with_entities(100_000, 200, 1_000_000);
+        assert!(epoch_work(big, 200, 100, 512, 0) > TRAINING_BUDGET / MIN_EPOCHS as f64);
+        let sized = on(big, false, 0);
+        assert_eq!(sized.sampled_candidates, SAMPLED_CANDIDATES);
+        // Its epochs are planned at the sampled cost: more than the exact cost would allow.
+        assert!(sized.epochs > budget_epochs(big, 200, 100, 512, 0));
+        assert_eq!(
+            sized.epochs,
+            budget_epochs(big, 200, 100, 512, SAMPLED_CANDIDATES)
+        );
+        // The user's choice stands either way.
+        assert_eq!(on(big, true, 0).sampled_candidates, 0);
+        assert_eq!(on(FB15K_237, true, 1000).sampled_candidates, 1000);
+        // A sample never counts more entities than the graph has.
+        assert_eq!(scored_entities(FB15K_237_E2K, 512, 1_000_000), 2_000.0);
     }
 
     #[test]

@@ -113,6 +113,11 @@ impl GpuSteps {
         params: &Params<f32>,
         adam: &Adam<f32>,
     ) -> Result<Self> {
+        if cfg.sampled_candidates > 0 {
+            return Err(Error::Config(
+                "the GPU engine scores every entity: sampled_candidates must be 0".into(),
+            ));
+        }
         let (n_ent, d) = (params.n_ent, params.d_e);
         let biggest = (n_ent * d).max(params.d_r * d * d) as u64 * 4;
         if biggest > gpu.max_buffer_bytes() {

@@ -73,6 +73,9 @@ pub struct TrainingConfig {
     /// Weight averaging: the share of the way the averaged weights move to the trained ones
     /// after each epoch; validation judges, and the model is, the average (0 = off).
     pub weight_average: f64,
+    /// Entities each training batch is scored against besides its own tails, a shared uniform
+    /// sample, the loss estimated from them (0 = every entity: exact 1-N scoring).
+    pub sampled_candidates: Option<u32>,
 }
 
 /// Settings that replace a preset's; every field is optional.
@@ -98,10 +101,11 @@ pub struct TrainingOverrides {
     pub patience: Option<u32>,
     pub threads: Option<u32>,
     pub weight_average: Option<f64>,
+    pub sampled_candidates: Option<u32>,
 }
 
 /// The core's field names and the names JS sees, for messages that name a field.
-pub const FIELD_NAMES: [(&str, &str); 19] = [
+pub const FIELD_NAMES: [(&str, &str); 20] = [
     ("d_e", "entityDim"),
     ("d_r", "relationDim"),
     ("dropout_in", "dropoutIn"),
@@ -121,6 +125,7 @@ pub const FIELD_NAMES: [(&str, &str); 19] = [
     ("patience", "patience"),
     ("threads", "threads"),
     ("weight_average", "weightAverage"),
+    ("sampled_candidates", "sampledCandidates"),
 ];
 
 /// `message` with the core's field names replaced by the names JS sees.
@@ -231,6 +236,7 @@ impl From<&Config> for TrainingConfig {
             patience: c.patience as u32,
             threads: c.threads as u32,
             weight_average: c.weight_average,
+            sampled_candidates: Some(c.sampled_candidates as u32),
         }
     }
 }
@@ -268,6 +274,7 @@ impl TrainingConfig {
             patience: self.patience as usize,
             threads: self.threads as usize,
             weight_average: self.weight_average,
+            sampled_candidates: self.sampled_candidates.unwrap_or(0) as usize,
         })
     }
 }
@@ -322,6 +329,10 @@ impl TrainingOverrides {
         put("patience", self.patience.map(Value::from));
         put("threads", self.threads.map(Value::from));
         put("weight_average", self.weight_average.map(Value::from));
+        put(
+            "sampled_candidates",
+            self.sampled_candidates.map(Value::from),
+        );
         Ok(o)
     }
 }

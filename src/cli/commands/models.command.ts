@@ -91,7 +91,10 @@ function trainingLine(c: EngineConfig): string {
     `training: loss ${c.loss ?? 'bce'}, label smoothing ${c.labelSmoothing}, ` +
     `entity dim ${c.entityDim}, relation dim ${c.relationDim}, lr ${c.lr} (decay ${c.decay}), ` +
     `dropout ${c.dropoutIn}/${c.dropoutH1}/${c.dropoutH2}, batch ${c.batchSize}, ` +
-    `${c.activation}, ${c.inverseMode}`
+    `${c.activation}, ${c.inverseMode}, ` +
+    (c.sampledCandidates
+      ? `scored against ${c.sampledCandidates} sampled entities`
+      : 'scored against every entity')
   );
 }
 

@@ -39,6 +39,7 @@ interface TrainCliOptions {
   threads?: number;
   seed?: number;
   weightAverage?: number;
+  sampledCandidates?: number;
   loss?: TrainingLoss;
   out?: string;
   resume?: string;
@@ -98,6 +99,13 @@ export function trainCommand(out: CliOutput): Command {
       fractionOption('--weight-average'),
     )
     .option(
+      '--sampled-candidates <n>',
+      'score each batch against its own tails and a shared sample of n other entities instead ' +
+        'of every entity (0 = every entity; default: the preset sized to the graph, which ' +
+        'samples only where scoring every entity would not fit its budget: docs/training.md)',
+      integerOption('--sampled-candidates', { min: 0 }),
+    )
+    .option(
       '--loss <loss>',
       "the training loss: bce (the paper's binary cross-entropy per entity) or softmax (a " +
         "cross-entropy over all entities); default: the preset's, bce (docs/training.md)",
@@ -144,6 +152,7 @@ export function trainCommand(out: CliOutput): Command {
         threads: options.threads,
         seed: options.seed,
         weightAverage: options.weightAverage,
+        sampledCandidates: options.sampledCandidates,
         loss: options.loss,
       };
       if (options.tune !== undefined && options.timeBudget !== undefined) {
