@@ -108,6 +108,26 @@ fn load_dataset(dir: &PathBuf) -> neptune_core::Result<Dataset> {
     Ok(data)
 }
 
+/// The process's resident and peak resident memory (Linux `/proc/self/status`; nothing
+/// elsewhere), for the scale benchmark: `memory <when>: rss <MiB> MiB, peak <MiB> MiB`.
+fn print_memory(when: &str) {
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
+        return;
+    };
+    let kib = |key: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(key))
+            .and_then(|rest| rest.split_whitespace().next()?.parse::<f64>().ok())
+            .unwrap_or(f64::NAN)
+    };
+    println!(
+        "memory {when}: rss {:.1} MiB, peak {:.1} MiB",
+        kib("VmRSS:") / 1024.0,
+        kib("VmHWM:") / 1024.0
+    );
+}
+
 fn print_metrics(label: &str, m: &Metrics, seconds: f64) {
     let o = &m.overall;
     println!(
@@ -157,6 +177,8 @@ fn overrides(args: &TrainArgs) -> Result<Overrides, String> {
 
 fn train(args: TrainArgs) -> CliResult {
     let data = load_dataset(&args.dataset)?;
+    let _ = data.train_index(neptune_core::InverseMode::NewRelation);
+    print_memory("after loading the data and its index");
     let size = neptune_core::GraphSize::of(data.n_entities(), data.n_relations(), &data.train);
     let cfg = Config::resolve(&args.preset, Some(size), &overrides(&args)?)?;
     eprintln!("config: {}", serde_json::to_string(&cfg)?);
@@ -236,6 +258,7 @@ fn train(args: TrainArgs) -> CliResult {
         "stopped: {:?} after {} epochs; best epoch {}",
         outcome.stop, outcome.epochs_run, outcome.state.best_epoch
     );
+    print_memory("after training");
     if args.test {
         let t = Instant::now();
         let test = trainer.evaluate(&outcome.model, &data, Split::Test)?;

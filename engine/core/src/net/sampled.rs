@@ -9,7 +9,7 @@ use super::backward::backward_hidden;
 use super::forward::forward_hidden;
 use super::{ensure, lap, Batch, Dropouts, Masks, Mode, Workspace};
 use crate::kernels::elementwise;
-use crate::linalg::{matmul_oriented, Op};
+use crate::linalg::{matmul, Op};
 use crate::params::{Grads, Params};
 use crate::real::Real;
 
@@ -36,11 +36,13 @@ pub fn forward_sampled<T: Real>(
     elementwise::dropout_gather(&p.e, ids, &mut ws.e_drop, d, &masks.in_ent, s_in);
     lap(&mut ws.timings, 4, &mut t);
     ensure(&mut ws.logits, b * m);
-    matmul_oriented(
+    // Plain products: M changes every step, and `matmul_oriented` times each new shape.
+    matmul(
         &mut ws.logits[..b * m],
         Op::n(&ws.x2, b, d),
         Op::t(&ws.e_drop[..m * d], m, d),
-        &mut ws.product_scratch,
+        false,
+        true,
     );
     lap(&mut ws.timings, 5, &mut t);
 }
@@ -71,17 +73,19 @@ pub fn backward_sampled<T: Real>(
     let dl = &ws.logits[..b * m];
     let mut t = std::time::Instant::now();
     // dx2 = dL · E'[ids]  (B x D);  dE'[ids] = dL^T · x2  (M x D), then through the dropout.
-    matmul_oriented(
+    matmul(
         &mut ws.dx2[..b * d],
         Op::n(dl, b, m),
         Op::n(&ws.e_drop[..m * d], m, d),
-        &mut ws.product_scratch,
+        false,
+        true,
     );
-    matmul_oriented(
+    matmul(
         &mut row_grads[..m * d],
         Op::t(dl, b, m),
         Op::n(&ws.x2, b, d),
-        &mut ws.product_scratch,
+        false,
+        true,
     );
     if !masks.in_ent.identity {
         elementwise::dropout_rows_inplace(&mut row_grads[..m * d], ids, d, &masks.in_ent, s_in);
