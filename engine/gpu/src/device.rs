@@ -38,8 +38,8 @@ pub struct Gpu {
     pub(crate) device: wgpu::Device,
     pub(crate) queue: wgpu::Queue,
     info: wgpu::AdapterInfo,
-    pub(crate) pipelines: crate::kernel::PipelineCache,
-    pub(crate) kernel_times: crate::kernel::KernelTimes,
+    pub(crate) pipelines: crate::pipelines::PipelineCache,
+    pub(crate) kernel_times: crate::pipelines::KernelTimes,
 }
 
 /// Preference among adapters: hardware first; a CPU (software) adapter last.

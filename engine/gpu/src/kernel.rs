@@ -7,34 +7,8 @@
 
 use crate::buffer::Tensor;
 use crate::device::Gpu;
-use std::collections::HashMap;
-use std::sync::Mutex;
+use crate::pipelines::profiling;
 use wgpu::util::DeviceExt;
-
-/// Seconds per kernel entry point, when profiling (`NEPTUNE_GPU_PROFILE=1`): each dispatch is
-/// then submitted and waited for alone, which is slower but attributes the time.
-#[derive(Default)]
-pub(crate) struct KernelTimes(pub Mutex<Vec<(&'static str, f64)>>);
-
-impl KernelTimes {
-    fn add(&self, entry: &'static str, secs: f64) {
-        let mut v = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        match v.iter_mut().find(|(e, _)| *e == entry) {
-            Some((_, t)) => *t += secs,
-            None => v.push((entry, secs)),
-        }
-    }
-}
-
-pub(crate) fn profiling() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var_os("NEPTUNE_GPU_PROFILE").is_some_and(|v| v == "1"))
-}
-
-#[derive(Default)]
-pub(crate) struct PipelineCache(
-    Mutex<HashMap<(usize, &'static str), std::sync::Arc<wgpu::ComputePipeline>>>,
-);
 
 /// Workgroups for `n` threads of a 1-D kernel with workgroup size `wg`, split over x and y
 /// when more than 65535 are needed.
@@ -61,36 +35,6 @@ pub struct Recorder<'g> {
 }
 
 impl Gpu {
-    fn pipeline(
-        &self,
-        src: &'static str,
-        entry: &'static str,
-    ) -> std::sync::Arc<wgpu::ComputePipeline> {
-        let key = (src.as_ptr() as usize, entry);
-        let mut cache = self.pipelines.0.lock().unwrap_or_else(|e| e.into_inner());
-        cache
-            .entry(key)
-            .or_insert_with(|| {
-                let module = self
-                    .device
-                    .create_shader_module(wgpu::ShaderModuleDescriptor {
-                        label: Some(entry),
-                        source: wgpu::ShaderSource::Wgsl(src.into()),
-                    });
-                std::sync::Arc::new(self.device.create_compute_pipeline(
-                    &wgpu::ComputePipelineDescriptor {
-                        label: Some(entry),
-                        layout: None,
-                        module: &module,
-                        entry_point: Some(entry),
-                        compilation_options: Default::default(),
-                        cache: None,
-                    },
-                ))
-            })
-            .clone()
-    }
-
     /// Starts recording a sequence of dispatches.
     pub fn recorder(&self) -> Recorder<'_> {
         Recorder {
@@ -113,7 +57,7 @@ impl Recorder<'_> {
         groups: [u32; 3],
     ) {
         let gpu = self.gpu;
-        let pipe = gpu.pipeline(src, entry);
+        let pipe = gpu.pipelines.get(&gpu.device, src, entry);
         let mut words: Vec<u32> = args
             .iter()
             .map(|a| match *a {

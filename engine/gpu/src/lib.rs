@@ -9,6 +9,7 @@ mod device;
 mod kernel;
 pub mod mask;
 pub mod ops;
+mod pipelines;
 mod step;
 
 pub use buffer::Tensor;
