@@ -8,7 +8,8 @@ import {
   type PropertyRow,
   type TripleRow,
 } from '../graph';
-import { isOverlong, openLineSource, type LineSource, type SourceLine } from './line-source';
+import { openLineSource, type LineSource } from './line-source';
+import { parseSourceLine } from './parse-source-line';
 import type { IngestProgress } from './ingest-progress';
 import type { IngestFormat, LineParser, ParsedLine } from './parsed-line';
 import { DEFAULT_CSV_COLUMNS, type CsvColumns } from './parsers/csv-parser';
@@ -205,7 +206,7 @@ async function visit(
   for await (const chunk of source.chunks()) {
     for (const text of chunk) {
       lineNumber += 1;
-      const parsed = parseLine(parser, text);
+      const parsed = parseSourceLine(parser, text);
       if (parsed.kind === 'edge') triples += 1;
       const pending = onLine(lineNumber, typeof text === 'string' ? text : null, parsed);
       if (pending) await pending;
@@ -219,15 +220,4 @@ async function visit(
     });
   }
   return lineNumber;
-}
-
-function parseLine(parser: LineParser, text: SourceLine): ParsedLine {
-  if (text === null) return { kind: 'invalid', reason: 'invalid UTF-8 byte sequence' };
-  if (isOverlong(text)) {
-    return {
-      kind: 'invalid',
-      reason: `line is ${text.overlongBytes} bytes long; the limit is ${text.limit} bytes`,
-    };
-  }
-  return parser.parse(text);
 }

@@ -12,6 +12,7 @@ import {
 import type { CliOutput } from '../cli-output';
 import { openMigratedDatabase } from '../migrated-database';
 import { ingestProgress } from '../progress/ingest-progress';
+import { runBulkIngest } from './bulk-ingest';
 import { integerOption } from './command-args';
 
 interface IngestCliOptions {
@@ -23,6 +24,8 @@ interface IngestCliOptions {
   headColumn: string;
   relationColumn: string;
   tailColumn: string;
+  bulk?: boolean;
+  bulkCsvOnly?: string;
   json?: boolean;
 }
 
@@ -31,7 +34,7 @@ export function ingestCommand(out: CliOutput): Command {
     .description(
       'Load triples (TSV, CSV with a header, N-Triples; gzip accepted) into Neo4j, idempotently',
     )
-    .argument('[path]', 'the triple file')
+    .argument('[paths...]', 'the triple files (loaded in turn)')
     .option(
       '--labels <file>',
       'a label file (id<TAB>Label[;Label…]): adds Neo4j labels to entities (after the triples, when both are given)',
@@ -55,13 +58,51 @@ export function ingestCommand(out: CliOutput): Command {
     .option('--head-column <name>', 'CSV: the head column', DEFAULT_CSV_COLUMNS.head)
     .option('--relation-column <name>', 'CSV: the relation column', DEFAULT_CSV_COLUMNS.relation)
     .option('--tail-column <name>', 'CSV: the tail column', DEFAULT_CSV_COLUMNS.tail)
+    .option(
+      '--bulk',
+      'first load of a big graph into the EMPTY local database through neo4j-admin import ' +
+        '(stops and restarts the local Neo4j); later changes go without --bulk',
+    )
+    .option(
+      '--bulk-csv-only <dir>',
+      "write neo4j-admin's import files into <dir> and print how to import them on a server " +
+        'kgc does not manage; nothing is loaded',
+    )
     .option('--json', 'print the summary as JSON')
-    .action(async (file: string | undefined, options: IngestCliOptions) => {
-      if (file === undefined && options.labels === undefined) {
+    .action(async (files: string[], options: IngestCliOptions) => {
+      if (files.length === 0 && options.labels === undefined) {
         throw new KgcError(
           ErrorCode.BAD_USER_INPUT,
           'Give a triple file, --labels <file>, or both.',
         );
+      }
+      if (options.rejects !== undefined && files.length > 1) {
+        throw new KgcError(
+          ErrorCode.BAD_USER_INPUT,
+          '--rejects names one reject file: with several triple files, leave it out (each gets <file>.rejects.tsv).',
+        );
+      }
+      const columns = {
+        head: options.headColumn,
+        relation: options.relationColumn,
+        tail: options.tailColumn,
+      };
+      if (options.bulk || options.bulkCsvOnly !== undefined) {
+        await runBulkIngest(
+          loadConfig(),
+          {
+            files,
+            labels: options.labels,
+            format: options.format,
+            columns,
+            skipInvalid: options.skipInvalid,
+            rejects: options.rejects,
+            csvOnly: options.bulkCsvOnly,
+            json: options.json,
+          },
+          out,
+        );
+        return;
       }
       const db = await openMigratedDatabase(loadConfig(), (line) =>
         process.stderr.write(`${line}\n`),
@@ -70,7 +111,7 @@ export function ingestCommand(out: CliOutput): Command {
       const progress = ingestProgress();
       try {
         const runs = [
-          ...(file !== undefined ? [{ file, labels: false }] : []),
+          ...files.map((file) => ({ file, labels: false })),
           ...(options.labels !== undefined ? [{ file: options.labels, labels: true }] : []),
         ];
         for (const run of runs) {
@@ -78,11 +119,7 @@ export function ingestCommand(out: CliOutput): Command {
             file: run.file,
             labels: run.labels,
             format: options.format,
-            columns: {
-              head: options.headColumn,
-              relation: options.relationColumn,
-              tail: options.tailColumn,
-            },
+            columns,
             skipInvalid: options.skipInvalid,
             rejectPath: run.labels ? undefined : options.rejects,
             batchSize: options.batchSize,

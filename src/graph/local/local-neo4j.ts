@@ -58,6 +58,25 @@ export class LocalNeo4j {
     return this.options.dir;
   }
 
+  get database(): string {
+    return this.options.database;
+  }
+
+  /**
+   * How to run neo4j-admin against this instance: the server's own jars and conf (fetched if
+   * needed), so an admin command sees the same data folder and settings as the server.
+   */
+  adminCommand(): AdminCommand {
+    const home = ensureNeo4jHome(this.options.cacheDir, this.log);
+    return {
+      java: findJava(this.options.javaHome),
+      classpath: `${path.join(home, 'lib')}/*`,
+      // The child inherits the environment as any spawned process does; config is not read here.
+      // eslint-disable-next-line no-restricted-properties
+      env: { ...process.env, NEO4J_HOME: home, NEO4J_CONF: path.join(this.dir, 'conf') },
+    };
+  }
+
   /** Connection target of the running instance, or undefined when none runs. */
   connection(): ConnectionTarget | undefined {
     const state = readState(this.dir);
@@ -90,8 +109,8 @@ export class LocalNeo4j {
     if (running && (await this.answersQuery(running))) return running;
     if (running) await this.stop();
 
-    const home = ensureNeo4jHome(this.options.cacheDir, this.log);
-    const java = findJava(this.options.javaHome);
+    const admin = this.adminCommand();
+    const { java, classpath, env } = admin;
     const boltPort = this.options.boltPort === 0 ? await findFreePort() : this.options.boltPort;
     if (await isPortTaken(boltPort)) {
       throw new KgcError(
@@ -104,13 +123,8 @@ export class LocalNeo4j {
     }
     const conf = renderNeo4jConf({ ...this.options, boltPort });
     fs.writeFileSync(path.join(this.dir, 'conf', 'neo4j.conf'), conf);
-    // The child inherits the environment as any spawned process does; config is not read here.
-    // eslint-disable-next-line no-restricted-properties
-    const env = { ...process.env, NEO4J_HOME: home, NEO4J_CONF: path.join(this.dir, 'conf') };
-    const classpath = `${path.join(home, 'lib')}/*`;
 
-    const credentials =
-      readCredentials(this.dir) ?? (await this.initialisePassword({ java, classpath, env }));
+    const credentials = readCredentials(this.dir) ?? (await this.initialisePassword(admin));
     const consoleLog = fs.openSync(path.join(this.dir, 'logs', 'console.log'), 'a');
     const child = spawn(
       java,
