@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Everything a fresh machine needs before `kgc` runs: Java 17 + Maven and Chromium (apt-get when root),
-# npm packages, the native engine, the TypeScript build, and the Neo4j jars from Maven Central.
+# npm packages, the native engine, the TypeScript build, the Neo4j jars from Maven Central, and
+# for the tests (KGC_TEST_SERVERS=1) their S3 server (SeaweedFS, built from its Go module; needs
+# Go 1.26).
 # Idempotent and quiet when there is nothing to do. With KGC_GPU=1 the engine is built with its
 # GPU backend (wgpu) and a Vulkan driver is installed when none is (Mesa's, whose software
 # device lavapipe runs the GPU kernels on the CPU: what the tests use without a GPU).
@@ -60,4 +62,14 @@ if [[ ! -f "$cache_dir/neo4j-$version/.complete" ]]; then
   step "Fetching Neo4j $version from Maven Central"
 fi
 bash scripts/neo4j/fetch.sh "$cache_dir/neo4j-$version"
+
+# The S3-compatible server of the model-store tests (test/support/test-s3.ts), built once per
+# machine into the cache; only for the tests (scripts/test.sh sets KGC_TEST_SERVERS=1).
+if [[ ${KGC_TEST_SERVERS:-} == 1 ]]; then
+  seaweedfs_version="$(tr -d '[:space:]' < scripts/seaweedfs/version)"
+  if [[ ! -x "$cache_dir/seaweedfs-$seaweedfs_version/weed" ]]; then
+    step "Building SeaweedFS $seaweedfs_version from its Go module (the tests' S3 server; minutes, once)"
+  fi
+  bash scripts/seaweedfs/install.sh "$cache_dir/seaweedfs-$seaweedfs_version"
+fi
 echo "setup: ready"

@@ -8,6 +8,8 @@ export KGC_GPU=1
 # The test build of the binding carries the exports that panic on purpose (engine-binding.test.ts);
 # scripts/check-binding-types.sh checks that a production build does not.
 export KGC_TEST_EXPORTS=1
+# Setup also builds the servers only the tests start (the S3-compatible model store's).
+export KGC_TEST_SERVERS=1
 # The public benchmark datasets, when present beside the checkout (CI's layout): the GPU
 # learning-curve test trains UMLS from there, the fixed workload FB15k-237.
 if [[ -z ${KGC_DATASETS:-} && -d ../shared/datasets ]]; then

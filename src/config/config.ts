@@ -16,6 +16,7 @@ import {
   readUri,
 } from './env-readers';
 import { FoldInConfig, readFoldIn } from './fold-in-config';
+import { readModelStore, S3StoreConfig } from './model-store-config';
 
 /** An external Neo4j (server, Aura, cluster) named by NEO4J_URI; nothing is started locally. */
 export interface ExternalNeo4jConfig {
@@ -110,8 +111,13 @@ export interface Config {
 
 /** Model versions, their registry and the retraining worker (docs/lifecycle.md). */
 export interface LifecycleConfig {
-  /** Where model versions are written, one directory each. */
+  /**
+   * Where model versions are written and loaded from, one directory each: the store itself, or
+   * with `remoteModelStore` this machine's cache of it.
+   */
   modelStore: string;
+  /** The object store every machine shares (KGC_MODEL_STORE=s3://...); undefined: none. */
+  remoteModelStore: S3StoreConfig | undefined;
   /**
    * Separates registries that share one Neo4j database (versions, runs, lease, requests are
    * tagged with it): several deployments on one database, or tests on a shared server.
@@ -250,9 +256,10 @@ function readOptionalList(env: Env, name: string): string[] | undefined {
 }
 
 function readLifecycle(env: Env, stateDir: string, cwd: string): LifecycleConfig {
-  const store = readOptionalString(env, 'KGC_MODEL_STORE');
+  const store = readModelStore(env, stateDir, cwd);
   return {
-    modelStore: store ? path.resolve(cwd, store) : path.join(stateDir, 'models'),
+    modelStore: store.dir,
+    remoteModelStore: store.remote,
     registryScope: readString(env, 'KGC_REGISTRY_SCOPE', 'default'),
     retrainCron: readCron(env, 'KGC_RETRAIN_CRON'),
     fullRetrainCron: readCron(env, 'KGC_FULL_RETRAIN_CRON'),

@@ -46,6 +46,12 @@ export const ErrorCode = {
   ENGINE_NOT_BUILT: 'ENGINE_NOT_BUILT',
   ENGINE_ERROR: 'ENGINE_ERROR',
   MODEL_INVALID: 'MODEL_INVALID',
+  /** The remote model store (KGC_MODEL_STORE=s3://...) cannot be reached or failed to answer. */
+  MODEL_STORE_UNAVAILABLE: 'MODEL_STORE_UNAVAILABLE',
+  /** The remote model store refused the credentials (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY). */
+  MODEL_STORE_AUTH_FAILED: 'MODEL_STORE_AUTH_FAILED',
+  /** The remote model store answered with an error other than the two above. */
+  MODEL_STORE_ERROR: 'MODEL_STORE_ERROR',
   MODEL_NOT_READY: 'MODEL_NOT_READY',
   TRAINING_ABORTED: 'TRAINING_ABORTED',
   /** The training device asked for is missing or failed (no GPU, an engine built without it). */

@@ -22,6 +22,8 @@ export interface RetentionResult {
  * being gated. Only versions this scope registered in this store are touched (other scopes may
  * share it). The registry marks a version pruned first, then its files go: a crash between the
  * two leaves files that the next run removes, never a registered version without its mark.
+ * With a remote store, the versions are those it holds (registered under any machine's cache
+ * directory), and they go from it and from this machine's cache.
  */
 export async function applyRetention(
   db: Database,
@@ -29,15 +31,18 @@ export async function applyRetention(
   keep: number,
   scope: string,
 ): Promise<RetentionResult> {
-  const onDisk = new Set(store.list());
+  const stored = new Set(await store.versions());
+  const inThisStore = (v: { version: string; dir: string }) =>
+    store.remote !== undefined || path.resolve(v.dir) === path.resolve(store.dir(v.version));
   const ours = (await listVersions(db, scope)).filter(
-    (v) => onDisk.has(v.version) && path.resolve(v.dir) === path.resolve(store.dir(v.version)),
+    (v) => stored.has(v.version) && inThisStore(v),
   );
   const pruned = await prunedVersions(db, scope);
   const live = ours.filter((v) => !pruned.has(v.version)).map((v) => v.version);
   const doomed = versionsToPrune(live, keep, await protectedVersions(db, scope));
   const marked = await markVersionsPruned(db, doomed, scope);
   const leftovers = ours.filter((v) => pruned.has(v.version)).map((v) => v.version);
-  const removed = [...leftovers, ...marked].filter((v) => store.remove(v));
+  const removed: string[] = [];
+  for (const v of [...leftovers, ...marked]) if (await store.prune(v)) removed.push(v);
   return { removed, kept: ours.length - removed.length };
 }

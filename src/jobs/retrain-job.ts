@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import type { Config } from '../config';
 import { suggestAfterPromotion } from './suggest-after-promotion';
 import { ErrorCode, KgcError, toKgcError } from '../errors';
@@ -11,7 +12,8 @@ import {
   updateRunProgress,
 } from '../graph/registry';
 import { DEFAULT_STABLE_SPLIT } from '../export';
-import { ModelStore } from '../model';
+import { isVersionId, openModelStore } from '../model';
+import type { ModelStore } from '../model';
 import type { RetrainOptions, RetrainResult } from './retrain-types';
 import { LeaseKeeper } from './lease-keeper';
 import { applyRetention } from './model-retention';
@@ -54,7 +56,7 @@ export async function runRetrainJob(
   config: Config,
   options: RetrainOptions = {},
 ): Promise<RetrainResult> {
-  const store = options.store ?? new ModelStore(config.lifecycle.modelStore);
+  const store = options.store ?? openModelStore(config.lifecycle);
   const scope = options.scope ?? config.lifecycle.registryScope;
   const log = options.log ?? (() => undefined);
   const controller = new AbortController();
@@ -128,14 +130,21 @@ export async function runRetrainJob(
       if (result.promoted && result.version && result.dir) {
         const promoted = { version: result.version, dir: result.dir };
         const perRelation = config.lifecycle.suggestionsPerRelation;
-        await suggestAfterPromotion(db, promoted, perRelation, log, controller.signal);
+        await suggestAfterPromotion(db, store, promoted, perRelation, log, controller.signal);
       }
       if (result.version) await retain(db, store, config.lifecycle.modelKeep, scope, log);
       return { ...result, runId, timings: timer.seconds };
     } catch (error) {
       const phase = timer.last ?? undefined;
       timer.end();
-      for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
+      for (const dir of tempDirs) {
+        fs.rmSync(dir, { recursive: true, force: true });
+        // Published but never registered: its remote copy goes too (no reader looks for it).
+        const version = path.basename(dir);
+        if (store.remote && isVersionId(version)) {
+          await store.remote.remove(version).catch(() => undefined);
+        }
+      }
       const reason: unknown = controller.signal.aborted ? controller.signal.reason : undefined;
       const failure =
         reason instanceof KgcError

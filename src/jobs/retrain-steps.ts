@@ -27,6 +27,7 @@ import type {
   TuningInfo,
   VersionInfo,
 } from '../model';
+import { withActiveFiles } from './active-files';
 import { calibrateVersion } from './calibrate-version';
 import { gateAndPromote } from './gate-and-promote';
 import { RunProgressWriter } from './run-progress';
@@ -50,7 +51,7 @@ export async function retrainSteps(ctx: StepContext): Promise<StepResult> {
   const { db, store, timer, options, signal } = ctx;
   // Read once, at the start: the gate compares against this version and the promotion happens
   // only if it is still active, so an operator's rollback or promote during the job stands.
-  const active = await getActiveVersion(db, ctx.scope);
+  const active = await withActiveFiles(store, await getActiveVersion(db, ctx.scope));
   const graph = await timer.time('export', () => exportDenseGraph(db, options.filter));
   checkAborted(signal);
 

@@ -13,9 +13,10 @@ import {
 import type { ModelStore, VersionInfo } from '../model';
 
 /**
- * Completes the temporary directory the engine trained into and renames it into the store:
- * the training checkpoints go (only the kept weights serve), the keys of the snapshot's edges
- * and of its train part, the curve, version.json and metrics.json are added.
+ * Completes the temporary directory the engine trained into and publishes it to the store
+ * (uploaded to the remote store first, when there is one, then renamed into place): the
+ * training checkpoints go (only the kept weights serve), the keys of the snapshot's edges and
+ * of its train part, the curve, version.json and metrics.json are added.
  */
 export async function writeVersion(
   store: ModelStore,
@@ -29,5 +30,5 @@ export async function writeVersion(
   const svg = await renderTrainingCurve(info.curve, `kgc ${info.version}: training curve`);
   fs.writeFileSync(path.join(tempDir, CURVE_FILE), svg);
   writeVersionInfo(tempDir, info);
-  return store.commit(tempDir, info.version);
+  return store.publish(tempDir, info.version);
 }

@@ -26,6 +26,9 @@ export { loadServingModel, loadServingModelAsync } from './serving-model';
 export type { ServingModel } from './serving-model';
 export { servingProbability } from './serving-probability';
 export { loadScorer, ModelStore, openVersionDir, readVersionEdges } from './store/model-store';
+export { openModelStore } from './store/open-model-store';
+export { isVersionId } from './store/version-id';
+export { isStoreFailure } from './store/version-mirror';
 export {
   CURVE_FILE,
   SNAPSHOT_KEYS_FILE,

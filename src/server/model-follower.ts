@@ -1,7 +1,6 @@
-import fs from 'node:fs';
 import type { Database } from '../graph';
 import { getActiveVersion, promotedVersions } from '../graph/registry';
-import { ModelStore, openVersionDir, loadServingModelAsync } from '../model';
+import { isStoreFailure, ModelStore, openVersionDir, loadServingModelAsync } from '../model';
 import type { ServingModel } from '../model';
 import type { Logger } from './logger';
 
@@ -32,6 +31,10 @@ export interface FollowerEvents {
  * loaded (missing or corrupt directory) is refused and logged, and the current one keeps serving;
  * with none yet (a start on a corrupt active version), the most recently promoted version that
  * loads serves instead. Either way `fallback()` reports it until a loadable version is active.
+ * With a remote model store, a version this machine lacks is downloaded before it loads; a
+ * store that fails (unreachable, refusing) refuses nothing: the next poll tries again. After a
+ * swap, cached versions that retention removed from the store are dropped from this machine;
+ * between swaps, files another machine added to the serving version are fetched.
  */
 export class ModelFollower {
   private serving: ServingModel | undefined;
@@ -39,6 +42,7 @@ export class ModelFollower {
   private timer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
   private stopped = false;
+  private addedFailing = false;
   private readonly events: FollowerEvents;
 
   constructor(
@@ -102,7 +106,7 @@ export class ModelFollower {
   }
 
   private async load(version: string, registered: string): Promise<ServingModel> {
-    const dir = fs.existsSync(registered) ? registered : this.options.store.dir(version);
+    const dir = await this.options.store.locate(version, registered);
     openVersionDir(dir, version);
     return loadServingModelAsync(dir, version);
   }
@@ -112,6 +116,41 @@ export class ModelFollower {
     this.serving = next;
     this.events.onSwap?.(next);
     this.logger.info({ version: next.version, previous, loadMs: Date.now() - started }, message);
+    void this.evict([next.version, previous].filter((v): v is string => v !== undefined));
+  }
+
+  /**
+   * Fetches what another machine added to the serving version since (its suggestions, computed
+   * after the promotion); the review queue reads the new file on its next request. A failure is
+   * logged once, until a poll succeeds again.
+   */
+  private async refreshAdded(version: string): Promise<void> {
+    try {
+      const fetched = await this.options.store.refreshAdded(version);
+      if (fetched.length > 0)
+        this.logger.info({ version, fetched }, 'fetched files added to the serving model version');
+      this.addedFailing = false;
+    } catch (error) {
+      if (!this.addedFailing) {
+        this.logger.warn(
+          { err: error, version },
+          'cannot fetch files added to the serving model version',
+        );
+      }
+      this.addedFailing = true;
+    }
+  }
+
+  /** Best effort: a cache that keeps a removed version only costs disk until the next swap. */
+  private async evict(keep: string[]): Promise<void> {
+    try {
+      const evicted = await this.options.store.evictRemoved(keep);
+      if (evicted.length > 0) {
+        this.logger.info({ evicted }, 'dropped cached model versions the store no longer holds');
+      }
+    } catch (error) {
+      this.logger.warn({ err: error }, 'could not drop cached model versions');
+    }
   }
 
   private async check(): Promise<void> {
@@ -127,6 +166,8 @@ export class ModelFollower {
     }
     if (!active || active.version === this.serving?.version || active.version === this.refused) {
       if (active?.version === this.serving?.version) this.refused = undefined;
+      if (active && active.version === this.serving?.version)
+        await this.refreshAdded(active.version);
       return;
     }
     const started = Date.now();
@@ -139,6 +180,14 @@ export class ModelFollower {
         this.serving ? 'serving a new model version' : 'serving the active model version',
       );
     } catch (error) {
+      if (isStoreFailure(error)) {
+        this.logger.error(
+          { err: error, version: active.version, serving: this.serving?.version },
+          'cannot fetch the active model version from the model store; trying again at the next poll',
+        );
+        if (!this.serving) await this.fallBack(active.version);
+        return;
+      }
       this.refused = active.version;
       this.events.onRefused?.(active.version);
       this.logger.error(
@@ -172,7 +221,7 @@ export class ModelFollower {
         );
         return;
       } catch (error) {
-        this.events.onRefused?.(candidate.version);
+        if (!isStoreFailure(error)) this.events.onRefused?.(candidate.version);
         this.logger.warn(
           { err: error, version: candidate.version },
           'an earlier model version does not load either',

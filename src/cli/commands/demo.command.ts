@@ -21,7 +21,7 @@ import type { DemoPrediction } from '../../demo';
 import { ingestFile } from '../../ingest';
 import { runRetrainJob } from '../../jobs';
 import type { RetrainResult } from '../../jobs';
-import { ModelStore } from '../../model';
+import { openModelStore } from '../../model';
 import { createApiKey } from '../../server/api-keys';
 import { silentLogger } from '../../server/logger';
 import { startServer } from '../../server/start-server';
@@ -108,7 +108,7 @@ async function runDemo(
       `${labelled.labelled} entities labelled (Person, City, Country, Company).`,
   );
 
-  const store = new ModelStore(config.lifecycle.modelStore);
+  const store = openModelStore(config.lifecycle);
   const scope = config.lifecycle.registryScope;
   const job = (trigger: string, force: boolean): Promise<RetrainResult> => {
     const training = trainingProgress(options.epochs);

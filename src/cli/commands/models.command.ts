@@ -10,7 +10,7 @@ import {
 import type { ModelVersionRecord } from '../../graph/registry';
 import { applyRetention } from '../../jobs/model-retention';
 import { suggestAfterPromotion } from '../../jobs/suggest-after-promotion';
-import { ModelStore, openVersionDir, readCalibrationFile } from '../../model';
+import { openModelStore, openVersionDir, readCalibrationFile } from '../../model';
 import type { CalibrationSummary, EngineConfig } from '../../model';
 import type { CliOutput } from '../cli-output';
 import { withLifecycleDatabase } from './lifecycle-context';
@@ -156,14 +156,15 @@ function promoteCommand(out: CliOutput): Command {
     .action(async (version: string, options: JsonOption) => {
       await withLifecycleDatabase(async (db, config) => {
         const scope = config.lifecycle.registryScope;
-        const store = new ModelStore(config.lifecycle.modelStore);
+        const store = openModelStore(config.lifecycle);
         await assertLoadable(db, store, await getVersion(db, version, scope), scope, 'promote');
         const result = await promoteVersion(db, version, scope);
         if (options.json) out.info(JSON.stringify(result));
         else out.info(`Active: ${result.version} (was ${result.previous ?? 'none'}).`);
         await suggestAfterPromotion(
           db,
-          { version: result.version, dir: store.dir(result.version) },
+          store,
+          { version: result.version, dir: await store.locate(result.version) },
           config.lifecycle.suggestionsPerRelation,
           (line) => out.error(line),
         );
@@ -179,7 +180,7 @@ function rollbackCommand(out: CliOutput): Command {
     .action(async (options: JsonOption) => {
       await withLifecycleDatabase(async (db, config) => {
         const scope = config.lifecycle.registryScope;
-        const store = new ModelStore(config.lifecycle.modelStore);
+        const store = openModelStore(config.lifecycle);
         const active = await getActiveVersion(db, scope);
         const target = active && (await getVersion(db, active.version, scope)).previousActive;
         // Without a target, rollbackVersion itself says why there is nothing to roll back to.

@@ -1,12 +1,13 @@
 import path from 'node:path';
 import { Command } from 'commander';
 import { loadConfig } from '../../config';
-import { ModelStore } from '../../model';
+import { openModelStore } from '../../model';
 import { createLogger } from '../../server/logger';
 import { startServer } from '../../server/start-server';
 import type { CliOutput } from '../cli-output';
 import { integerOption } from './command-args';
 import { MIGRATIONS_DIR, openMigratedDatabase } from '../migrated-database';
+import { checkModelStore } from './model-store-check';
 
 /**
  * `kgc serve`: the API, logging JSON lines to stdout (pino). Without --model (or KGC_MODEL_DIR)
@@ -32,11 +33,18 @@ export function serveCommand(_out: CliOutput): Command {
       if (config.neo4j.kind === 'local') {
         await (await openMigratedDatabase(config, (line) => logger.info(line))).close();
       }
+      const store = openModelStore(config.lifecycle);
+      await checkModelStore(store, (error) =>
+        logger.error(
+          { err: error },
+          'the model store is unavailable: serving what this machine has cached until it is back',
+        ),
+      );
       const server = await startServer(config, {
         migrationsDir: MIGRATIONS_DIR,
         modelDir: modelDir ? path.resolve(modelDir) : undefined,
         follow: {
-          store: new ModelStore(config.lifecycle.modelStore),
+          store,
           scope: config.lifecycle.registryScope,
           pollMs: config.lifecycle.modelPollSeconds * 1000,
         },

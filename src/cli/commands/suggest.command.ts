@@ -36,7 +36,7 @@ export function suggestCommand(out: CliOutput): Command {
     .option('--json', 'print the summary as JSON')
     .action(async (options: SuggestCliOptions) => {
       await withLifecycleDatabase(async (db, config) => {
-        const { version, dir } = await activeVersionDir(db, config);
+        const { version, dir, store } = await activeVersionDir(db, config);
         const controller = new AbortController();
         const stop = () => controller.abort();
         process.once('SIGINT', stop);
@@ -51,6 +51,8 @@ export function suggestCommand(out: CliOutput): Command {
               progress.report({ done, total, relation, seconds: (Date.now() - started) / 1000 }),
           });
           progress.stop();
+          // Other machines' review queues serve the file too (a remote model store).
+          await store.shareAdded(version);
           if (options.json) out.info(JSON.stringify(summary));
           else {
             out.info(

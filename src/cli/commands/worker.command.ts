@@ -1,10 +1,13 @@
 import path from 'node:path';
 import { Command } from 'commander';
 import { RetrainWorker } from '../../jobs';
+import { openModelStore } from '../../model';
 import type { CliOutput } from '../cli-output';
+import { describeModelStore } from '../../config';
 import type { TrainDevice } from '../../config';
 import { deviceOption, durationOption, integerOption } from './command-args';
 import { withLifecycleDatabase } from './lifecycle-context';
+import { checkModelStore } from './model-store-check';
 
 interface WorkerCliOptions {
   preset: string;
@@ -62,6 +65,7 @@ export function workerCommand(out: CliOutput): Command {
       await withLifecycleDatabase(async (db, config) => {
         const { lifecycle } = config;
         const log = (line: string) => out.info(`${new Date().toISOString()} worker: ${line}`);
+        await checkModelStore(openModelStore(lifecycle), (error) => log(error.message));
         const worker = new RetrainWorker(db, {
           cron: lifecycle.retrainCron,
           fullCron: lifecycle.fullRetrainCron,
@@ -95,7 +99,8 @@ export function workerCommand(out: CliOutput): Command {
         log(
           `started: ${lifecycle.retrainCron ? `schedule "${lifecycle.retrainCron}" (next ${next?.toISOString()})` : 'no schedule (KGC_RETRAIN_CRON unset)'}, ` +
             `${lifecycle.fullRetrainCron ? `full retrains "${lifecycle.fullRetrainCron}" (next ${worker.nextFullRun()?.toISOString()}), ` : ''}` +
-            `requests polled every ${lifecycle.requestPollSeconds} s, store ${lifecycle.modelStore}`,
+            `requests polled every ${lifecycle.requestPollSeconds} s, ` +
+            `store ${describeModelStore(lifecycle.modelStore, lifecycle.remoteModelStore)}`,
         );
         await stopped;
         log('stopping');

@@ -3,7 +3,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ErrorCode, KgcError } from '../../errors';
 import { Scorer } from '../scorer';
+import { refreshAddedFiles, shareAddedFiles } from './added-files';
 import { durableRename, fsyncPath } from './durable-files';
+import { fetchVersion } from './fetch-version';
+import { recordedManifest, recordManifest } from './mirror-records';
+import { VERSION_ID } from './version-id';
+import type { VersionMirror } from './version-mirror';
 import {
   readKeys,
   readVersionInfo,
@@ -14,7 +19,6 @@ import {
 } from './version-info';
 
 const TEMP_PREFIX = '.tmp-';
-const VERSION_ID = /^v\d{8}T\d{6}Z-[0-9a-f]{6}$/;
 
 /** A version as read back from the store, checked for completeness. */
 export interface StoredVersion {
@@ -39,9 +43,19 @@ function isAlive(pid: number): boolean {
  * or none; a job killed mid-write leaves only a temporary directory, which `cleanStale` removes.
  * Every file and the directory are fsynced before the rename and the store after it, so a power
  * loss too leaves the whole version or nothing (a rename alone may reach the disk before the data).
+ *
+ * With a `remote` (an object store that machines share), this directory is the machine's cache
+ * of it: a version is uploaded whole before it is renamed into place here (so every version in
+ * the cache exists remotely, unless retention removed it since), a reader downloads one it lacks
+ * (`locate`), and retention removes it remotely too. The synchronous methods are local only.
  */
 export class ModelStore {
-  constructor(readonly root: string) {}
+  private readonly fetching = new Map<string, Promise<void>>();
+
+  constructor(
+    readonly root: string,
+    readonly remote?: VersionMirror,
+  ) {}
 
   /** Sortable by creation time (UTC, to the second), unique by its random tail. */
   newVersionId(now = new Date()): string {
@@ -128,6 +142,73 @@ export class ModelStore {
       .sort();
   }
 
+  /** Commits a complete temporary directory: uploaded to the remote store first, if any. */
+  async publish(tempDir: string, version: string): Promise<string> {
+    if (this.remote) recordManifest(tempDir, await this.remote.upload(version, tempDir));
+    return this.commit(tempDir, version);
+  }
+
+  /**
+   * A version's directory on this machine. Without a remote store: `registered` (the registry's
+   * record) when it exists here, else the store's. With one: this cache's copy, downloaded
+   * first when missing; each process reads its own cache, never another's that its owner may
+   * evict. `registered` serves then only for a version the remote store never had (written
+   * before the store became remote).
+   */
+  async locate(version: string, registered?: string): Promise<string> {
+    const dir = this.dir(version);
+    const here = registered !== undefined && fs.existsSync(registered);
+    if (!this.remote) return here ? registered : dir;
+    if (fs.existsSync(dir)) return dir;
+    try {
+      await this.fetch(this.remote, version);
+    } catch (error) {
+      if (here && error instanceof KgcError && error.code === ErrorCode.MODEL_INVALID) {
+        return registered;
+      }
+      throw error;
+    }
+    return dir;
+  }
+
+  /** The versions the store holds, oldest first: the remote store's (complete ones), if any. */
+  async versions(): Promise<string[]> {
+    return this.remote ? this.remote.list() : this.list();
+  }
+
+  /** Removes a version for retention: from the remote store first, then from this directory. */
+  async prune(version: string): Promise<boolean> {
+    const remote = (await this.remote?.remove(version)) ?? false;
+    return this.remove(version) || remote;
+  }
+
+  /**
+   * Drops cached versions that the remote store no longer holds (retention removed them), except
+   * `keep`; returns their ids. Only versions that went through the remote store are candidates
+   * (never one written here before the store was remote). The cache is read before the remote
+   * listing: a version is uploaded before it is cached, so one cached meanwhile stays.
+   */
+  async evictRemoved(keep: readonly string[]): Promise<string[]> {
+    if (!this.remote) return [];
+    const cached = this.list().filter((v) => recordedManifest(this.dir(v)) !== undefined);
+    const held = new Set([...(await this.remote.list()), ...keep]);
+    return cached.filter((version) => !held.has(version) && this.remove(version));
+  }
+
+  /**
+   * Shares the files added to a committed version after its upload (suggestions computed after
+   * a promotion) through the remote store; returns their names (none without one).
+   */
+  async shareAdded(version: string): Promise<string[]> {
+    return this.remote ? shareAddedFiles(this.remote, version, this.dir(version)) : [];
+  }
+
+  /** Fetches files that another machine added to a cached version since; returns their names. */
+  async refreshAdded(version: string): Promise<string[]> {
+    const dir = this.dir(version);
+    return this.remote && fs.existsSync(dir) ? refreshAddedFiles(this.remote, version, dir) : [];
+  }
+
   /** The version's record; MODEL_INVALID when it is missing or incomplete. */
   open(version: string): StoredVersion {
     return openVersionDir(this.dir(version), version);
@@ -136,6 +217,16 @@ export class ModelStore {
   /** Loads the version for scoring; MODEL_INVALID when missing, incomplete or corrupt. */
   loadScorer(version: string): Scorer {
     return loadScorer(this.open(version).dir);
+  }
+
+  /** One download of a version at a time in this process; callers share it. */
+  private fetch(remote: VersionMirror, version: string): Promise<void> {
+    let pending = this.fetching.get(version);
+    if (!pending) {
+      pending = fetchVersion(this, remote, version).finally(() => this.fetching.delete(version));
+      this.fetching.set(version, pending);
+    }
+    return pending;
   }
 }
 
