@@ -91,6 +91,66 @@ impl<T: Real> Adam<T> {
             });
     }
 
+    /// Brings rows of tensor `tensor` up to date as if dense Adam had also run `skipped[i]`
+    /// steps with a zero gradient on row `rows[i]` before the current one (lazy Adam otherwise
+    /// loses the momentum an untouched row keeps moving by, and learns much more slowly): the
+    /// moments decay by `beta^s`, and the parameter moves by the sum of those steps in closed
+    /// form, `lr / bc1 * m / (sqrt(v) / sqrt(bc2) + eps) * sum_{i=1..s} (beta1 / sqrt(beta2))^i`,
+    /// the bias corrections those of the current step and `eps` outside the sum (exact as the
+    /// bias corrections tend to 1 and while `eps` is small against `sqrt(v)`). Rows with 0
+    /// skipped steps are left alone. Call before the step that reads the rows (the bias
+    /// corrections are then those of the last skipped step).
+    pub fn catch_up_rows(
+        &mut self,
+        tensor: usize,
+        param: &mut [T],
+        cols: usize,
+        rows: &[u32],
+        skipped: &[u64],
+        lr: f64,
+    ) {
+        if self.step == 0 {
+            return; // nothing was skipped before the first step
+        }
+        let [_, _, _, _, step_size, inv_sqrt_bc2, eps] = self.constants(lr);
+        let (m, v) = (&mut self.m[tensor], &mut self.v[tensor]);
+        assert!(param.len() == m.len() && m.len() == v.len() && skipped.len() == rows.len());
+        let len = param.len();
+        let ptrs = [param.as_mut_ptr(), m.as_mut_ptr(), v.as_mut_ptr()].map(SyncPtr);
+        let ratio = BETA1 / BETA2.sqrt();
+        let rows_per_task = (CHUNK / cols.max(1)).max(1);
+        rows.par_chunks(rows_per_task)
+            .zip(skipped.par_chunks(rows_per_task))
+            .for_each(|(ids, skips)| {
+                let [pp, mp, vp] = &ptrs;
+                for (&r, &s) in ids.iter().zip(skips) {
+                    if s == 0 {
+                        continue;
+                    }
+                    let at = r as usize * cols;
+                    assert!(at + cols <= len);
+                    let s = s.min(i32::MAX as u64) as i32;
+                    let sum = ratio * (1.0 - ratio.powi(s)) / (1.0 - ratio);
+                    let k = [
+                        step_size * T::from_f64(sum),
+                        inv_sqrt_bc2,
+                        eps,
+                        T::from_f64(BETA1.powi(s)),
+                        T::from_f64(BETA2.powi(s)),
+                    ];
+                    // SAFETY: as in `update_rows`: distinct rows in bounds.
+                    let (pr, mr, vr) = unsafe {
+                        (
+                            std::slice::from_raw_parts_mut(pp.0.add(at), cols),
+                            std::slice::from_raw_parts_mut(mp.0.add(at), cols),
+                            std::slice::from_raw_parts_mut(vp.0.add(at), cols),
+                        )
+                    };
+                    catch_up_chunk(pr, mr, vr, k);
+                }
+            });
+    }
+
     /// `[beta1, beta2, 1 - beta1, 1 - beta2, lr / bc1, 1 / sqrt(bc2), eps]` at the current step:
     /// `p -= (lr / bc1) * m / (sqrt(v) / sqrt(bc2) + eps)`, exactly PyTorch's formula.
     fn constants(&self, lr: f64) -> [T; 7] {
@@ -124,6 +184,20 @@ fn adam_chunk_body<T: Real>(p: &mut [T], m: &mut [T], v: &mut [T], g: &[T], k: [
         m[j] = mj;
         v[j] = vj;
         p[j] -= step_size * mj / (vj.sqrt() * inv_sqrt_bc2 + eps);
+    }
+}
+
+multiversion!(fn catch_up_chunk<T>(p: &mut [T], m: &mut [T], v: &mut [T], k: [T; 5]) => catch_up_chunk_body);
+
+/// `k = [lr / bc1 * sum, 1 / sqrt(bc2), eps, beta1^s, beta2^s]` (see [`Adam::catch_up_rows`]).
+#[inline(always)]
+fn catch_up_chunk_body<T: Real>(p: &mut [T], m: &mut [T], v: &mut [T], k: [T; 5]) {
+    let [moved, inv_sqrt_bc2, eps, b1s, b2s] = k;
+    let n = p.len().min(m.len()).min(v.len());
+    for j in 0..n {
+        p[j] -= moved * m[j] / (v[j].sqrt() * inv_sqrt_bc2 + eps);
+        m[j] *= b1s;
+        v[j] *= b2s;
     }
 }
 

@@ -289,7 +289,7 @@ impl Trainer {
         let mut engine: Box<dyn StepEngine + '_> = match &self.step_engine {
             Some(factory) => factory(cfg, &params, &adam)?,
             None if cfg.sampled_candidates > 0 => {
-                Box::new(SampledSteps::new(&self.pool, cfg, &params))
+                Box::new(SampledSteps::new(&self.pool, cfg, &params, adam.step))
             }
             None => Box::new(CpuSteps::new(&self.pool, cfg, &params)),
         };
