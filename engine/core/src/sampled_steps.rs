@@ -14,10 +14,10 @@ use crate::error::Result;
 use crate::kernels::sampled_loss::{sampled_bce_fused, sampled_softmax_fused};
 use crate::net::{
     backward_sampled, forward_sampled, lap, update_running_stats, Batch, Dropouts, Mode, Objective,
-    Workspace, PHASES,
+    Workspace,
 };
 use crate::params::{Grads, Params};
-use crate::step_engine::{dropouts, frozen, StepEngine};
+use crate::step_engine::{dropouts, frozen, phase_table, StepEngine};
 use rayon::ThreadPool;
 use std::time::Instant;
 
@@ -165,12 +165,6 @@ impl StepEngine for SampledSteps<'_> {
     }
 
     fn phase_seconds(&self) -> Vec<(String, f64)> {
-        let mut v: Vec<(String, f64)> = PHASES
-            .iter()
-            .map(|s| s.to_string())
-            .zip(self.ws.timings)
-            .collect();
-        v.push(("adam".into(), self.adam_secs));
-        v
+        phase_table(&self.ws.timings, self.adam_secs)
     }
 }

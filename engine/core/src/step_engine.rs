@@ -35,6 +35,17 @@ pub trait StepEngine {
 pub type StepEngineFactory =
     Arc<dyn Fn(&Config, &Params<f32>, &Adam<f32>) -> Result<Box<dyn StepEngine>> + Send + Sync>;
 
+/// A CPU engine's seconds per phase ([`PHASES`], then Adam's), as `phase_seconds` reports them.
+pub fn phase_table(timings: &[f64; PHASES.len()], adam_secs: f64) -> Vec<(String, f64)> {
+    let mut v: Vec<(String, f64)> = PHASES
+        .iter()
+        .map(|s| s.to_string())
+        .zip(timings.iter().copied())
+        .collect();
+    v.push(("adam".into(), adam_secs));
+    v
+}
+
 /// The dropout probabilities of a config.
 pub fn dropouts(cfg: &Config) -> Dropouts {
     Dropouts {
@@ -110,12 +121,6 @@ impl StepEngine for CpuSteps<'_> {
     }
 
     fn phase_seconds(&self) -> Vec<(String, f64)> {
-        let mut v: Vec<(String, f64)> = PHASES
-            .iter()
-            .map(|s| s.to_string())
-            .zip(self.ws.timings)
-            .collect();
-        v.push(("adam".into(), self.adam_secs));
-        v
+        phase_table(&self.ws.timings, self.adam_secs)
     }
 }
