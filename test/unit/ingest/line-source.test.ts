@@ -94,6 +94,8 @@ describe('openLineSource', () => {
       clearInterval(sampler);
     }
     expect(lines).toEqual([{ overlongBytes: 64 << 20, limit: 1 << 20 }]);
-    expect(peak).toBeLessThan(16 << 20);
+    // A reader that kept the line would hold all 64 MiB; half of it leaves room for chunks a
+    // minor collection has not yet freed on a loaded machine (17 MiB seen beside other jobs).
+    expect(peak).toBeLessThan(32 << 20);
   });
 });
