@@ -31,11 +31,12 @@
 // tests/layers.rs):
 //   0 numbers:     error, real, rng
 //   1 data:        dataset, config, params             (triples, settings, tensors)
-//   2 kernels:     kernels, linalg
+//   2 kernels:     kernels, linalg, int8_rows
 //   3 model:       candidate_mask, scoring, eval, memo, model, evaluate, suggest, warm_start,
-//                  fold_in
+//                  fold_in, exact_top_k
 //                  (eval-mode forward, ranking, serving, suggestions across the graph, a new
-//                  run's weights from a trained model, new entities' rows)
+//                  run's weights from a trained model, new entities' rows, top-k over 8-bit
+//                  rows)
 //   4 persistence: checkpoint
 //   5 training:    adam, net, early_stopping, lr_schedule, step_engine, column_sampler,
 //                  sampled_steps, train, weight_average (only with the `training` feature)
@@ -48,12 +49,14 @@ pub mod config;
 pub mod dataset;
 pub mod params;
 
+pub mod int8_rows;
 pub mod kernels;
 pub mod linalg;
 
 pub mod candidate_mask;
 pub mod eval;
 pub mod evaluate;
+pub mod exact_top_k;
 pub mod fold_in;
 mod memo;
 pub mod model;
@@ -94,7 +97,7 @@ pub use eval::{Direction, Metrics, RankStats, RelationMetrics};
 pub use evaluate::{evaluate, evaluate_typed, filtered_ranks, RankedTail, Split};
 pub use fold_in::{fold_in, FoldInEdge, FoldInSettings};
 pub use graph_sizing::GraphSize;
-pub use model::{Model, Prediction};
+pub use model::{Model, Prediction, TopKScan};
 pub use presets::{Overrides, PRESETS};
 pub use suggest::{pair_key, suggest, ExcludedEdges, SuggestScope, Suggestion};
 #[cfg(feature = "training")]

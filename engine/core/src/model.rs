@@ -4,11 +4,33 @@ use crate::config::Config;
 use crate::dataset::{Dataset, InverseMode};
 use crate::error::{Error, Result};
 use crate::eval::Metrics;
+use crate::exact_top_k::{exact_top_k, QUERIES_PER_PASS};
+use crate::int8_rows::Int8Rows;
 use crate::memo::Memo;
 use crate::params::Params;
 use crate::real::sigmoid;
-use crate::scoring::{logits_into, queries_per_chunk, CoreCache, ScoreBuffers};
+use crate::scoring::{hidden_into, logits_into, queries_per_chunk, CoreCache, ScoreBuffers};
 use rayon::prelude::*;
+use std::sync::{Arc, OnceLock};
+
+/// From this many entities top-k scans 8-bit rows then re-ranks exactly ([`TopKScan::Int8`]):
+/// below it the f32 rows are small enough that the pass is not bound by memory.
+pub const INT8_SCAN_MIN_ENTITIES: usize = 100_000;
+
+/// Up to this `k` the 8-bit scan is used (its survivors grow with k).
+pub const INT8_SCAN_MAX_K: usize = 1024;
+
+/// How [`Model::top_k_batch_with`] finds the top k; every way returns the exact top k.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TopKScan {
+    /// [`TopKScan::Int8`] from [`INT8_SCAN_MIN_ENTITIES`] entities and `k ≤` [`INT8_SCAN_MAX_K`],
+    /// [`TopKScan::F32`] otherwise.
+    Auto,
+    /// Score every entity from the f32 rows.
+    F32,
+    /// Scan 8-bit rows, re-rank the survivors from the f32 rows ([`crate::exact_top_k`]).
+    Int8,
+}
 
 /// One scored candidate entity.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -39,6 +61,8 @@ pub struct Model {
     pub(crate) cores: CoreCache,
     /// What every fold-in of this model shares (the known rows' spread, its sampled negatives).
     pub(crate) fold_in_memo: Memo,
+    /// E quantised for [`TopKScan::Int8`], made on first use (or by [`Model::warm_up`]).
+    int8_rows: OnceLock<Arc<Int8Rows>>,
 }
 
 impl Model {
@@ -60,15 +84,24 @@ impl Model {
             valid_metrics,
             cores,
             fold_in_memo: Default::default(),
+            int8_rows: OnceLock::new(),
         }
     }
 
     /// Computes every relation's core ahead of the first queries when they fit in
     /// `budget_bytes` (n_rel x d_e² floats: 38 MB for FB15k-237); returns whether it did. A
-    /// server calls this at load so no query pays for its relation's core.
+    /// server calls this at load so no query pays for its relation's core. From
+    /// [`INT8_SCAN_MIN_ENTITIES`] entities it also quantises E for top-k (a quarter of E's
+    /// bytes; about a second at a million entities).
     pub fn warm_up(&self, budget_bytes: usize) -> bool {
         let (n_rel, d) = (self.params.n_rel, self.params.d_e);
-        if n_rel.saturating_mul(d * d * 4) > budget_bytes || self.validate().is_err() {
+        if self.validate().is_err() {
+            return false;
+        }
+        if self.params.n_ent >= INT8_SCAN_MIN_ENTITIES {
+            self.int8_rows();
+        }
+        if n_rel.saturating_mul(d * d * 4) > budget_bytes {
             return false;
         }
         self.cores
@@ -114,6 +147,10 @@ impl Model {
             }
         }
         let mut model = self.clone();
+        model.int8_rows = OnceLock::new();
+        if let Some(q) = self.int8_rows.get() {
+            let _ = model.int8_rows.set(Arc::new(q.with_rows(rows)));
+        }
         model.params.e.extend_from_slice(rows);
         model.params.n_ent += names.len();
         model.entities.extend(names);
@@ -124,6 +161,13 @@ impl Model {
     pub fn clear_cache(&mut self) {
         self.cores = CoreCache::new(self.params.n_rel);
         self.fold_in_memo = Default::default();
+        self.int8_rows = OnceLock::new();
+    }
+
+    /// E quantised to 8 bits (made on first call; a quarter of E's bytes, kept beside it).
+    pub fn int8_rows(&self) -> &Int8Rows {
+        self.int8_rows
+            .get_or_init(|| Arc::new(Int8Rows::new(&self.params.e, self.params.d_e)))
     }
 
     pub fn n_entities(&self) -> usize {
@@ -340,6 +384,18 @@ impl Model {
         k: usize,
         excludes: &[&[u32]],
     ) -> Result<Vec<Vec<Prediction>>> {
+        self.top_k_batch_with(queries, k, excludes, TopKScan::Auto)
+    }
+
+    /// [`Model::top_k_batch`] found the way `scan` says (the same predictions whichever way,
+    /// logits up to f32 rounding).
+    pub fn top_k_batch_with(
+        &self,
+        queries: &[(u32, u32)],
+        k: usize,
+        excludes: &[&[u32]],
+        scan: TopKScan,
+    ) -> Result<Vec<Vec<Prediction>>> {
         if !excludes.is_empty() && excludes.len() != queries.len() {
             return Err(Error::arg(
                 "excludes",
@@ -347,6 +403,14 @@ impl Model {
             ));
         }
         let n = self.params.n_ent;
+        let int8 = match scan {
+            TopKScan::Auto => n >= INT8_SCAN_MIN_ENTITIES && k <= INT8_SCAN_MAX_K,
+            TopKScan::F32 => false,
+            TopKScan::Int8 => true,
+        };
+        if int8 {
+            return self.top_k_int8(queries, k, excludes);
+        }
         let mut out = vec![Vec::new(); queries.len()];
         self.score_chunks(queries, |start, logits| {
             let rows = logits
@@ -357,6 +421,45 @@ impl Model {
                 *top = top_k_row(row, k, excludes.get(start + i).copied().unwrap_or(&[]))
             });
         })?;
+        Ok(out)
+    }
+}
+
+impl Model {
+    /// [`TopKScan::Int8`]: the queries' hidden vectors, then one scan of the 8-bit rows per
+    /// [`QUERIES_PER_PASS`] queries.
+    fn top_k_int8(
+        &self,
+        queries: &[(u32, u32)],
+        k: usize,
+        excludes: &[&[u32]],
+    ) -> Result<Vec<Vec<Prediction>>> {
+        self.validate()?;
+        for &(h, r) in queries {
+            self.check_query(h, r)?;
+        }
+        let rels: Vec<u32> = queries.iter().map(|q| q.1).collect();
+        self.cores.prepare(&self.params, &rels);
+        let (rows, d) = (self.int8_rows(), self.params.d_e);
+        let mut buf = ScoreBuffers::default();
+        let mut out = Vec::with_capacity(queries.len());
+        for (c, qs) in queries.chunks(QUERIES_PER_PASS).enumerate() {
+            let x2 = hidden_into(&self.params, &self.cores, qs, &mut buf);
+            let first = c * QUERIES_PER_PASS;
+            let ex = excludes
+                .get(first..(first + qs.len()).min(excludes.len()))
+                .unwrap_or(&[]);
+            let tops = exact_top_k(rows, &self.params.e, d, x2, k, ex);
+            out.extend(tops.into_iter().map(|top| {
+                top.into_iter()
+                    .map(|(entity, logit)| Prediction {
+                        entity,
+                        logit,
+                        probability: sigmoid(logit),
+                    })
+                    .collect()
+            }));
+        }
         Ok(out)
     }
 }

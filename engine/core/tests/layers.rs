@@ -13,9 +13,10 @@ use std::path::Path;
 const LAYERS: [&[&str]; 7] = [
     &["error", "real", "rng"],
     &["dataset", "config", "params"],
-    &["kernels", "linalg"],
+    &["kernels", "linalg", "int8_rows"],
     &[
         "candidate_mask",
+        "exact_top_k",
         "scoring",
         "eval",
         "memo",

@@ -78,6 +78,7 @@ pub mod batchnorm;
 pub mod core_product;
 pub mod dot;
 pub mod elementwise;
+pub mod int8_dots;
 // Training and fold-in (`crate::fold_in`, which serving builds include) both use it.
 pub mod loss;
 mod masked_core_avx512;

@@ -1,0 +1,153 @@
+//! Exact top-k at scale: scoring every entity from the f32 rows against scanning 8-bit rows
+//! with an exact re-rank, each against the floor of one pass over its rows (their bytes at this
+//! run's measured read bandwidth, all threads). Prints a markdown table.
+//!
+//! `cargo run --release --example top_k_scan -- [--model <dir>] [--entities 1000000] [--d-e 200]
+//!  [--k 20] [--queries 64]`
+//! Without `--model` the model is the default initialisation at the given size (its rows are
+//! random: the survivors of the scan are fewer than a trained model's; `--model` measures those).
+
+use neptune_core::config::Config;
+use neptune_core::params::Params;
+use neptune_core::{Model, TopKScan};
+use rayon::prelude::*;
+use std::time::Instant;
+
+fn arg(name: &str) -> Option<String> {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1).cloned())
+}
+
+fn num(name: &str, default: usize) -> usize {
+    arg(name).map_or(default, |v| v.parse().expect("a number"))
+}
+
+/// Best of `reps` runs of `f`, in seconds (one warm-up run first).
+fn best_of(reps: usize, f: &mut dyn FnMut()) -> f64 {
+    f();
+    (0..reps)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed().as_secs_f64()
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// Read bandwidth in bytes/s: a parallel sum over a buffer of `bytes` (as u64 words; far larger
+/// than the caches), best of 5.
+fn read_bandwidth(bytes: usize) -> f64 {
+    let words = vec![1u64; bytes / 8];
+    let mut sink = 0u64;
+    let s = best_of(5, &mut || {
+        sink = sink.wrapping_add(
+            words
+                .par_chunks(1 << 16)
+                .map(|c| c.iter().fold(0u64, |a, &w| a.wrapping_add(w)))
+                .reduce(|| 0, u64::wrapping_add),
+        );
+    });
+    assert!(sink > 0);
+    bytes as f64 / s
+}
+
+/// Copy bandwidth in bytes/s (bytes read + written), best of 5.
+fn copy_bandwidth(bytes: usize) -> f64 {
+    let src = vec![1u8; bytes];
+    let mut dst = vec![0u8; bytes];
+    let s = best_of(5, &mut || {
+        dst.par_chunks_mut(1 << 20)
+            .zip(src.par_chunks(1 << 20))
+            .for_each(|(d, s)| d.copy_from_slice(s));
+    });
+    assert_eq!(dst[bytes - 1], 1);
+    2.0 * bytes as f64 / s
+}
+
+fn main() {
+    let model = match arg("--model") {
+        Some(dir) => Model::load(&dir).expect("a saved model"),
+        None => {
+            let n = num("--entities", 1_000_000);
+            let cfg = Config {
+                d_e: num("--d-e", 200),
+                d_r: 30,
+                ..Config::default()
+            };
+            let params = Params::<f32>::init(&cfg, n, 20);
+            Model::new(
+                cfg,
+                params,
+                (0..n).map(|i| format!("e{i}")).collect(),
+                (0..10).map(|i| format!("r{i}")).collect(),
+                0,
+                None,
+            )
+        }
+    };
+    let (n, d) = (model.n_entities(), model.params.d_e);
+    let k = num("--k", 20);
+    let n_queries = num("--queries", 64);
+    let n_rel = model.n_model_relations() as u32;
+    let queries: Vec<(u32, u32)> = (0..n_queries as u32)
+        .map(|i| ((i as u64 * 2_654_435_761 % n as u64) as u32, i % n_rel))
+        .collect();
+    model.warm_up(usize::MAX);
+    let t = Instant::now();
+    let int8_bytes = model.int8_rows().bytes();
+    let quantise_s = t.elapsed().as_secs_f64();
+    let f32_bytes = n * d * 4;
+    let read = read_bandwidth(f32_bytes.max(256 << 20));
+    let copy = copy_bandwidth(f32_bytes.max(256 << 20));
+    let threads = rayon::current_num_threads();
+    println!(
+        "{n} entities, d_e {d}, k {k}, {threads} threads; read {:.1} GB/s, copy {:.1} GB/s \
+         (read + written); quantising E took {:.2} s\n",
+        read / 1e9,
+        copy / 1e9,
+        quantise_s
+    );
+    // Both ways agree before anything is timed.
+    let a = model
+        .top_k_batch_with(&queries, k, &[], TopKScan::F32)
+        .unwrap();
+    let b = model
+        .top_k_batch_with(&queries, k, &[], TopKScan::Int8)
+        .unwrap();
+    let same = a
+        .iter()
+        .zip(&b)
+        .filter(|(x, y)| {
+            x.iter().map(|p| p.entity).collect::<Vec<_>>()
+                == y.iter().map(|p| p.entity).collect::<Vec<_>>()
+        })
+        .count();
+    println!("same top {k} both ways: {same} of {n_queries} queries\n");
+    println!("| scan | rows read | queries per call | ms per call | ms per query | floor ms (one pass) | x floor |");
+    println!("|---|---|---|---|---|---|---|");
+    for (name, scan, bytes) in [
+        ("f32 rows", TopKScan::F32, f32_bytes),
+        ("8-bit rows + exact re-rank", TopKScan::Int8, int8_bytes),
+    ] {
+        let floor = bytes as f64 / read;
+        for batch in [1usize, 16] {
+            let calls: Vec<&[(u32, u32)]> = queries.chunks(batch).take(8).collect();
+            let mut i = 0;
+            let s = best_of(calls.len().max(3), &mut || {
+                let q = calls[i % calls.len()];
+                i += 1;
+                model.top_k_batch_with(q, k, &[], scan).unwrap();
+            });
+            println!(
+                "| {name} | {:.0} MB | {batch} | {:.1} | {:.2} | {:.1} | {:.2} |",
+                bytes as f64 / 1e6,
+                s * 1e3,
+                s * 1e3 / batch as f64,
+                floor * 1e3,
+                s / floor
+            );
+        }
+    }
+}

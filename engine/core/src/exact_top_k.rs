@@ -1,0 +1,198 @@
+//! Exact top-k over 8-bit entity rows: one pass over [`Int8Rows`] (a quarter of the f32 rows'
+//! bytes: the pass is bound by memory bandwidth on large graphs), then the few entities that
+//! could still be in the top k re-scored exactly from the f32 rows.
+//!
+//! For a query's hidden vector `x` (L1 norm `l1`), each entity's quantised score `a_e` is within
+//! `δ_e = bound(e, l1)` of its exact score `s_e` ([`Int8Rows::error_bound`]). Let `τ` be the
+//! k-th largest lower bound `a_e - δ_e` over the entities that may be returned: at least k of
+//! them score `≥ τ`, so every entity of the exact top k scores `≥ τ`, hence has `a_e + δ_e ≥ τ`.
+//! The scan keeps exactly those (against a running `τ` that only rises), and the re-rank scores
+//! them in f64 and keeps the best k: the same entities, in the same order, as scoring every
+//! entity exactly.
+
+use crate::int8_rows::Int8Rows;
+use rayon::prelude::*;
+use std::cmp::{Ordering, Reverse};
+use std::collections::BinaryHeap;
+
+/// Queries that share one pass over the rows (beyond this the product, not memory, bounds it).
+pub const QUERIES_PER_PASS: usize = 16;
+
+/// Entities scored per tile (their scores for every query of the pass stay in L1).
+const TILE_ROWS: usize = 256;
+
+/// The top `k` of each query `x[b]` (B x d, row-major) over every entity, skipping
+/// `excludes[b]` (any order; may be empty) and NaN scores, best first, ties to the lower id.
+/// `rows` quantise `e` (n x d f32, row-major), which the re-rank reads. Each list holds
+/// `(entity, logit)`.
+pub fn exact_top_k(
+    rows: &Int8Rows,
+    e: &[f32],
+    d: usize,
+    x: &[f32],
+    k: usize,
+    excludes: &[&[u32]],
+) -> Vec<Vec<(u32, f32)>> {
+    let b = x.len() / d.max(1);
+    let sorted: Vec<Vec<u32>> = (0..b)
+        .map(|i| {
+            let mut ex = excludes.get(i).map_or_else(Vec::new, |l| l.to_vec());
+            ex.sort_unstable();
+            ex
+        })
+        .collect();
+    let mut out = Vec::with_capacity(b);
+    for (c, xs) in x.chunks(QUERIES_PER_PASS * d).enumerate() {
+        let first = c * QUERIES_PER_PASS;
+        let scans = scan(rows, d, xs, k, &sorted[first..]);
+        let tops: Vec<Vec<(u32, f32)>> = scans
+            .into_par_iter()
+            .zip(xs.par_chunks(d))
+            .map(|(s, xq)| rerank(s, e, d, xq, k))
+            .collect();
+        out.extend(tops);
+    }
+    out
+}
+
+/// One query's survivors of the scan.
+#[derive(Default)]
+struct Survivors {
+    /// The k largest lower bounds seen (a min-heap): `τ` is its least once full.
+    lows: BinaryHeap<Reverse<Bound>>,
+    /// Entities and their upper bounds, each `≥ τ` when added.
+    candidates: Vec<(u32, f32)>,
+}
+
+impl Survivors {
+    fn tau(&self, k: usize) -> f32 {
+        match self.lows.peek() {
+            Some(Reverse(Bound(t))) if self.lows.len() >= k => *t,
+            _ => f32::NEG_INFINITY,
+        }
+    }
+
+    fn offer_low(&mut self, low: f32, k: usize) {
+        if low.is_nan() || k == 0 {
+            return;
+        }
+        if self.lows.len() < k {
+            self.lows.push(Reverse(Bound(low)));
+        } else if let Some(mut least) = self.lows.peek_mut() {
+            if low > least.0 .0 {
+                *least = Reverse(Bound(low));
+            }
+        }
+    }
+
+    /// Drops the candidates that the current `τ` rules out (NaN bounds stay: they are decided
+    /// by the exact score).
+    fn prune(&mut self, k: usize) {
+        let tau = self.tau(k);
+        self.candidates.retain(|&(_, up)| up >= tau || up.is_nan());
+    }
+
+    fn merge(mut self, other: Survivors, k: usize) -> Survivors {
+        for Reverse(Bound(low)) in other.lows {
+            self.offer_low(low, k);
+        }
+        self.candidates.extend(other.candidates);
+        self
+    }
+}
+
+/// A lower bound, ordered by value (never NaN).
+#[derive(Clone, Copy, PartialEq, PartialOrd)]
+struct Bound(f32);
+impl Eq for Bound {}
+#[allow(clippy::derive_ord_xor_partial_ord)]
+impl Ord for Bound {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
+/// The pass: every entity's quantised score for each query of `x` (at most
+/// [`QUERIES_PER_PASS`]), kept when its upper bound reaches the running `τ`. The entities are
+/// cut into one contiguous range per thread; the ranges' survivors are merged.
+fn scan(rows: &Int8Rows, d: usize, x: &[f32], k: usize, excludes: &[Vec<u32>]) -> Vec<Survivors> {
+    let (n, b) = (rows.len(), x.len() / d.max(1));
+    let l1: Vec<f32> = x
+        .chunks(d.max(1))
+        .map(|q| q.iter().map(|v| v.abs()).sum())
+        .collect();
+    let parts = rayon::current_num_threads().max(1);
+    let per = n.div_ceil(parts).max(1);
+    let compact_at = (4 * k).max(4096);
+    let ranges: Vec<(usize, usize)> = (0..n.div_ceil(per))
+        .map(|p| (p * per, ((p + 1) * per).min(n)))
+        .collect();
+    ranges
+        .into_par_iter()
+        .map(|(start, end)| {
+            let mut found: Vec<Survivors> = (0..b).map(|_| Survivors::default()).collect();
+            let mut scores = vec![0.0f32; b * TILE_ROWS];
+            let mut first = start;
+            while first < end {
+                let m = TILE_ROWS.min(end - first);
+                // scores = x · q[first..first + m]ᵀ                         (b x m)
+                rows.unscaled_dots(first, m, x, &mut scores[..b * m]);
+                for (q, s) in found.iter_mut().enumerate() {
+                    let mut tau = s.tau(k);
+                    for (i, &raw) in scores[q * m..][..m].iter().enumerate() {
+                        let ent = first + i;
+                        let scale = rows.scale(ent);
+                        let a = raw * scale;
+                        let delta = rows.error_bound(ent, l1[q]);
+                        let up = a + delta;
+                        if up < tau || excludes[q].binary_search(&(ent as u32)).is_ok() {
+                            continue;
+                        }
+                        s.candidates.push((ent as u32, up));
+                        s.offer_low(a - delta, k);
+                        tau = s.tau(k);
+                        if s.candidates.len() >= compact_at {
+                            s.prune(k);
+                        }
+                    }
+                }
+                first += m;
+            }
+            found
+        })
+        .reduce(
+            || (0..b).map(|_| Survivors::default()).collect(),
+            |a, other| {
+                a.into_iter()
+                    .zip(other)
+                    .map(|(s, o)| s.merge(o, k))
+                    .collect()
+            },
+        )
+        .into_iter()
+        .map(|mut s| {
+            s.prune(k);
+            s
+        })
+        .collect()
+}
+
+/// The exact top k of one query's survivors: each scored in f64 from its f32 row.
+fn rerank(s: Survivors, e: &[f32], d: usize, x: &[f32], k: usize) -> Vec<(u32, f32)> {
+    let mut scored: Vec<(f32, u32)> = s
+        .candidates
+        .into_iter()
+        .map(|(ent, _)| {
+            let row = &e[ent as usize * d..][..d];
+            let exact: f64 = row.iter().zip(x).map(|(&a, &b)| a as f64 * b as f64).sum();
+            (exact as f32, ent)
+        })
+        .filter(|(logit, _)| !logit.is_nan())
+        .collect();
+    scored.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    scored.truncate(k);
+    scored
+        .into_iter()
+        .map(|(logit, entity)| (entity, logit))
+        .collect()
+}
