@@ -12,6 +12,7 @@ use crate::error::{Error, Result};
 use crate::eval::Metrics;
 use crate::model::Model;
 use crate::params::{BatchNorm, Params, N_TRAINABLE, TRAINABLE_NAMES};
+use memmap2::{Advice, Mmap, MmapOptions};
 use safetensors::tensor::{Dtype, SafeTensors, TensorView};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -191,6 +192,20 @@ pub fn save(
     write(MANIFEST_FILE, &json)
 }
 
+/// The file's bytes through a read-only mapping (not empty: an empty file cannot be mapped).
+/// The pages are the page cache's, not a second copy in this process's heap, and read
+/// ahead in order. Model files are written once (to a temporary name, then renamed) and never
+/// changed in place, so the mapping cannot change under the reader; removing the file (model
+/// retention) leaves an open mapping intact.
+fn map_file(path: &Path) -> Result<Mmap> {
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    // SAFETY: see above: nothing writes to a saved tensors file.
+    let map =
+        unsafe { MmapOptions::new().populate().map(&file) }.map_err(|e| Error::io(path, e))?;
+    let _ = map.advise(Advice::Sequential);
+    Ok(map)
+}
+
 /// Loads and verifies a checkpoint directory.
 pub fn load(dir: &Path) -> Result<Checkpoint> {
     let bad = |m: String| Error::checkpoint(dir, m);
@@ -224,23 +239,28 @@ pub fn load(dir: &Path) -> Result<Checkpoint> {
         )));
     }
     let tpath = dir.join(&m.tensors_file);
-    let bytes = std::fs::read(&tpath).map_err(|e| Error::io(&tpath, e))?;
-    if bytes.len() as u64 != m.tensors_bytes {
+    let len = std::fs::metadata(&tpath)
+        .map_err(|e| Error::io(&tpath, e))?
+        .len();
+    if len != m.tensors_bytes || len == 0 {
         return Err(bad(format!(
-            "{} has {} bytes, manifest says {} (truncated or replaced)",
-            m.tensors_file,
-            bytes.len(),
-            m.tensors_bytes
+            "{} has {len} bytes, manifest says {} (truncated or replaced)",
+            m.tensors_file, m.tensors_bytes
         )));
     }
-    if hex(&Sha256::digest(&bytes)) != m.tensors_sha256 {
+    let map = map_file(&tpath)?;
+    let bytes: &[u8] = &map;
+    if bytes.len() as u64 != len {
+        return Err(bad(format!("{} changed while it was read", m.tensors_file)));
+    }
+    if hex(&Sha256::digest(bytes)) != m.tensors_sha256 {
         return Err(bad(format!(
             "{} fails its SHA-256 check (corrupt or replaced)",
             m.tensors_file
         )));
     }
     let st =
-        SafeTensors::deserialize(&bytes).map_err(|e| bad(format!("{}: {e}", m.tensors_file)))?;
+        SafeTensors::deserialize(bytes).map_err(|e| bad(format!("{}: {e}", m.tensors_file)))?;
     let mut p = Params::<f32> {
         n_ent: m.n_entities,
         n_rel: m.model_relations,

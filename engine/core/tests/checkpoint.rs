@@ -85,6 +85,9 @@ fn refuses_corrupt_truncated_and_mismatched() {
 
     std::fs::write(&tensors, &good[..good.len() / 2]).unwrap();
     expect_checkpoint_error(Model::load(&dir), "truncated");
+    // An empty file (which cannot be mapped) is refused the same way.
+    std::fs::write(&tensors, b"").unwrap();
+    expect_checkpoint_error(Model::load(&dir), "truncated");
 
     // A manifest whose config disagrees with the stored shapes.
     std::fs::write(&tensors, &good).unwrap();
