@@ -20,6 +20,8 @@ pub enum Stream {
     Init = 6,
     /// A sampled step's shared sample of candidate entities.
     Candidates = 7,
+    /// The validation triples a sampled run ranks ([`crate::train`]).
+    Validation = 8,
 }
 
 /// SplitMix64 finaliser: a good 64-bit mixing bijection.

@@ -3,7 +3,8 @@
 //! exact fused losses when the sample is every entity, and BCE's estimate is unbiased over
 //! draws; lazy Adam on every row is dense Adam, and a row caught up after sitting out steps is
 //! within 1% of dense Adam's; a sampled step with a sample of every entity
-//! is the exact step (dropout included); and a sampled run learns.
+//! is the exact step (dropout included); a sampled run learns, and validates on a seeded
+//! sample of a large validation split.
 
 mod common;
 
@@ -18,6 +19,7 @@ use neptune_core::params::{Grads, Params, N_TRAINABLE};
 use neptune_core::rng::{CounterRng, Stream};
 use neptune_core::sampled_steps::SampledSteps;
 use neptune_core::step_engine::{CpuSteps, StepEngine};
+use neptune_core::train::{validation_triples, SAMPLED_RUN_VALIDATION_TRIPLES};
 use neptune_core::{Activation, Config, InitScheme, InverseMode, Loss, Trainer};
 use std::sync::atomic::AtomicBool;
 
@@ -411,4 +413,60 @@ fn a_sampled_run_learns_the_clusters() {
         let mrr = out.model.valid_metrics.unwrap().overall.mrr;
         assert!(mrr > 0.5, "{loss:?}: validation MRR {mrr}");
     }
+}
+
+#[test]
+fn a_sampled_run_validates_on_a_seeded_sample_of_a_large_split() {
+    let base = common::cluster_graph(6, 8, 4);
+    let flat = |t: &[[u32; 3]]| t.iter().flatten().copied().collect::<Vec<u32>>();
+    // 12,000 validation triples over the 48 entities: more than a sampled run ranks.
+    let valid: Vec<u32> = (0..12_000u32)
+        .flat_map(|i| [i % 48, i % 4, (i * 7 + 3) % 48])
+        .collect();
+    let data =
+        neptune_core::Dataset::from_arrays(48, 4, &flat(&base.train), &valid, &flat(&base.test))
+            .unwrap();
+    let ranked = |sampled: usize| {
+        let cfg = Config {
+            sampled_candidates: sampled,
+            epochs: 2,
+            eval_every: 1,
+            ..config(Loss::Bce)
+        };
+        let mut counts = vec![];
+        Trainer::new(cfg)
+            .unwrap()
+            .train(
+                &data,
+                |p| {
+                    if let neptune_core::Progress::Validation { metrics, .. } = p {
+                        counts.push(metrics.overall.count);
+                    }
+                },
+                &AtomicBool::new(false),
+            )
+            .unwrap();
+        counts
+    };
+    // Both directions of each ranked triple.
+    assert_eq!(ranked(8), vec![2 * SAMPLED_RUN_VALIDATION_TRIPLES; 2]);
+    assert_eq!(ranked(0), vec![2 * 12_000; 2]);
+
+    // The sample: distinct triples in the split's order, the same for a seed, another for another.
+    let triples: Vec<[u32; 3]> = (0..12_000u32).map(|i| [i, 0, i]).collect();
+    let cfg = Config {
+        sampled_candidates: 8,
+        ..config(Loss::Bce)
+    };
+    let a = validation_triples(&cfg, &triples);
+    assert_eq!(a.len(), SAMPLED_RUN_VALIDATION_TRIPLES);
+    assert!(a.windows(2).all(|w| w[0][0] < w[1][0]));
+    assert_eq!(a, validation_triples(&cfg, &triples));
+    let other = Config { seed: 7, ..cfg };
+    assert_ne!(a, validation_triples(&other, &triples));
+    let exact = Config {
+        sampled_candidates: 0,
+        ..cfg
+    };
+    assert_eq!(validation_triples(&exact, &triples).len(), 12_000);
 }
