@@ -23,8 +23,7 @@ const TILE_ROWS: usize = 256;
 
 /// The top `k` of each query `x[b]` (B x d, row-major) over every entity, skipping
 /// `excludes[b]` (any order; may be empty) and NaN scores, best first, ties to the lower id.
-/// `rows` quantise `e` (n x d f32, row-major), which the re-rank reads. Each list holds
-/// `(entity, logit)`.
+/// `rows` quantise `e` (n x d f32, row-major), which the re-rank reads.
 pub fn exact_top_k(
     rows: &Int8Rows,
     e: &[f32],
@@ -32,7 +31,7 @@ pub fn exact_top_k(
     x: &[f32],
     k: usize,
     excludes: &[&[u32]],
-) -> Vec<Vec<(u32, f32)>> {
+) -> TopKScanned {
     let b = x.len() / d.max(1);
     let sorted: Vec<Vec<u32>> = (0..b)
         .map(|i| {
@@ -41,18 +40,31 @@ pub fn exact_top_k(
             ex
         })
         .collect();
-    let mut out = Vec::with_capacity(b);
+    let mut out = TopKScanned {
+        top: Vec::with_capacity(b),
+        rescored: 0,
+    };
     for (c, xs) in x.chunks(QUERIES_PER_PASS * d).enumerate() {
         let first = c * QUERIES_PER_PASS;
         let scans = scan(rows, d, xs, k, &sorted[first..]);
+        out.rescored += scans.iter().map(|s| s.candidates.len()).sum::<usize>();
         let tops: Vec<Vec<(u32, f32)>> = scans
             .into_par_iter()
             .zip(xs.par_chunks(d))
             .map(|(s, xq)| rerank(s, e, d, xq, k))
             .collect();
-        out.extend(tops);
+        out.top.extend(tops);
     }
     out
+}
+
+/// What [`exact_top_k`] found.
+#[derive(Clone, Debug, Default)]
+pub struct TopKScanned {
+    /// Per query, `(entity, logit)` best first.
+    pub top: Vec<Vec<(u32, f32)>>,
+    /// Entities re-scored from the f32 rows, over all queries (the scan's survivors).
+    pub rescored: usize,
 }
 
 /// One query's survivors of the scan.

@@ -449,7 +449,7 @@ impl Model {
             let ex = excludes
                 .get(first..(first + qs.len()).min(excludes.len()))
                 .unwrap_or(&[]);
-            let tops = exact_top_k(rows, &self.params.e, d, x2, k, ex);
+            let tops = exact_top_k(rows, &self.params.e, d, x2, k, ex).top;
             out.extend(tops.into_iter().map(|top| {
                 top.into_iter()
                     .map(|(entity, logit)| Prediction {
