@@ -19,7 +19,7 @@ use std::collections::BinaryHeap;
 pub const QUERIES_PER_PASS: usize = 16;
 
 /// Entities scored per tile (their scores for every query of the pass stay in L1).
-const TILE_ROWS: usize = 256;
+const TILE_ROWS: usize = 64;
 
 /// The top `k` of each query `x[b]` (B x d, row-major) over every entity, skipping
 /// `excludes[b]` (any order; may be empty) and NaN scores, best first, ties to the lower id.
@@ -149,19 +149,31 @@ fn scan(rows: &Int8Rows, d: usize, x: &[f32], k: usize, excludes: &[Vec<u32>]) -
                 let m = TILE_ROWS.min(end - first);
                 // scores = x · q[first..first + m]ᵀ                         (b x m)
                 rows.unscaled_dots(first, m, x, &mut scores[..b * m]);
+                let scales = &rows.scales()[first..first + m];
                 for (q, s) in found.iter_mut().enumerate() {
+                    let raw = &scores[q * m..][..m];
+                    // `scale · (raw ± steps)` are the bounds of an entity's exact score.
+                    let steps = rows.bound_steps(l1[q]);
                     let mut tau = s.tau(k);
-                    for (i, &raw) in scores[q * m..][..m].iter().enumerate() {
+                    // Most tiles hold no entity that reaches τ: one vectorised pass says so (NaN
+                    // bounds count as reaching it: the exact score decides).
+                    #[allow(clippy::neg_cmp_op_on_partial_ord)]
+                    let reaching: u32 = raw
+                        .iter()
+                        .zip(scales)
+                        .map(|(&r, &sc)| u32::from(!(sc * (r + steps) < tau)))
+                        .sum();
+                    if reaching == 0 {
+                        continue;
+                    }
+                    for (i, (&r, &sc)) in raw.iter().zip(scales).enumerate() {
+                        let up = sc * (r + steps);
                         let ent = first + i;
-                        let scale = rows.scale(ent);
-                        let a = raw * scale;
-                        let delta = rows.error_bound(ent, l1[q]);
-                        let up = a + delta;
                         if up < tau || excludes[q].binary_search(&(ent as u32)).is_ok() {
                             continue;
                         }
                         s.candidates.push((ent as u32, up));
-                        s.offer_low(a - delta, k);
+                        s.offer_low(sc * (r - steps), k);
                         tau = s.tau(k);
                         if s.candidates.len() >= compact_at {
                             s.prune(k);

@@ -85,11 +85,21 @@ impl Int8Rows {
     }
 
     /// How far `x · E[e]` can be from `scale[e] · (x · q[e])` computed in f32, for a query `x`
-    /// of L1 norm `l1`: half a step per value, plus the f32 rounding of the d-term sum and of
-    /// the quantisation itself (generously: `128 d 2^-23` steps per unit of `l1`).
+    /// of L1 norm `l1`: `scale[e] · bound_steps(l1)`.
     pub fn error_bound(&self, e: usize, l1: f32) -> f32 {
-        let steps = 0.5 + 1e-3 + 128.0 * self.d as f32 * f32::EPSILON;
-        l1 * self.scale[e] * steps
+        self.scale[e] * self.bound_steps(l1)
+    }
+
+    /// [`Int8Rows::error_bound`] in units of a row's scale: half a step per value, plus the f32
+    /// rounding of the d-term sum and of the quantisation itself (generously: `128 d 2^-23`
+    /// steps per unit of `l1`).
+    pub fn bound_steps(&self, l1: f32) -> f32 {
+        l1 * (0.5 + 1e-3 + 128.0 * self.d as f32 * f32::EPSILON)
+    }
+
+    /// Every row's scale.
+    pub fn scales(&self) -> &[f32] {
+        &self.scale
     }
 }
 
