@@ -2,13 +2,15 @@
  * First load of a generated graph (bench/scale/scale-graph.ts) two ways, each into a fresh local
  * Neo4j 5.26 (same jars, heap and page cache), in one run: `kgc ingest --bulk` (bulkIngest:
  * validate + import files, stop, neo4j-admin import, start, migrations) and the transactional
- * ingest (ingestFile per file). Both start from a running, migrated, empty server.
+ * ingest (ingestFile per file). Both start from a running, migrated, empty server. Then the
+ * export (the retraining job's first step: every edge as dense ids) of the bulk-loaded graph,
+ * `--exports` times on the same server (the first after the load, then warm).
  *
  *   npx tsx bench/scale/bulk-ingest.ts [--edges 1000000] [--entities <edges/10>] [--seed 1]
- *     [--heap 1g] [--pagecache 512m] [--bulk-only]
+ *     [--heap 1g] [--pagecache 512m] [--bulk-only] [--exports 3]
  *
  * Prints a table (triples, seconds, triples/s, speed relative to the transactional ingest), the
- * bulk load's steps, and the machine.
+ * bulk load's steps, the exports (seconds, edges/s, this process's peak RSS), and the machine.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -16,6 +18,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Database, LocalNeo4j, MigrationRunner } from '../../src/graph';
 import { databaseContents } from '../../src/graph/entities/database-contents';
+import { exportDenseGraph } from '../../src/export';
 import { ingestFile } from '../../src/ingest';
 import { bulkIngest, type BulkIngestSummary } from '../../src/ingest/bulk';
 import { REPO_ROOT } from '../../src/repo-root';
@@ -41,6 +44,7 @@ async function main(): Promise<void> {
       heap: { type: 'string', default: '1g' },
       pagecache: { type: 'string', default: '512m' },
       'bulk-only': { type: 'boolean', default: false },
+      exports: { type: 'string', default: '3' },
     },
   });
   const edges = Number(values.edges);
@@ -58,15 +62,18 @@ async function main(): Promise<void> {
     log(`generated ${edges} triples over ${entities} entities in ${graph.seconds.toFixed(1)} s`);
 
     const progress = bulkIngestProgress();
-    const bulk = await onFreshServer('bulk', settings, async (server) =>
-      bulkIngest(server, {
+    const exports: ExportRun[] = [];
+    const bulk = await onFreshServer('bulk', settings, async (server) => {
+      const summary = await bulkIngest(server, {
         files,
         labels: graph.labels,
         migrationsDir: MIGRATIONS,
         client: CLIENT,
         onProgress: (p) => progress.report(p),
-      }).finally(() => progress.stop()),
-    );
+      }).finally(() => progress.stop());
+      exports.push(...(await timeExports(server, Number(values.exports))));
+      return summary;
+    });
     const rows: Row[] = [['kgc ingest --bulk', edges, bulk.seconds]];
     if (!values['bulk-only']) {
       const seconds = await onFreshServer('transactional', settings, async (server) => {
@@ -82,13 +89,39 @@ async function main(): Promise<void> {
       });
       rows.push(['kgc ingest (transactional)', edges, seconds]);
     }
-    report(rows, bulk, entities, machine);
+    report(rows, bulk, entities, machine, exports);
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
 }
 
 type Row = [loader: string, triples: number, seconds: number];
+
+interface ExportRun {
+  edges: number;
+  seconds: number;
+  /** This process's peak RSS so far, MiB. */
+  peakRssMiB: number;
+}
+
+/** `runs` exports of every edge to dense ids, one after another on the same server. */
+async function timeExports(server: LocalNeo4j, runs: number): Promise<ExportRun[]> {
+  const db = connect(server);
+  const out: ExportRun[] = [];
+  try {
+    for (let i = 0; i < runs; i++) {
+      const started = process.hrtime.bigint();
+      const graph = await exportDenseGraph(db);
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const peakRssMiB = process.resourceUsage().maxRSS / 1024;
+      out.push({ edges: graph.heads.length, seconds, peakRssMiB });
+      log(`export ${i + 1}: ${graph.heads.length} edges in ${seconds.toFixed(1)} s`);
+    }
+  } finally {
+    await db.close();
+  }
+  return out;
+}
 
 /** A fresh, started, migrated instance for `load`; checks the graph it leaves, then stops it. */
 async function onFreshServer<T>(
@@ -139,6 +172,7 @@ function report(
   bulk: BulkIngestSummary,
   entities: number,
   machine: Record<string, string>,
+  exports: ExportRun[],
 ): void {
   const transactional = rows.find(([loader]) => loader.includes('transactional'))?.[2];
   const table = [
@@ -169,6 +203,13 @@ function report(
       ...table.map(line),
       '',
       `bulk steps: ${phases}`,
+      '',
+      'export of the bulk-loaded graph (every edge to dense ids; the first right after the load):',
+      ...exports.map(
+        (e, i) =>
+          `  run ${i + 1}: ${e.edges.toLocaleString('en')} edges, ${e.seconds.toFixed(1)} s, ` +
+          `${Math.round(e.edges / e.seconds).toLocaleString('en')} edges/s, peak RSS ${Math.round(e.peakRssMiB)} MiB`,
+      ),
       '',
       'machine:',
       ...Object.entries(machine).map(([k, v]) => `  ${k}: ${v}`),
