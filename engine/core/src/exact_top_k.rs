@@ -2,15 +2,15 @@
 //! bytes: the pass is bound by memory bandwidth on large graphs), then the few entities that
 //! could still be in the top k re-scored exactly from the f32 rows.
 //!
-//! For a query's hidden vector `x` (L1 norm `l1`), each entity's quantised score `a_e` is within
-//! `δ_e = bound(e, l1)` of its exact score `s_e` ([`Int8Rows::error_bound`]). Let `τ` be the
+//! For a query's hidden vector `x` (quantised to 16 bits), each entity's quantised score `a_e`
+//! is within `δ_e` of its exact score `s_e` ([`Int16Queries::bound_steps`]). Let `τ` be the
 //! k-th largest lower bound `a_e - δ_e` over the entities that may be returned: at least k of
 //! them score `≥ τ`, so every entity of the exact top k scores `≥ τ`, hence has `a_e + δ_e ≥ τ`.
 //! The scan keeps exactly those (against a running `τ` that only rises), and the re-rank scores
 //! them in f64 and keeps the best k: the same entities, in the same order, as scoring every
 //! entity exactly.
 
-use crate::int8_rows::Int8Rows;
+use crate::int8_rows::{Int16Queries, Int8Rows};
 use rayon::prelude::*;
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
@@ -128,11 +128,8 @@ impl Ord for Bound {
 /// [`QUERIES_PER_PASS`]), kept when its upper bound reaches the running `τ`. The entities are
 /// cut into one contiguous range per thread; the ranges' survivors are merged.
 fn scan(rows: &Int8Rows, d: usize, x: &[f32], k: usize, excludes: &[Vec<u32>]) -> Vec<Survivors> {
-    let (n, b) = (rows.len(), x.len() / d.max(1));
-    let l1: Vec<f32> = x
-        .chunks(d.max(1))
-        .map(|q| q.iter().map(|v| v.abs()).sum())
-        .collect();
+    let (n, xq) = (rows.len(), Int16Queries::new(x, d));
+    let b = xq.len();
     let parts = rayon::current_num_threads().max(1);
     let per = n.div_ceil(parts).max(1);
     let compact_at = (4 * k).max(4096);
@@ -143,17 +140,17 @@ fn scan(rows: &Int8Rows, d: usize, x: &[f32], k: usize, excludes: &[Vec<u32>]) -
         .into_par_iter()
         .map(|(start, end)| {
             let mut found: Vec<Survivors> = (0..b).map(|_| Survivors::default()).collect();
-            let mut scores = vec![0.0f32; b * TILE_ROWS];
+            let mut scores = vec![0i32; b * TILE_ROWS];
             let mut first = start;
             while first < end {
                 let m = TILE_ROWS.min(end - first);
-                // scores = x · q[first..first + m]ᵀ                         (b x m)
-                rows.unscaled_dots(first, m, x, &mut scores[..b * m]);
+                // scores = x̂ · q[first..first + m]ᵀ, exact integers          (b x m)
+                rows.dots(first, m, &xq, &mut scores[..b * m]);
                 let scales = &rows.scales()[first..first + m];
                 for (q, s) in found.iter_mut().enumerate() {
                     let raw = &scores[q * m..][..m];
-                    // `scale · (raw ± steps)` are the bounds of an entity's exact score.
-                    let steps = rows.bound_steps(l1[q]);
+                    // `scale · (raw · x_scale ± steps)` bound an entity's exact score.
+                    let (x_scale, steps) = (xq.scale(q), xq.bound_steps(q));
                     let mut tau = s.tau(k);
                     // Most tiles hold no entity that reaches τ: one vectorised pass says so (NaN
                     // bounds count as reaching it: the exact score decides).
@@ -161,12 +158,13 @@ fn scan(rows: &Int8Rows, d: usize, x: &[f32], k: usize, excludes: &[Vec<u32>]) -
                     let reaching: u32 = raw
                         .iter()
                         .zip(scales)
-                        .map(|(&r, &sc)| u32::from(!(sc * (r + steps) < tau)))
+                        .map(|(&r, &sc)| u32::from(!(sc * (r as f32 * x_scale + steps) < tau)))
                         .sum();
                     if reaching == 0 {
                         continue;
                     }
                     for (i, (&r, &sc)) in raw.iter().zip(scales).enumerate() {
+                        let r = r as f32 * x_scale;
                         let up = sc * (r + steps);
                         let ent = first + i;
                         if up < tau || excludes[q].binary_search(&(ent as u32)).is_ok() {

@@ -3,8 +3,11 @@
 //!
 //! Row `e` is stored as `q[e] (d_e, i8)` and `scale[e]` with `E[e][j] ≈ scale[e] · q[e][j]`,
 //! `scale[e] = max_j |E[e][j]| / 127` and `q` rounded to nearest: each value is off by at most
-//! `scale[e] / 2`, which [`Int8Rows::error_bound`] turns into a bound on a score.
+//! `scale[e] / 2`. Queries are quantised to 16 bits the same way ([`Int16Queries`]), so a score
+//! is an exact integer dot product times the two scales; [`Int16Queries::bound_steps`] bounds
+//! its distance from the exact score.
 
+use crate::kernels::int8_dots::{int8_dots, padded};
 use rayon::prelude::*;
 
 /// Quantised entity rows (n x d, row-major) and one scale per row.
@@ -75,31 +78,80 @@ impl Int8Rows {
         self.scale[e]
     }
 
-    /// `out[i][r] = x[i] · q[first + r]` (unscaled: times the row's scale it is the score
-    /// against the quantised row) for the `b = x.len() / d` queries of `x` (b x d) and the `m`
-    /// rows from `first`; `out` is b x m. Each row is converted once for all the queries.
-    pub fn unscaled_dots(&self, first: usize, m: usize, x: &[f32], out: &mut [f32]) {
+    /// `out[i][r] = x̂[i] · q[first + r]` (exact integers) for the queries of `x` and the `m`
+    /// rows from `first`; `out` is b x m. Times `x.scale(i) · scale[e]` it is the quantised
+    /// score.
+    pub fn dots(&self, first: usize, m: usize, x: &Int16Queries, out: &mut [i32]) {
         let d = self.d;
-        let q = &self.q[first * d..][..m * d];
-        crate::kernels::int8_dots::int8_dots(q, d, m, x, out);
-    }
-
-    /// How far `x · E[e]` can be from `scale[e] · (x · q[e])` computed in f32, for a query `x`
-    /// of L1 norm `l1`: `scale[e] · bound_steps(l1)`.
-    pub fn error_bound(&self, e: usize, l1: f32) -> f32 {
-        self.scale[e] * self.bound_steps(l1)
-    }
-
-    /// [`Int8Rows::error_bound`] in units of a row's scale: half a step per value, plus the f32
-    /// rounding of the d-term sum and of the quantisation itself (generously: `128 d 2^-23`
-    /// steps per unit of `l1`).
-    pub fn bound_steps(&self, l1: f32) -> f32 {
-        l1 * (0.5 + 1e-3 + 128.0 * self.d as f32 * f32::EPSILON)
+        int8_dots(&self.q[first * d..][..m * d], d, m, &x.values, out);
     }
 
     /// Every row's scale.
     pub fn scales(&self) -> &[f32] {
         &self.scale
+    }
+}
+
+/// Queries (b x d f32) quantised to 16 bits, one scale per query, rows zero-padded for the
+/// kernel ([`padded`]).
+#[derive(Clone, Debug, Default)]
+pub struct Int16Queries {
+    d: usize,
+    values: Vec<i16>,
+    scale: Vec<f32>,
+    l1: Vec<f32>,
+}
+
+impl Int16Queries {
+    /// Quantises `x` (b x d). The largest magnitude is at most `(2^31 - 1) / (128 padded(d))`
+    /// (32,767 up to d 512), so no integer dot product with 8-bit rows can overflow.
+    pub fn new(x: &[f32], d: usize) -> Int16Queries {
+        let dp = padded(d);
+        let top = (i32::MAX as usize / (128 * dp.max(1))).min(i16::MAX as usize) as f32;
+        let b = x.len() / d.max(1);
+        let mut out = Int16Queries {
+            d,
+            values: vec![0; b * dp],
+            scale: Vec::with_capacity(b),
+            l1: Vec::with_capacity(b),
+        };
+        for (i, row) in x.chunks_exact(d.max(1)).enumerate() {
+            let max = row.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+            let scale = max / top;
+            let inv = if scale > 0.0 { 1.0 / scale } else { 0.0 };
+            for (o, &v) in out.values[i * dp..][..d].iter_mut().zip(row) {
+                *o = (v * inv).round().clamp(-top, top) as i16;
+            }
+            out.scale.push(scale);
+            // Non-finite: an infinite or NaN bound, so every entity is scored exactly.
+            out.l1.push(row.iter().map(|v| v.abs()).sum());
+        }
+        out
+    }
+
+    pub fn len(&self) -> usize {
+        self.scale.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.scale.is_empty()
+    }
+
+    /// Query `i`'s scale: `x[i][j] ≈ scale · x̂[i][j]`.
+    pub fn scale(&self, i: usize) -> f32 {
+        self.scale[i]
+    }
+
+    /// How far `x[i] · E[e]` can be from its quantised score `scale[e] · scale(i) · (x̂[i] ·
+    /// q[e])` (computed in f32), in units of the row's `scale[e]`:
+    /// `x · (E[e] - scale[e] q) + scale[e] (x - scale(i) x̂) · q`, at most half a row step per
+    /// value (`l1 / 2`) plus half a query step per value of `q` (`scale(i) / 2 · 127 d`), plus
+    /// the f32 rounding of the quantisations and of the product (generously: `1e-3` of each
+    /// and `512 d 2^-23` steps per unit of `l1`).
+    pub fn bound_steps(&self, i: usize) -> f32 {
+        let d = self.d as f32;
+        self.l1[i] * (0.5 + 1e-3 + 512.0 * d * f32::EPSILON)
+            + self.scale[i] * (0.5 + 1e-3) * 127.0 * d
     }
 }
 
@@ -112,34 +164,62 @@ mod tests {
         let rows = [0.5f32, -1.27, 0.01, 0.0, 0.0, 0.0, 3.0, -0.7, 2.2];
         let q = Int8Rows::new(&rows, 3);
         assert_eq!(q.len(), 3);
-        // Unit queries read back each value.
-        let mut out = [0.0f32; 9];
+        // Unit queries (quantised to exactly their top value) read back each value.
+        let mut out = [0i32; 9];
         for j in 0..3 {
             let mut unit = [0.0f32; 3];
             unit[j] = 1.0;
-            let mut col = [0.0f32; 3];
-            q.unscaled_dots(0, 3, &unit, &mut col);
+            let x = Int16Queries::new(&unit, 3);
+            let mut col = [0i32; 3];
+            q.dots(0, 3, &x, &mut col);
             (0..3).for_each(|e| out[e * 3 + j] = col[e]);
-        }
-        for (e, row) in rows.chunks(3).enumerate() {
-            for j in 0..3 {
-                let back = out[e * 3 + j] * q.scale(e);
-                assert!((back - row[j]).abs() <= q.scale(e) * 0.5 + 1e-7, "{e} {j}");
+            for (e, row) in rows.chunks(3).enumerate() {
+                let back = col[e] as f32 * x.scale(0) * q.scale(e);
+                assert!((back - row[j]).abs() <= q.scale(e) * 0.5 + 1e-6, "{e} {j}");
             }
         }
         // The largest value of a row is exact (+-127 steps); a zero row has scale 0.
-        assert_eq!(out[1], -127.0);
+        assert_eq!(out[1], -127 * 32_767);
         assert_eq!(q.scale(1), 0.0);
     }
 
     #[test]
-    fn a_non_finite_row_has_an_infinite_bound_and_rows_append() {
+    fn the_bound_holds_and_is_infinite_for_non_finite_values() {
+        let d = 40;
+        let rows: Vec<f32> = (0..20 * d)
+            .map(|i| ((i * 7919) % 1000) as f32 / 300.0 - 1.6)
+            .collect();
+        let x: Vec<f32> = (0..3 * d)
+            .map(|i| ((i * 104_729) % 997) as f32 / 100.0 - 5.0)
+            .collect();
+        let (q, xq) = (Int8Rows::new(&rows, d), Int16Queries::new(&x, d));
+        let mut raw = vec![0i32; 3 * 20];
+        q.dots(0, 20, &xq, &mut raw);
+        for i in 0..3 {
+            let exact: Vec<f64> = (0..20)
+                .map(|e| {
+                    (0..d)
+                        .map(|j| x[i * d + j] as f64 * rows[e * d + j] as f64)
+                        .sum()
+                })
+                .collect();
+            let largest = exact.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            for (e, &exact) in exact.iter().enumerate() {
+                let approx = raw[i * 20 + e] as f64 * xq.scale(i) as f64 * q.scale(e) as f64;
+                let bound = (q.scale(e) * xq.bound_steps(i)) as f64;
+                assert!((exact - approx).abs() <= bound, "{i} {e}");
+                // Not vacuous: far below the scores' range.
+                assert!(bound < 0.1 * largest, "{i} {e}: {bound} against {largest}");
+            }
+        }
+        let nan = Int16Queries::new(&[1.0, f32::NAN], 2);
+        assert!(nan.bound_steps(0).is_nan());
         let q = Int8Rows::new(&[1.0, f32::NAN], 2).with_rows(&[0.25, -0.5]);
         assert_eq!(q.len(), 2);
-        assert_eq!(q.error_bound(0, 1.0), f32::INFINITY);
-        // Two queries against row 1: its values, then their sum.
-        let mut out = vec![0.0f32; 2];
-        q.unscaled_dots(1, 1, &[1.0, 0.0, 1.0, 1.0], &mut out);
-        assert_eq!(out, [64.0, -63.0]);
+        assert_eq!(q.scale(0), f32::INFINITY);
+        // Row 1 after the append: 0.25 / (0.5 / 127) rounds to 64.
+        let mut out = [0i32; 1];
+        q.dots(1, 1, &Int16Queries::new(&[1.0, 0.0], 2), &mut out);
+        assert_eq!(out, [64 * 32_767]);
     }
 }

@@ -150,7 +150,9 @@ fn non_finite_rows_and_small_graphs() {
     });
     assert_matches_brute_force(&m, 10, &[]);
     // k 0: nothing; k beyond the entities: every admissible entity, in order.
-    let none = m.top_k_batch_with(&[(0, 1)], 0, &[], TopKScan::Int8).unwrap();
+    let none = m
+        .top_k_batch_with(&[(0, 1)], 0, &[], TopKScan::Int8)
+        .unwrap();
     assert_eq!(none, vec![vec![]]);
     let got = m
         .top_k_batch_with(&[(0, 1)], N + 10, &[&[0]], TopKScan::Int8)
