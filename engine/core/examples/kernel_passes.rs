@@ -5,18 +5,10 @@
 use neptune_core::kernels::{core_product, loss};
 use neptune_core::rng::{Mask, Stream};
 use rayon::prelude::*;
-use std::time::Instant;
 
-fn best_of(reps: usize, f: &mut dyn FnMut()) -> f64 {
-    f();
-    (0..reps)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed().as_secs_f64()
-        })
-        .fold(f64::INFINITY, f64::min)
-}
+#[path = "shared/timing.rs"]
+mod timing;
+use timing::best_of;
 
 fn main() {
     let wn18rr = std::env::args().any(|a| a == "wn18rr");

@@ -26,17 +26,9 @@ fn num(name: &str, default: usize) -> usize {
     arg(name).map_or(default, |v| v.parse().expect("a number"))
 }
 
-/// Best of `reps` runs of `f`, in seconds (one warm-up run first).
-fn best_of(reps: usize, f: &mut dyn FnMut()) -> f64 {
-    f();
-    (0..reps)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed().as_secs_f64()
-        })
-        .fold(f64::INFINITY, f64::min)
-}
+#[path = "shared/timing.rs"]
+mod timing;
+use timing::best_of;
 
 /// Read bandwidth in bytes/s: a parallel sum over a buffer of `bytes` (as u64 words; far larger
 /// than the caches), best of 5.
