@@ -11,7 +11,7 @@ use neptune_core::config::Config;
 use neptune_core::exact_top_k::exact_top_k;
 use neptune_core::params::Params;
 use neptune_core::scoring::{hidden_into, CoreCache, ScoreBuffers};
-use neptune_core::{Model, TopKScan};
+use neptune_core::{filtered_ranks_with, Model, TopKScan};
 use rayon::prelude::*;
 use std::time::Instant;
 
@@ -176,5 +176,20 @@ fn main() {
                 s / floor
             );
         }
+    }
+    // The filtered rank of one given tail (edgeProbabilities), both ways.
+    let triples: Vec<(u32, u32, u32)> = queries
+        .iter()
+        .zip(&b)
+        .map(|(&(h, r), top)| (h, r, top.last().map_or(0, |p| p.entity)))
+        .collect();
+    for (name, scan) in [("f32 rows", TopKScan::F32), ("8-bit rows", TopKScan::Int8)] {
+        let mut i = 0;
+        let s = best_of(8, &mut || {
+            let t = triples[i % triples.len()];
+            i += 1;
+            filtered_ranks_with(&model, &[t], &[], scan).unwrap();
+        });
+        println!("filtered rank of one tail, {name}: {:.1} ms", s * 1e3);
     }
 }

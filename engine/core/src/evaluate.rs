@@ -6,7 +6,8 @@ use crate::candidate_mask::CandidateMask;
 use crate::dataset::{Dataset, Triple};
 use crate::error::{Error, Result};
 use crate::eval::{evaluate_triples, evaluate_triples_masked, filtered_rank, Metrics};
-use crate::model::Model;
+use crate::exact_rank::exact_ranks;
+use crate::model::{Model, TopKScan};
 use crate::scoring::queries_per_chunk;
 use rayon::prelude::*;
 
@@ -70,6 +71,19 @@ pub fn filtered_ranks(
     triples: &[(u32, u32, u32)],
     excludes: &[&[u32]],
 ) -> Result<Vec<RankedTail>> {
+    filtered_ranks_with(model, triples, excludes, TopKScan::Auto)
+}
+
+/// [`filtered_ranks`] counted the way `scan` says: every entity scored from the f32 rows, or
+/// one pass over the 8-bit rows with the undecided entities scored exactly
+/// ([`crate::exact_rank`]; `Auto`: from [`crate::model::INT8_SCAN_MIN_ENTITIES`] entities, where
+/// the logits are those [`Model::score_triples`] gives there too).
+pub fn filtered_ranks_with(
+    model: &Model,
+    triples: &[(u32, u32, u32)],
+    excludes: &[&[u32]],
+    scan: TopKScan,
+) -> Result<Vec<RankedTail>> {
     let n = model.n_entities();
     if !excludes.is_empty() && excludes.len() != triples.len() {
         return Err(Error::arg(
@@ -98,6 +112,24 @@ pub fn filtered_ranks(
         lists.push(list);
     }
     let queries: Vec<(u32, u32)> = triples.iter().map(|&(h, r, _)| (h, r)).collect();
+    if model.scans_int8(scan, 0) {
+        let (rows, d) = (model.int8_rows(), model.params.d_e);
+        let tails: Vec<u32> = triples.iter().map(|q| q.2).collect();
+        let mut ranks = Vec::with_capacity(triples.len());
+        model.hidden_chunks(&queries, |first, x| {
+            let chunk = x.len() / d.max(1);
+            let known: Vec<&[u32]> = (first..first + chunk)
+                .map(|i| lists.get(i).map_or(&[][..], Vec::as_slice))
+                .collect();
+            let counted = exact_ranks(rows, &model.params.e, d, x, &tails[first..], &known);
+            ranks.extend(
+                counted
+                    .into_iter()
+                    .map(|(rank, logit)| RankedTail { rank, logit }),
+            );
+        })?;
+        return Ok(ranks);
+    }
     let mut ranks = vec![
         RankedTail {
             rank: 0.0,

@@ -11,15 +11,13 @@
 //! entity exactly.
 
 use crate::int8_rows::{Int16Queries, Int8Rows};
+use crate::int8_scan::{exact_score, scan_tiles, Tile};
 use rayon::prelude::*;
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 
 /// Queries that share one pass over the rows (beyond this the product, not memory, bounds it).
 pub const QUERIES_PER_PASS: usize = 16;
-
-/// Entities scored per tile (their scores for every query of the pass stay in L1).
-const TILE_ROWS: usize = 64;
 
 /// The top `k` of each query `x[b]` (B x d, row-major) over every entity, skipping
 /// `excludes[b]` (any order; may be empty) and NaN scores, best first, ties to the lower id.
@@ -125,72 +123,30 @@ impl Ord for Bound {
 }
 
 /// The pass: every entity's quantised score for each query of `x` (at most
-/// [`QUERIES_PER_PASS`]), kept when its upper bound reaches the running `τ`. The entities are
-/// cut into one contiguous range per thread; the ranges' survivors are merged.
+/// [`QUERIES_PER_PASS`]), kept when its upper bound reaches the running `τ`.
 fn scan(rows: &Int8Rows, d: usize, x: &[f32], k: usize, excludes: &[Vec<u32>]) -> Vec<Survivors> {
-    let (n, xq) = (rows.len(), Int16Queries::new(x, d));
-    let b = xq.len();
-    let parts = rayon::current_num_threads().max(1);
-    let per = n.div_ceil(parts).max(1);
     let compact_at = (4 * k).max(4096);
-    let ranges: Vec<(usize, usize)> = (0..n.div_ceil(per))
-        .map(|p| (p * per, ((p + 1) * per).min(n)))
-        .collect();
-    ranges
-        .into_par_iter()
-        .map(|(start, end)| {
-            let mut found: Vec<Survivors> = (0..b).map(|_| Survivors::default()).collect();
-            let mut scores = vec![0i32; b * TILE_ROWS];
-            let mut first = start;
-            while first < end {
-                let m = TILE_ROWS.min(end - first);
-                // scores = x̂ · q[first..first + m]ᵀ, exact integers          (b x m)
-                rows.dots(first, m, &xq, &mut scores[..b * m]);
-                let scales = &rows.scales()[first..first + m];
-                for (q, s) in found.iter_mut().enumerate() {
-                    let raw = &scores[q * m..][..m];
-                    // `scale · (raw · x_scale ± steps)` bound an entity's exact score.
-                    let (x_scale, steps) = (xq.scale(q), xq.bound_steps(q));
-                    let mut tau = s.tau(k);
-                    // Most tiles hold no entity that reaches τ: one vectorised pass says so (NaN
-                    // bounds count as reaching it: the exact score decides).
-                    #[allow(clippy::neg_cmp_op_on_partial_ord)]
-                    let reaching: u32 = raw
-                        .iter()
-                        .zip(scales)
-                        .map(|(&r, &sc)| u32::from(!(sc * (r as f32 * x_scale + steps) < tau)))
-                        .sum();
-                    if reaching == 0 {
-                        continue;
-                    }
-                    for (i, (&r, &sc)) in raw.iter().zip(scales).enumerate() {
-                        let r = r as f32 * x_scale;
-                        let up = sc * (r + steps);
-                        let ent = first + i;
-                        if up < tau || excludes[q].binary_search(&(ent as u32)).is_ok() {
-                            continue;
-                        }
-                        s.candidates.push((ent as u32, up));
-                        s.offer_low(sc * (r - steps), k);
-                        tau = s.tau(k);
-                        if s.candidates.len() >= compact_at {
-                            s.prune(k);
-                        }
-                    }
-                }
-                first += m;
+    let visit = |s: &mut Survivors, q: usize, tile: &Tile<'_>| {
+        let mut tau = s.tau(k);
+        if !tile.any_reaches(tau) {
+            return;
+        }
+        for i in 0..tile.raw.len() {
+            let (low, up) = tile.bounds(i);
+            let ent = (tile.first + i) as u32;
+            if up < tau || excludes[q].binary_search(&ent).is_ok() {
+                continue;
             }
-            found
-        })
-        .reduce(
-            || (0..b).map(|_| Survivors::default()).collect(),
-            |a, other| {
-                a.into_iter()
-                    .zip(other)
-                    .map(|(s, o)| s.merge(o, k))
-                    .collect()
-            },
-        )
+            s.candidates.push((ent, up));
+            s.offer_low(low, k);
+            tau = s.tau(k);
+            if s.candidates.len() >= compact_at {
+                s.prune(k);
+            }
+        }
+    };
+    let xq = Int16Queries::new(x, d);
+    scan_tiles(rows, &xq, Survivors::default, visit, |a, b| a.merge(b, k))
         .into_iter()
         .map(|mut s| {
             s.prune(k);
@@ -204,11 +160,7 @@ fn rerank(s: Survivors, e: &[f32], d: usize, x: &[f32], k: usize) -> Vec<(u32, f
     let mut scored: Vec<(f32, u32)> = s
         .candidates
         .into_iter()
-        .map(|(ent, _)| {
-            let row = &e[ent as usize * d..][..d];
-            let exact: f64 = row.iter().zip(x).map(|(&a, &b)| a as f64 * b as f64).sum();
-            (exact as f32, ent)
-        })
+        .map(|(ent, _)| (exact_score(&e[ent as usize * d..][..d], x), ent))
         .filter(|(logit, _)| !logit.is_nan())
         .collect();
     scored.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));

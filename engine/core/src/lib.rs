@@ -31,9 +31,9 @@
 // tests/layers.rs):
 //   0 numbers:     error, real, rng
 //   1 data:        dataset, config, params             (triples, settings, tensors)
-//   2 kernels:     kernels, linalg, int8_rows
+//   2 kernels:     kernels, linalg, int8_rows, int8_scan
 //   3 model:       candidate_mask, scoring, eval, memo, model, evaluate, suggest, warm_start,
-//                  fold_in, exact_top_k
+//                  fold_in, exact_top_k, exact_rank
 //                  (eval-mode forward, ranking, serving, suggestions across the graph, a new
 //                  run's weights from a trained model, new entities' rows, top-k over 8-bit
 //                  rows)
@@ -50,12 +50,14 @@ pub mod dataset;
 pub mod params;
 
 pub mod int8_rows;
+pub mod int8_scan;
 pub mod kernels;
 pub mod linalg;
 
 pub mod candidate_mask;
 pub mod eval;
 pub mod evaluate;
+pub mod exact_rank;
 pub mod exact_top_k;
 pub mod fold_in;
 mod memo;
@@ -94,7 +96,9 @@ pub use config::{Activation, Config, InitScheme, Loss};
 pub use dataset::{Dataset, InverseMode, Triple};
 pub use error::{Error, Result};
 pub use eval::{Direction, Metrics, RankStats, RelationMetrics};
-pub use evaluate::{evaluate, evaluate_typed, filtered_ranks, RankedTail, Split};
+pub use evaluate::{
+    evaluate, evaluate_typed, filtered_ranks, filtered_ranks_with, RankedTail, Split,
+};
 pub use fold_in::{fold_in, FoldInEdge, FoldInSettings};
 pub use graph_sizing::GraphSize;
 pub use model::{Model, Prediction, TopKScan};

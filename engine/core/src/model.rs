@@ -6,6 +6,7 @@ use crate::error::{Error, Result};
 use crate::eval::Metrics;
 use crate::exact_top_k::{exact_top_k, QUERIES_PER_PASS};
 use crate::int8_rows::Int8Rows;
+use crate::int8_scan::exact_score;
 use crate::memo::Memo;
 use crate::params::Params;
 use crate::real::sigmoid;
@@ -348,7 +349,9 @@ impl Model {
         Ok(out)
     }
 
-    /// The logit of each triple `(h, r, t)`: its 1-N row read at `t` (the score serving ranks by).
+    /// The logit of each triple `(h, r, t)`: the score serving ranks by (its 1-N row read at `t`;
+    /// from [`INT8_SCAN_MIN_ENTITIES`] entities, computed from `t`'s row alone as the 8-bit scans
+    /// re-score it).
     pub fn score_triples(&self, triples: &[(u32, u32, u32)]) -> Result<Vec<f32>> {
         let n = self.params.n_ent;
         if let Some(&(_, _, t)) = triples.iter().find(|q| q.2 as usize >= n) {
@@ -359,6 +362,17 @@ impl Model {
         }
         let queries: Vec<(u32, u32)> = triples.iter().map(|&(h, r, _)| (h, r)).collect();
         let mut out = vec![0.0f32; triples.len()];
+        if self.scans_int8(TopKScan::Auto, 0) {
+            // The exact score the 8-bit scans rank by, from the tail's row alone.
+            let d = self.params.d_e;
+            self.hidden_chunks(&queries, |start, x| {
+                for (i, xq) in x.chunks(d).enumerate() {
+                    let t = triples[start + i].2 as usize;
+                    out[start + i] = exact_score(&self.params.e[t * d..][..d], xq);
+                }
+            })?;
+            return Ok(out);
+        }
         self.score_chunks(&queries, |start, logits| {
             for (i, row) in logits.chunks(n.max(1)).enumerate() {
                 out[start + i] = row[triples[start + i].2 as usize];
@@ -403,12 +417,7 @@ impl Model {
             ));
         }
         let n = self.params.n_ent;
-        let int8 = match scan {
-            TopKScan::Auto => n >= INT8_SCAN_MIN_ENTITIES && k <= INT8_SCAN_MAX_K,
-            TopKScan::F32 => false,
-            TopKScan::Int8 => true,
-        };
-        if int8 {
+        if self.scans_int8(scan, k) {
             return self.top_k_int8(queries, k, excludes);
         }
         let mut out = vec![Vec::new(); queries.len()];
@@ -426,31 +435,57 @@ impl Model {
 }
 
 impl Model {
-    /// [`TopKScan::Int8`]: the queries' hidden vectors, then one scan of the 8-bit rows per
-    /// [`QUERIES_PER_PASS`] queries.
+    /// Whether `scan` (for top `k`; 0 for ranks and single scores) means the 8-bit scans: from
+    /// [`INT8_SCAN_MIN_ENTITIES`] entities and `k ≤` [`INT8_SCAN_MAX_K`] when `Auto`.
+    pub(crate) fn scans_int8(&self, scan: TopKScan, k: usize) -> bool {
+        match scan {
+            TopKScan::Auto => self.params.n_ent >= INT8_SCAN_MIN_ENTITIES && k <= INT8_SCAN_MAX_K,
+            TopKScan::F32 => false,
+            TopKScan::Int8 => true,
+        }
+    }
+
+    /// The queries' eval-mode hidden vectors in chunks of [`QUERIES_PER_PASS`], calling
+    /// `each(first query index, the chunk's vectors (chunk x d_e))`, after checking the model
+    /// and every query.
+    pub(crate) fn hidden_chunks(
+        &self,
+        queries: &[(u32, u32)],
+        mut each: impl FnMut(usize, &[f32]),
+    ) -> Result<()> {
+        self.validate()?;
+        for &(h, r) in queries {
+            self.check_query(h, r)?;
+        }
+        let rels: Vec<u32> = queries.iter().map(|q| q.1).collect();
+        self.cores.prepare(&self.params, &rels);
+        let mut buf = ScoreBuffers::default();
+        for (c, qs) in queries.chunks(QUERIES_PER_PASS).enumerate() {
+            each(
+                c * QUERIES_PER_PASS,
+                hidden_into(&self.params, &self.cores, qs, &mut buf),
+            );
+        }
+        Ok(())
+    }
+
+    /// [`TopKScan::Int8`]: one scan of the 8-bit rows per [`QUERIES_PER_PASS`] queries.
     fn top_k_int8(
         &self,
         queries: &[(u32, u32)],
         k: usize,
         excludes: &[&[u32]],
     ) -> Result<Vec<Vec<Prediction>>> {
-        self.validate()?;
-        for &(h, r) in queries {
-            self.check_query(h, r)?;
-        }
         if k == 0 {
+            self.hidden_chunks(queries, |_, _| {})?;
             return Ok(vec![Vec::new(); queries.len()]);
         }
-        let rels: Vec<u32> = queries.iter().map(|q| q.1).collect();
-        self.cores.prepare(&self.params, &rels);
         let (rows, d) = (self.int8_rows(), self.params.d_e);
-        let mut buf = ScoreBuffers::default();
         let mut out = Vec::with_capacity(queries.len());
-        for (c, qs) in queries.chunks(QUERIES_PER_PASS).enumerate() {
-            let x2 = hidden_into(&self.params, &self.cores, qs, &mut buf);
-            let first = c * QUERIES_PER_PASS;
+        self.hidden_chunks(queries, |first, x2| {
+            let chunk = x2.len() / d.max(1);
             let ex = excludes
-                .get(first..(first + qs.len()).min(excludes.len()))
+                .get(first..(first + chunk).min(excludes.len()))
                 .unwrap_or(&[]);
             let tops = exact_top_k(rows, &self.params.e, d, x2, k, ex).top;
             out.extend(tops.into_iter().map(|top| {
@@ -460,9 +495,9 @@ impl Model {
                         logit,
                         probability: sigmoid(logit),
                     })
-                    .collect()
+                    .collect::<Vec<_>>()
             }));
-        }
+        })?;
         Ok(out)
     }
 }

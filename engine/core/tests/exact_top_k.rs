@@ -1,13 +1,15 @@
-//! Top-k over 8-bit rows with an exact re-rank ([`TopKScan::Int8`]) against a brute force: every
-//! entity's logit `x2 · E[e]` summed in f64, sorted best first (ties to the lower id), excluded
-//! entities and NaN dropped. The scan must return exactly the brute force's list, including
-//! where many entities sit just below the k-th (where the 8-bit scores cannot tell them apart).
+//! Top-k and filtered ranks over 8-bit rows with an exact re-score ([`TopKScan::Int8`]) against a
+//! brute force: every entity's logit `x2 · E[e]` summed in f64, sorted best first (ties to the
+//! lower id), excluded entities and NaN dropped; ranks counted as the evaluation counts them.
+//! The scans must give exactly the brute force's lists and ranks, including where many entities
+//! sit just below the k-th or beside the tail (where the 8-bit scores cannot tell them apart),
+//! and a model large enough for `Auto` to scan must score, rank and list its entities alike.
 
 use neptune_core::config::Config;
 use neptune_core::params::Params;
 use neptune_core::rng::splitmix64;
 use neptune_core::scoring::{hidden_into, CoreCache, ScoreBuffers};
-use neptune_core::{Model, TopKScan};
+use neptune_core::{filtered_ranks, filtered_ranks_with, Model, TopKScan};
 
 const N: usize = 3000;
 
@@ -186,6 +188,125 @@ fn appended_entities_are_scanned() {
                 .map(|p| (p.entity, p.logit))
                 .collect::<Vec<_>>(),
             want
+        );
+    }
+}
+
+/// The brute force's filtered rank of `t` for `(h, r)` and its logit (f64 sums rounded to f32;
+/// ties count half; `known` other than `t` removed; a NaN tail last).
+fn brute_force_rank(model: &Model, (h, r, t): (u32, u32, u32), known: &[u32]) -> (f64, f32) {
+    let p = &model.params;
+    let cache = CoreCache::new(p.n_rel);
+    cache.prepare(p, &[r]);
+    let mut buf = ScoreBuffers::default();
+    let x = hidden_into(p, &cache, &[(h, r)], &mut buf).to_vec();
+    let d = p.d_e;
+    let score = |e: u32| {
+        let row = &p.e[e as usize * d..][..d];
+        row.iter()
+            .zip(&x)
+            .map(|(&a, &b)| a as f64 * b as f64)
+            .sum::<f64>() as f32
+    };
+    let s = score(t);
+    if s.is_nan() {
+        return (p.n_ent as f64, s);
+    }
+    let (mut above, mut equal) = (0usize, 0usize);
+    for e in (0..p.n_ent as u32).filter(|&e| e != t && !known.contains(&e)) {
+        let v = score(e);
+        above += usize::from(v > s);
+        equal += usize::from(v == s);
+    }
+    (1.0 + above as f64 + equal as f64 / 2.0, s)
+}
+
+#[test]
+fn ranks_over_8_bit_rows_are_the_brute_force_ranks() {
+    // Entities 100..120 copy entity 7 exactly (ties), 120..520 are within an 8-bit step of it.
+    let m = model(|p| {
+        let d = p.d_e;
+        let row: Vec<f32> = p.e[7 * d..8 * d].to_vec();
+        for e in 100..520 {
+            for (j, v) in p.e[e * d..(e + 1) * d].iter_mut().enumerate() {
+                let jitter = if e < 120 {
+                    0.0
+                } else {
+                    ((splitmix64((e * d + j) as u64) % 2001) as f32 - 1000.0) * 1e-6
+                };
+                *v = row[j] + jitter;
+            }
+        }
+        p.e[9 * d + 2] = f32::NAN;
+    });
+    // Tails of every kind: the copies and near-copies, a NaN row, ordinary entities.
+    let triples: Vec<(u32, u32, u32)> = (0..40u32)
+        .map(|i| {
+            (
+                (i * 131) % N as u32,
+                i % 4,
+                [7, 105, 300, 9, 2000][i as usize % 5] + i,
+            )
+        })
+        .collect();
+    // Known answers: some copies, the tail itself, repeats, unsorted.
+    let known: Vec<Vec<u32>> = triples
+        .iter()
+        .map(|&(_, _, t)| vec![110, t, 101, 110, 2500, 7])
+        .collect();
+    let lists: Vec<&[u32]> = known.iter().map(Vec::as_slice).collect();
+    let got = filtered_ranks_with(&m, &triples, &lists, TopKScan::Int8).unwrap();
+    for (i, &q) in triples.iter().enumerate() {
+        let (rank, logit) = brute_force_rank(&m, q, &known[i]);
+        assert_eq!(got[i].rank, rank, "triple {i} {q:?}");
+        assert!(got[i].logit == logit || (got[i].logit.is_nan() && logit.is_nan()));
+    }
+    // Without known answers; against the f32 product where no near-tie can flip a rank.
+    let plain = model(|_| {});
+    let triples: Vec<(u32, u32, u32)> = (0..20u32).map(|i| (i, i % 4, i * 97 + 5)).collect();
+    let int8 = filtered_ranks_with(&plain, &triples, &[], TopKScan::Int8).unwrap();
+    let f32_path = filtered_ranks_with(&plain, &triples, &[], TopKScan::F32).unwrap();
+    for (i, &q) in triples.iter().enumerate() {
+        assert_eq!(int8[i].rank, brute_force_rank(&plain, q, &[]).0);
+        assert_eq!(int8[i].rank, f32_path[i].rank, "triple {i}");
+    }
+}
+
+#[test]
+fn a_large_model_scores_ranks_and_top_k_alike() {
+    // 100,000 entities (d_e 8): every read goes through the 8-bit scans or the tail's row.
+    let cfg = Config {
+        d_e: 8,
+        d_r: 4,
+        ..Config::default()
+    };
+    let n = neptune_core::model::INT8_SCAN_MIN_ENTITIES;
+    let m = Model::new(
+        cfg.clone(),
+        Params::<f32>::init(&cfg, n, 4),
+        (0..n).map(|i| format!("e{i}")).collect(),
+        vec!["r0".into(), "r1".into()],
+        0,
+        None,
+    );
+    assert!(m.warm_up(usize::MAX));
+    let queries: Vec<(u32, u32)> = (0..5u32).map(|i| (i * 7919, i % 4)).collect();
+    let tops = m.top_k_batch(&queries, 3, &[]).unwrap();
+    for (q, top) in queries.iter().zip(&tops) {
+        let brute = brute_force(&m, *q, 3, &[]);
+        assert_eq!(
+            top.iter().map(|p| (p.entity, p.logit)).collect::<Vec<_>>(),
+            brute
+        );
+        // The best entity's own score and rank agree with the list, to the bit.
+        let best = (q.0, q.1, top[0].entity);
+        assert_eq!(m.score_triples(&[best]).unwrap(), vec![top[0].logit]);
+        let ranked = filtered_ranks(&m, &[best], &[]).unwrap();
+        assert_eq!((ranked[0].rank, ranked[0].logit), (1.0, top[0].logit));
+        let second = (q.0, q.1, top[1].entity);
+        assert_eq!(
+            filtered_ranks(&m, &[second], &[&[top[0].entity]]).unwrap()[0].rank,
+            1.0
         );
     }
 }

@@ -13,9 +13,10 @@ use std::path::Path;
 const LAYERS: [&[&str]; 7] = [
     &["error", "real", "rng"],
     &["dataset", "config", "params"],
-    &["kernels", "linalg", "int8_rows"],
+    &["kernels", "linalg", "int8_rows", "int8_scan"],
     &[
         "candidate_mask",
+        "exact_rank",
         "exact_top_k",
         "scoring",
         "eval",

@@ -1,0 +1,92 @@
+//! Filtered ranks over 8-bit entity rows: the rank of a given tail among every entity from one
+//! pass over [`crate::int8_rows::Int8Rows`], exactly as scoring every entity ranks it.
+//!
+//! The tail's exact score `s` is computed first. In the pass, an entity whose upper bound is
+//! below `s` scores below it, one whose lower bound is above `s` scores above it
+//! ([`crate::int8_scan::Tile::bounds`]); only the entities in between are scored exactly. The
+//! rank is then `1 + #above + #equal / 2`, the known answers other than the tail removed by
+//! their exact scores, as [`crate::eval::filtered_rank`] counts.
+
+use crate::int8_rows::{Int16Queries, Int8Rows};
+use crate::int8_scan::{exact_score, scan_tiles, Tile};
+
+/// Queries that share one pass over the rows.
+const QUERIES_PER_PASS: usize = 16;
+
+/// One query's counts from the pass.
+#[derive(Default)]
+struct Counts {
+    above: usize,
+    /// Entities the bounds could not place (scored exactly afterwards).
+    undecided: Vec<u32>,
+}
+
+/// The filtered rank and exact logit of each tail `tails[i]` for query `x[i]` (B x d,
+/// row-major) among every entity of `rows` (quantising `e`, n x d), `known[i]` (ascending,
+/// distinct) removed except the tail itself. A NaN tail score ranks last (`n`).
+pub fn exact_ranks(
+    rows: &Int8Rows,
+    e: &[f32],
+    d: usize,
+    x: &[f32],
+    tails: &[u32],
+    known: &[&[u32]],
+) -> Vec<(f64, f32)> {
+    let n = rows.len();
+    let row = |ent: u32| &e[ent as usize * d..][..d];
+    let mut out = Vec::with_capacity(tails.len());
+    for (c, xs) in x.chunks(QUERIES_PER_PASS * d).enumerate() {
+        let first = c * QUERIES_PER_PASS;
+        let scores: Vec<f32> = xs
+            .chunks(d)
+            .zip(&tails[first..])
+            .map(|(xq, &t)| exact_score(row(t), xq))
+            .collect();
+        let visit = |counts: &mut Counts, q: usize, tile: &Tile<'_>| {
+            let s = scores[q];
+            if !tile.any_reaches(s) {
+                return;
+            }
+            for i in 0..tile.raw.len() {
+                let (low, up) = tile.bounds(i);
+                if up < s {
+                    continue;
+                }
+                if low > s {
+                    counts.above += 1;
+                } else {
+                    counts.undecided.push((tile.first + i) as u32);
+                }
+            }
+        };
+        let merge = |mut a: Counts, b: Counts| {
+            a.above += b.above;
+            a.undecided.extend(b.undecided);
+            a
+        };
+        let xq = Int16Queries::new(xs, d);
+        let counted = scan_tiles(rows, &xq, Counts::default, visit, merge);
+        for (q, counts) in counted.into_iter().enumerate() {
+            let (t, s, xq) = (tails[first + q], scores[q], &xs[q * d..][..d]);
+            if s.is_nan() {
+                out.push((n as f64, s));
+                continue;
+            }
+            let (mut above, mut equal) = (counts.above as i64, 0i64);
+            for ent in counts.undecided.into_iter().filter(|&ent| ent != t) {
+                let v = exact_score(row(ent), xq);
+                above += i64::from(v > s);
+                equal += i64::from(v == s);
+            }
+            for &ent in known.get(first + q).copied().unwrap_or(&[]) {
+                if ent != t {
+                    let v = exact_score(row(ent), xq);
+                    above -= i64::from(v > s);
+                    equal -= i64::from(v == s);
+                }
+            }
+            out.push((1.0 + above as f64 + equal as f64 / 2.0, s));
+        }
+    }
+    out
+}
