@@ -299,6 +299,18 @@ impl Model {
         Ok(out)
     }
 
+    /// Checks the model and every query, and computes the cores of their relations not cached
+    /// yet (`prepare` skips cached relations and deduplicates the rest).
+    fn prepare_queries(&self, queries: &[(u32, u32)]) -> Result<()> {
+        self.validate()?;
+        for &(h, r) in queries {
+            self.check_query(h, r)?;
+        }
+        let rels: Vec<u32> = queries.iter().map(|q| q.1).collect();
+        self.cores.prepare(&self.params, &rels);
+        Ok(())
+    }
+
     /// Scores `queries` in chunks of at most [`queries_per_chunk`] queries, calling
     /// `each(first query index, chunk logits)`.
     pub(crate) fn score_chunks(
@@ -306,16 +318,8 @@ impl Model {
         queries: &[(u32, u32)],
         mut each: impl FnMut(usize, &[f32]),
     ) -> Result<()> {
-        self.validate()?;
-        for &(h, r) in queries {
-            self.check_query(h, r)?;
-        }
+        self.prepare_queries(queries)?;
         let n = self.params.n_ent;
-        // `prepare` skips cached relations and deduplicates the rest.
-        self.cores.prepare(
-            &self.params,
-            &queries.iter().map(|q| q.1).collect::<Vec<_>>(),
-        );
         let (mut buf, mut logits) = (ScoreBuffers::default(), Vec::new());
         let chunk = queries_per_chunk(n);
         for (c, qs) in queries.chunks(chunk).enumerate() {
@@ -453,12 +457,7 @@ impl Model {
         queries: &[(u32, u32)],
         mut each: impl FnMut(usize, &[f32]),
     ) -> Result<()> {
-        self.validate()?;
-        for &(h, r) in queries {
-            self.check_query(h, r)?;
-        }
-        let rels: Vec<u32> = queries.iter().map(|q| q.1).collect();
-        self.cores.prepare(&self.params, &rels);
+        self.prepare_queries(queries)?;
         let mut buf = ScoreBuffers::default();
         for (c, qs) in queries.chunks(QUERIES_PER_PASS).enumerate() {
             each(

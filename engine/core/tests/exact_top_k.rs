@@ -38,13 +38,33 @@ fn model(tweak: impl FnOnce(&mut Params<f32>)) -> Model {
     )
 }
 
-/// The brute force's top `k` of `(h, r)` as `(entity, logit)`.
-fn brute_force(model: &Model, (h, r): (u32, u32), k: usize, exclude: &[u32]) -> Vec<(u32, f32)> {
+/// The eval-mode hidden vector of `(h, r)` (the scans' query).
+fn hidden(model: &Model, (h, r): (u32, u32)) -> Vec<f32> {
     let p = &model.params;
     let cache = CoreCache::new(p.n_rel);
     cache.prepare(p, &[r]);
-    let mut buf = ScoreBuffers::default();
-    let x = hidden_into(p, &cache, &[(h, r)], &mut buf).to_vec();
+    hidden_into(p, &cache, &[(h, r)], &mut ScoreBuffers::default()).to_vec()
+}
+
+/// Entities 100..120 copy entity 7 exactly (they tie); 120..520 are within an 8-bit step of it.
+fn near_copies_of_7(p: &mut Params<f32>) {
+    let d = p.d_e;
+    let row: Vec<f32> = p.e[7 * d..8 * d].to_vec();
+    for e in 100..520 {
+        for (j, v) in p.e[e * d..(e + 1) * d].iter_mut().enumerate() {
+            let jitter = if e < 120 {
+                0.0
+            } else {
+                ((splitmix64((e * d + j) as u64) % 2001) as f32 - 1000.0) * 1e-6
+            };
+            *v = row[j] + jitter;
+        }
+    }
+}
+
+/// The brute force's top `k` of `(h, r)` as `(entity, logit)`.
+fn brute_force(model: &Model, (h, r): (u32, u32), k: usize, exclude: &[u32]) -> Vec<(u32, f32)> {
+    let (p, x) = (&model.params, hidden(model, (h, r)));
     let d = p.d_e;
     let mut all: Vec<(u32, f32)> = (0..p.n_ent as u32)
         .filter(|e| !exclude.contains(e))
@@ -120,23 +140,9 @@ fn excluded_entities_never_return_and_others_take_their_place() {
 
 #[test]
 fn near_ties_below_the_kth_are_decided_exactly() {
-    // 400 entities are copies of entity 7 moved by less than one 8-bit step (plus 20 exact
-    // copies, which tie and go to the lower id): the scan cannot order them, the re-rank must.
-    let m = model(|p| {
-        let d = p.d_e;
-        let row: Vec<f32> = p.e[7 * d..8 * d].to_vec();
-        for e in 100..520 {
-            let out = &mut p.e[e * d..(e + 1) * d];
-            for (j, v) in out.iter_mut().enumerate() {
-                let jitter = if e < 120 {
-                    0.0
-                } else {
-                    ((splitmix64((e * d + j) as u64) % 2001) as f32 - 1000.0) * 1e-6
-                };
-                *v = row[j] + jitter;
-            }
-        }
-    });
+    // The scan cannot order the near-copies of entity 7; the re-rank must (copies tie and go to
+    // the lower id).
+    let m = model(near_copies_of_7);
     for k in [5, 50] {
         assert_matches_brute_force(&m, k, &[]);
     }
@@ -195,11 +201,7 @@ fn appended_entities_are_scanned() {
 /// The brute force's filtered rank of `t` for `(h, r)` and its logit (f64 sums rounded to f32;
 /// ties count half; `known` other than `t` removed; a NaN tail last).
 fn brute_force_rank(model: &Model, (h, r, t): (u32, u32, u32), known: &[u32]) -> (f64, f32) {
-    let p = &model.params;
-    let cache = CoreCache::new(p.n_rel);
-    cache.prepare(p, &[r]);
-    let mut buf = ScoreBuffers::default();
-    let x = hidden_into(p, &cache, &[(h, r)], &mut buf).to_vec();
+    let (p, x) = (&model.params, hidden(model, (h, r)));
     let d = p.d_e;
     let score = |e: u32| {
         let row = &p.e[e as usize * d..][..d];
@@ -223,21 +225,9 @@ fn brute_force_rank(model: &Model, (h, r, t): (u32, u32, u32), known: &[u32]) ->
 
 #[test]
 fn ranks_over_8_bit_rows_are_the_brute_force_ranks() {
-    // Entities 100..120 copy entity 7 exactly (ties), 120..520 are within an 8-bit step of it.
     let m = model(|p| {
-        let d = p.d_e;
-        let row: Vec<f32> = p.e[7 * d..8 * d].to_vec();
-        for e in 100..520 {
-            for (j, v) in p.e[e * d..(e + 1) * d].iter_mut().enumerate() {
-                let jitter = if e < 120 {
-                    0.0
-                } else {
-                    ((splitmix64((e * d + j) as u64) % 2001) as f32 - 1000.0) * 1e-6
-                };
-                *v = row[j] + jitter;
-            }
-        }
-        p.e[9 * d + 2] = f32::NAN;
+        near_copies_of_7(p);
+        p.e[9 * p.d_e + 2] = f32::NAN;
     });
     // Tails of every kind: the copies and near-copies, a NaN row, ordinary entities.
     let triples: Vec<(u32, u32, u32)> = (0..40u32)
