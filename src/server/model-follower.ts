@@ -78,12 +78,15 @@ export class ModelFollower {
   }
 
   /**
-   * One look at the registry; exposed so tests and the demo need not wait for the timer. Never
-   * rejects: a failure is logged and the current version keeps serving (a rejection on the
-   * timer's path would be unhandled and end the process).
+   * One look at the registry that starts after this call (a check already in flight may have read
+   * the registry before the caller's change: it is waited for first); exposed so tests and the
+   * demo need not wait for the timer. Never rejects: a failure is logged and the current version
+   * keeps serving (a rejection on the timer's path would be unhandled and end the process).
    */
-  poll(): Promise<void> {
-    this.polling ??= this.check()
+  async poll(): Promise<void> {
+    while (this.polling) await this.polling;
+    if (this.stopped) return;
+    this.polling = this.check()
       .catch((error: unknown) => {
         this.logger.error(
           { err: error, serving: this.serving?.version },
