@@ -8,10 +8,7 @@
 //! their exact scores, as [`crate::eval::filtered_rank`] counts.
 
 use crate::int8_rows::{Int16Queries, Int8Rows};
-use crate::int8_scan::{exact_score, scan_tiles, Tile};
-
-/// Queries that share one pass over the rows.
-const QUERIES_PER_PASS: usize = 16;
+use crate::int8_scan::{exact_score, scan_tiles, Tile, QUERIES_PER_PASS};
 
 /// One query's counts from the pass.
 #[derive(Default)]

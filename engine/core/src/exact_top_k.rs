@@ -11,13 +11,10 @@
 //! entity exactly.
 
 use crate::int8_rows::{Int16Queries, Int8Rows};
-use crate::int8_scan::{exact_score, scan_tiles, Tile};
+use crate::int8_scan::{exact_score, scan_tiles, Tile, QUERIES_PER_PASS};
 use rayon::prelude::*;
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
-
-/// Queries that share one pass over the rows (beyond this the product, not memory, bounds it).
-pub const QUERIES_PER_PASS: usize = 16;
 
 /// The top `k` of each query `x[b]` (B x d, row-major) over every entity, skipping
 /// `excludes[b]` (any order; may be empty) and NaN scores, best first, ties to the lower id.

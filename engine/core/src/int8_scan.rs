@@ -5,6 +5,10 @@
 use crate::int8_rows::{Int16Queries, Int8Rows};
 use rayon::prelude::*;
 
+/// Queries that share one pass over the rows (beyond this the dot products, not memory, bound
+/// it).
+pub const QUERIES_PER_PASS: usize = 16;
+
 /// Entities scored per tile (their integer scores for every query of the pass stay in L1).
 const TILE_ROWS: usize = 64;
 
