@@ -1,5 +1,7 @@
 import { EventLoopTurns } from '../event-loop-turns';
-import { streamOutEdges, type Database, type EdgeFilter } from '../graph';
+import { streamEdgesByNode, type Database, type EdgeFilter } from '../graph';
+import { NodeVocabulary } from './node-vocabulary';
+import { Vocabulary } from './vocabulary';
 
 /**
  * A graph as dense integer ids. `entities[i]` / `relations[j]` name id i / j; both vocabularies
@@ -28,81 +30,87 @@ class IntColumn {
   }
 }
 
-/** Ids in first-seen order while streaming; `sorted()` gives the final order and a remap. */
-class Vocabulary {
-  private readonly ids = new Map<string, number>();
-  readonly names: string[] = [];
-  idOf(name: string): number {
-    let id = this.ids.get(name);
-    if (id === undefined) {
-      id = this.names.length;
-      this.ids.set(name, id);
-      this.names.push(name);
-    }
-    return id;
-  }
-  /** remap[provisional] = final id in sorted order. */
-  sorted(): { names: string[]; remap: Int32Array } {
-    const order = this.names
-      .map((_, i) => i)
-      .sort((a, b) => compare(this.names[a] as string, this.names[b] as string));
-    const remap = new Int32Array(order.length);
-    order.forEach((provisional, final) => (remap[provisional] = final));
-    return { names: order.map((i) => this.names[i] as string), remap };
-  }
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 /** Heads between two `onEdges` reports: a report per record would cost more than it tells. */
 const REPORT_EVERY_HEADS = 1000;
 
-/** Streams the graph's edges out of Neo4j into a DenseGraph; `onEdges` gets the count so far. */
+/**
+ * Streams the graph's edges out of Neo4j into a DenseGraph; `onEdges` gets the count so far.
+ * Entities and relations travel as numbers (streamEdgesByNode): decoding and looking up a
+ * string per edge was the client's cost that bounded the export of large graphs.
+ */
 export async function exportDenseGraph(
   db: Database,
   filter: EdgeFilter = {},
   onEdges?: (edges: number) => void,
 ): Promise<DenseGraph> {
-  const entityVocab = new Vocabulary();
+  const entityVocab = new NodeVocabulary();
   const relationVocab = new Vocabulary();
+  let typeNames: readonly string[] = [];
+  let typeCount = 1;
+  // Relation type index -> provisional relation id + 1 (0: not yet seen).
+  let typeIds = new Int32Array(0);
   const h = new IntColumn();
   const r = new IntColumn();
   const t = new IntColumn();
-  // The head is looked up once per record; a head's edges often repeat one relation, so the
-  // last relation is checked before the vocabulary's hash lookup.
-  let lastRelation = '';
-  let lastRelationId = -1;
   let heads = 0;
-  await streamOutEdges(db, filter, (head, out) => {
-    if (onEdges && ++heads % REPORT_EVERY_HEADS === 0) onEdges(h.length);
-    const hid = entityVocab.idOf(head);
-    for (let i = 0; i < out.length; i++) {
-      const edge = out[i] as readonly [string, string];
-      const relation = edge[0];
-      if (relation !== lastRelation || lastRelationId < 0) {
-        lastRelation = relation;
-        lastRelationId = relationVocab.idOf(relation);
+  await streamEdgesByNode(db, filter, {
+    onRelationTypes(types) {
+      typeNames = types;
+      typeCount = Math.max(types.length, 1);
+      typeIds = new Int32Array(typeCount);
+    },
+    onHead(node, head, out) {
+      if (onEdges && ++heads % REPORT_EVERY_HEADS === 0) onEdges(h.length);
+      const hid = entityVocab.name(node, head);
+      for (let i = 0; i < out.length; i++) {
+        const packed = out[i];
+        // Exact: node ids stay below 2^35 and type counts below 2^16.
+        if (packed === null || packed === undefined) continue;
+        const type = packed % typeCount;
+        let rid = (typeIds[type] as number) - 1;
+        if (rid < 0) {
+          rid = relationVocab.idOf(typeNames[type] as string);
+          typeIds[type] = rid + 1;
+        }
+        h.push(hid);
+        r.push(rid);
+        t.push(entityVocab.indexOf((packed - type) / typeCount));
       }
-      h.push(hid);
-      r.push(lastRelationId);
-      t.push(entityVocab.idOf(edge[1]));
-    }
+    },
+    unnamedNodes: () => entityVocab.unnamedNodes(),
+    onNames(nodes, ids) {
+      for (let i = 0; i < nodes.length; i++) entityVocab.name(nodes[i] as number, ids[i] as string);
+    },
   });
   onEdges?.(h.length);
+  const turns = new EventLoopTurns();
   // Seconds each on tens of millions of edges: a turn of the event loop between them lets
   // timers (a training job's lease renewal) run. The longest stretch left is one sort.
-  const turns = new EventLoopTurns();
   await turns.turn();
   const entities = entityVocab.sorted();
   await turns.turn();
   const relations = relationVocab.sorted();
-  const headIds = remapColumn(h, entities.remap);
-  const relationIds = remapColumn(r, relations.remap);
-  const tailIds = remapColumn(t, entities.remap);
+  const columns = dropUnnamed(
+    remapColumn(h, entities.remap),
+    remapColumn(r, relations.remap),
+    remapColumn(t, entities.remap),
+  );
   await turns.turn();
-  return canonical(entities.names, relations.names, headIds, relationIds, tailIds);
+  return canonical(entities.names, relations.names, columns.h, columns.r, columns.t);
+}
+
+/** Drops triples whose head or tail was deleted while the export read (remapped to -1). */
+function dropUnnamed(h: Int32Array, r: Int32Array, t: Int32Array): Columns {
+  let kept = 0;
+  for (let i = 0; i < h.length; i++) {
+    if ((h[i] as number) < 0 || (t[i] as number) < 0) continue;
+    h[kept] = h[i] as number;
+    r[kept] = r[i] as number;
+    t[kept] = t[i] as number;
+    kept += 1;
+  }
+  if (kept === h.length) return { h, r, t };
+  return { h: h.slice(0, kept), r: r.slice(0, kept), t: t.slice(0, kept) };
 }
 
 function remapColumn(column: IntColumn, remap: Int32Array): Int32Array {
