@@ -16,24 +16,20 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Database, LocalNeo4j, MigrationRunner } from '../../src/graph';
-import { databaseContents } from '../../src/graph/entities/database-contents';
-import { exportDenseGraph } from '../../src/export';
 import { ingestFile } from '../../src/ingest';
 import { bulkIngest, type BulkIngestSummary } from '../../src/ingest/bulk';
-import { REPO_ROOT } from '../../src/repo-root';
 import { bulkIngestProgress } from '../../src/cli/progress/bulk-ingest-progress';
 import { describeMachine } from '../ingest/machine';
+import {
+  CLIENT,
+  connect,
+  log,
+  MIGRATIONS,
+  onFreshServer,
+  timeExports,
+  type ExportRun,
+} from './fresh-server';
 import { writeScaleGraph } from './write-scale-graph';
-
-const MIGRATIONS = path.join(REPO_ROOT, 'migrations');
-const CLIENT = { maxRetrySeconds: 30, connectTimeoutMs: 5000, txTimeoutMs: 3_600_000 };
-
-interface Settings {
-  work: string;
-  heap: string;
-  pageCache: string;
-}
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -97,81 +93,6 @@ async function main(): Promise<void> {
 
 type Row = [loader: string, triples: number, seconds: number];
 
-interface ExportRun {
-  edges: number;
-  seconds: number;
-  /** This process's peak RSS so far, MiB. */
-  peakRssMiB: number;
-  /** CPU seconds this process (the client) spent on the export: the rest is the server's. */
-  clientCpuSeconds: number;
-}
-
-/** `runs` exports of every edge to dense ids, one after another on the same server. */
-async function timeExports(server: LocalNeo4j, runs: number): Promise<ExportRun[]> {
-  const db = connect(server);
-  const out: ExportRun[] = [];
-  try {
-    for (let i = 0; i < runs; i++) {
-      const started = process.hrtime.bigint();
-      const cpu = process.cpuUsage();
-      const graph = await exportDenseGraph(db);
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const used = process.cpuUsage(cpu);
-      const clientCpuSeconds = (used.user + used.system) / 1e6;
-      const peakRssMiB = process.resourceUsage().maxRSS / 1024;
-      out.push({ edges: graph.heads.length, seconds, peakRssMiB, clientCpuSeconds });
-      log(`export ${i + 1}: ${graph.heads.length} edges in ${seconds.toFixed(1)} s`);
-    }
-  } finally {
-    await db.close();
-  }
-  return out;
-}
-
-/** A fresh, started, migrated instance for `load`; checks the graph it leaves, then stops it. */
-async function onFreshServer<T>(
-  name: string,
-  settings: Settings,
-  load: (server: LocalNeo4j) => Promise<T>,
-): Promise<T> {
-  const server = new LocalNeo4j({
-    dir: path.join(settings.work, name),
-    cacheDir: process.env.KGC_CACHE_DIR ?? path.join(os.homedir(), '.cache', 'kgc'),
-    javaHome: process.env.JAVA_HOME,
-    boltPort: 0,
-    heap: settings.heap,
-    pageCache: settings.pageCache,
-    database: 'neo4j',
-    log: (line) => log(`[${name}] ${line}`),
-  });
-  try {
-    await server.start();
-    const db = connect(server);
-    try {
-      await new MigrationRunner(db, { dir: MIGRATIONS }).migrate();
-    } finally {
-      await db.close();
-    }
-    const result = await load(server);
-    const after = connect(server);
-    try {
-      const contents = await databaseContents(after);
-      log(`${name}: ${contents.entities} entities, ${contents.relationships} relationships`);
-    } finally {
-      await after.close();
-    }
-    return result;
-  } finally {
-    await server.stop();
-  }
-}
-
-function connect(server: LocalNeo4j): Database {
-  const target = server.connection();
-  if (!target) throw new Error('the server is not running');
-  return new Database(target, CLIENT);
-}
-
 function report(
   rows: Row[],
   bulk: BulkIngestSummary,
@@ -222,10 +143,6 @@ function report(
       '',
     ].join('\n'),
   );
-}
-
-function log(line: string): void {
-  process.stderr.write(`${line}\n`);
 }
 
 main().catch((error: unknown) => {

@@ -8,8 +8,10 @@ use crate::error::{Error, Result};
 use crate::eval::{evaluate_triples, evaluate_triples_masked, filtered_rank, Metrics};
 use crate::exact_rank::exact_ranks;
 use crate::model::{Model, TopKScan};
+use crate::rng::{CounterRng, Stream};
 use crate::scoring::queries_per_chunk;
 use rayon::prelude::*;
+use std::borrow::Cow;
 
 /// Which split to evaluate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,17 +22,53 @@ pub enum Split {
 
 /// Filtered metrics of `model` on `split` of `dataset`, on the current rayon pool.
 pub fn evaluate_in_pool(model: &Model, dataset: &Dataset, split: Split) -> Result<Metrics> {
+    evaluate_triples_of(model, dataset, split_triples(dataset, split))
+}
+
+/// Filtered metrics of `model` on `triples` (filtered by every split of `dataset`).
+fn evaluate_triples_of(model: &Model, dataset: &Dataset, triples: &[Triple]) -> Result<Metrics> {
     dataset.validate()?;
     model.check_vocabulary(dataset)?;
     let filter = dataset.filter_index(model.config.inverse_mode);
     Ok(evaluate_triples(
         &model.params,
-        split_triples(dataset, split),
+        triples,
         dataset.n_relations(),
         model.config.inverse_mode,
         &filter,
         queries_per_chunk(dataset.n_entities()),
     ))
+}
+
+/// At most `max` of `triples`: all of them, or a draw without replacement seeded by `seed`, in
+/// their order (what a sampled run validates on, and `evaluate_sample` ranks).
+pub fn seeded_sample(triples: &[Triple], max: usize, seed: u64) -> Cow<'_, [Triple]> {
+    if triples.len() <= max {
+        return Cow::Borrowed(triples);
+    }
+    let mut order: Vec<usize> = (0..triples.len()).collect();
+    CounterRng::new(seed, 0, Stream::Validation).shuffle(&mut order);
+    let mut kept = order[..max].to_vec();
+    kept.sort_unstable();
+    Cow::Owned(kept.into_iter().map(|i| triples[i]).collect())
+}
+
+/// [`evaluate`] on at most `max_triples` of the split ([`seeded_sample`] with the model's
+/// seed): the cost of ranking a whole split grows with entities x triples, hours at a million
+/// entities.
+pub fn evaluate_sample(
+    model: &Model,
+    dataset: &Dataset,
+    split: Split,
+    max_triples: usize,
+    threads: usize,
+) -> Result<Metrics> {
+    let triples = seeded_sample(
+        split_triples(dataset, split),
+        max_triples,
+        model.config.seed,
+    );
+    eval_pool(threads)?.install(|| evaluate_triples_of(model, dataset, &triples))
 }
 
 fn split_triples(dataset: &Dataset, split: Split) -> &[Triple] {

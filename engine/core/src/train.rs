@@ -9,7 +9,7 @@ use crate::dataset::{Dataset, PairIndex, Triple};
 use crate::early_stopping;
 use crate::error::{Error, Result};
 use crate::eval::{evaluate_triples, Metrics};
-use crate::evaluate::{evaluate_in_pool, Split};
+use crate::evaluate::{evaluate_in_pool, seeded_sample, Split};
 use crate::lr_schedule;
 use crate::model::Model;
 use crate::net::Batch;
@@ -106,14 +106,10 @@ pub const SAMPLED_RUN_VALIDATION_TRIPLES: usize = 10_000;
 /// most [`SAMPLED_RUN_VALIDATION_TRIPLES`] of them (a seeded draw without replacement, in the
 /// split's order).
 pub fn validation_triples<'a>(config: &Config, valid: &'a [Triple]) -> Cow<'a, [Triple]> {
-    if config.sampled_candidates == 0 || valid.len() <= SAMPLED_RUN_VALIDATION_TRIPLES {
+    if config.sampled_candidates == 0 {
         return Cow::Borrowed(valid);
     }
-    let mut order: Vec<usize> = (0..valid.len()).collect();
-    CounterRng::new(config.seed, 0, Stream::Validation).shuffle(&mut order);
-    let mut kept = order[..SAMPLED_RUN_VALIDATION_TRIPLES].to_vec();
-    kept.sort_unstable();
-    Cow::Owned(kept.into_iter().map(|i| valid[i]).collect())
+    seeded_sample(valid, SAMPLED_RUN_VALIDATION_TRIPLES, config.seed)
 }
 
 /// Trains models with one [`Config`] on a private rayon pool of `config.threads` threads.

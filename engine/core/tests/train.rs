@@ -3,8 +3,10 @@
 
 mod common;
 
+use neptune_core::evaluate::seeded_sample;
 use neptune_core::{
-    Activation, Config, InitScheme, InverseMode, Loss, Progress, Split, StopReason, Trainer,
+    evaluate, evaluate_sample, Activation, Config, InitScheme, InverseMode, Loss, Progress, Split,
+    StopReason, Trainer,
 };
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -59,6 +61,45 @@ fn learns_cluster_structure() {
     assert!(test.overall.mrr > 0.9, "test MRR {}", test.overall.mrr);
     assert_eq!(test.overall.count, 2 * data.test.len());
     assert!(out.model.valid_metrics.is_some());
+}
+
+#[test]
+fn a_sampled_evaluation_ranks_a_seeded_sample_filtered_by_every_split() {
+    let data = common::cluster_graph(6, 8, 4);
+    let trainer = Trainer::new(Config {
+        epochs: 5,
+        ..small_config()
+    })
+    .unwrap();
+    let model = trainer
+        .train(&data, |_| {}, &AtomicBool::new(false))
+        .unwrap()
+        .model;
+    let whole = evaluate(&model, &data, Split::Test, 1).unwrap();
+    let all = evaluate_sample(&model, &data, Split::Test, data.test.len(), 1).unwrap();
+    assert_eq!(all.overall.mrr, whole.overall.mrr);
+    assert_eq!(all.overall.count, whole.overall.count);
+
+    let max = data.test.len() / 3;
+    let sample = seeded_sample(&data.test, max, model.config.seed).into_owned();
+    assert_eq!(sample.len(), max);
+    assert!(sample.iter().all(|t| data.test.contains(t)));
+    let metrics = evaluate_sample(&model, &data, Split::Test, max, 1).unwrap();
+    assert_eq!(metrics.overall.count, 2 * max);
+    // The same ranks as a dataset whose test split is the sample and whose other splits keep
+    // the rest of the test triples as known answers.
+    let mut narrowed = data.clone();
+    narrowed
+        .valid
+        .extend(data.test.iter().filter(|t| !sample.contains(t)));
+    narrowed.test = sample;
+    let reference = evaluate(&model, &narrowed, Split::Test, 1).unwrap();
+    assert_eq!(metrics.overall.mrr, reference.overall.mrr);
+    assert_eq!(metrics.overall.hits10, reference.overall.hits10);
+    assert_ne!(
+        seeded_sample(&data.test, max, model.config.seed + 1).into_owned(),
+        narrowed.test
+    );
 }
 
 #[test]

@@ -6,7 +6,7 @@
 
 use clap::{Args, Parser, Subcommand};
 use neptune_core::{
-    evaluate, Config, Dataset, Metrics, Model, Overrides, Progress, Split, Trainer,
+    evaluate, evaluate_sample, Config, Dataset, Metrics, Model, Overrides, Progress, Split, Trainer,
 };
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -33,6 +33,9 @@ enum Command {
         /// Worker threads (0 = all cores).
         #[arg(long, default_value_t = 0)]
         threads: usize,
+        /// Rank at most this many triples of each split (a seeded sample).
+        #[arg(long)]
+        max_triples: Option<usize>,
     },
 }
 
@@ -80,7 +83,8 @@ fn main() -> ExitCode {
             model,
             dataset,
             threads,
-        } => eval(&model, &dataset, threads),
+            max_triples,
+        } => eval(&model, &dataset, threads, max_triples),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -136,13 +140,21 @@ fn print_metrics(label: &str, m: &Metrics, seconds: f64) {
     );
 }
 
-fn eval(model: &PathBuf, dataset: &PathBuf, threads: usize) -> CliResult {
+fn eval(
+    model: &PathBuf,
+    dataset: &PathBuf,
+    threads: usize,
+    max_triples: Option<usize>,
+) -> CliResult {
     let data = load_dataset(dataset)?;
     let model = Model::load(model)?;
     // Seconds: filter index and ranking of the split, the model and data already loaded.
     for (label, split) in [("valid", Split::Valid), ("test", Split::Test)] {
         let t = Instant::now();
-        let metrics = evaluate(&model, &data, split, threads)?;
+        let metrics = match max_triples {
+            Some(max) => evaluate_sample(&model, &data, split, max, threads)?,
+            None => evaluate(&model, &data, split, threads)?,
+        };
         print_metrics(label, &metrics, t.elapsed().as_secs_f64());
     }
     Ok(())
