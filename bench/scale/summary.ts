@@ -8,7 +8,7 @@
  * model's size.
  *
  *   npx tsx bench/scale/summary.ts [--sizes 1000000,10000000] [--data <datasets>]
- *       [--batches 50] [--eval-triples 1000] [--queries 200] [--heap 2g] [--pagecache 2g]
+ *       [--batches 200] [--eval-triples 1000] [--queries 200] [--heap 2g] [--pagecache 2g]
  *
  * `--sizes` are edge counts of generated graphs (entities a tenth, bench/scale/scale-graph.ts);
  * FB15k-237 comes from `--data` (or KGC_DATASETS) when it has it. The trained model has seen
@@ -66,7 +66,7 @@ async function main(): Promise<void> {
     options: {
       sizes: { type: 'string', default: '1000000,10000000' },
       data: { type: 'string', default: process.env.KGC_DATASETS },
-      batches: { type: 'string', default: '50' },
+      batches: { type: 'string', default: '200' },
       'eval-triples': { type: 'string', default: '1000' },
       queries: { type: 'string', default: '200' },
       heap: { type: 'string', default: '2g' },
