@@ -10,23 +10,30 @@
  * accepted prediction (`kgc_source`, provenance.ts), `$suggested` the type of written
  * suggestions (always left out); nothing is spliced into the text.
  */
-export function streamEdgesQuery(options: {
+export function streamEdgesQuery(options: EdgeConditions): string {
+  return `
+MATCH (h:Entity)
+WITH h, [(h)-[r]->(t:Entity) WHERE ${edgeConditions(options)}
+  | [type(r), t.id]] AS out
+WHERE size(out) > 0
+RETURN h.id AS h, out`;
+}
+
+/** Which of the export's filters are in use. */
+interface EdgeConditions {
   relations: boolean;
   excludePredictions: boolean;
-}): string {
+}
+
+/** The out-edge filter of both export queries: constant text, the values bound as parameters. */
+function edgeConditions(options: EdgeConditions): string {
   // Suggestions written for Cypher users (KGC_SUGGESTED) are never facts.
   const conditions: string[] = ['type(r) <> $suggested'];
   if (options.relations) conditions.push('type(r) IN $relations');
   if (options.excludePredictions) {
     conditions.push('(r.kgc_source IS NULL OR r.kgc_source <> $prediction)');
   }
-  const where = conditions.length > 0 ? `\n  WHERE ${conditions.join(' AND ')}` : '';
-  return `
-MATCH (h:Entity)
-WITH h, [(h)-[r]->(t:Entity)${where}
-  | [type(r), t.id]] AS out
-WHERE size(out) > 0
-RETURN h.id AS h, out`;
+  return conditions.join(' AND ');
 }
 
 /** Every labelled entity with its labels other than `Entity`; parameterised, streamed. */
@@ -51,18 +58,10 @@ RETURN collect(relationshipType) AS types`;
  * time. (`id()` is deprecated in favour of `elementId()`, a string, which would bring that cost
  * back; Neo4j keeps `id()` in Cypher 5 and 25.)
  */
-export function streamEdgesByNodeQuery(options: {
-  relations: boolean;
-  excludePredictions: boolean;
-}): string {
-  const conditions: string[] = ['type(r) <> $suggested'];
-  if (options.relations) conditions.push('type(r) IN $relations');
-  if (options.excludePredictions) {
-    conditions.push('(r.kgc_source IS NULL OR r.kgc_source <> $prediction)');
-  }
+export function streamEdgesByNodeQuery(options: EdgeConditions): string {
   return `
 MATCH (h:Entity)
-WITH h, [(h)-[r]->(t:Entity) WHERE ${conditions.join(' AND ')}
+WITH h, [(h)-[r]->(t:Entity) WHERE ${edgeConditions(options)}
   | id(t) * $typeCount + $typeIndex[type(r)]] AS out
 WHERE size(out) > 0
 RETURN id(h) AS node, h.id AS h, out`;
