@@ -2,6 +2,8 @@ import crypto from 'node:crypto';
 import { EventLoopTurns, TURN_CHECK_EVERY } from '../event-loop-turns';
 import type { DenseGraph } from './dense-graph';
 
+export { hasKey } from '../sorted-keys';
+
 /**
  * Per-triple hashes of a DenseGraph, from sha1(head \0 relation \0 tail) of the ids as strings:
  * they depend on the triple alone, never on the rest of the graph or its dense ids.
@@ -60,17 +62,6 @@ function fillKeys(graph: DenseGraph, { keys, mix }: TripleKeys, from: number, to
 export function sortedKeys(keys: Float64Array, indexes?: Int32Array): Float64Array {
   const out = indexes ? Float64Array.from(indexes, (i) => keys[i] as number) : keys.slice();
   return out.sort();
-}
-
-export function hasKey(sorted: Float64Array, key: number): boolean {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((sorted[mid] as number) < key) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < sorted.length && sorted[lo] === key;
 }
 
 /** Size of the symmetric difference of two sorted key sets: edges added plus edges removed. */

@@ -30,15 +30,20 @@ export async function calibrateVersion(
   // The engine may order its vocabularies its own way: every id goes through the names.
   const entityId = Int32Array.from(data.entities, (id) => scorer.findEntity(id) ?? -1);
   const relationId = Int32Array.from(data.relations, (name) => scorer.findRelation(name) ?? -1);
+  // Typed throughout: `flat` holds every snapshot edge (tens of millions at scale).
   const toModel = (flat: ArrayLike<number>): Uint32Array => {
-    const out: number[] = [];
+    const out = new Uint32Array(flat.length);
+    let n = 0;
     for (let i = 0; i < flat.length; i += 3) {
       const h = entityId[flat[i] as number] as number;
       const r = relationId[flat[i + 1] as number] as number;
       const t = entityId[flat[i + 2] as number] as number;
-      if (h >= 0 && r >= 0 && t >= 0) out.push(h, r, t);
+      if (h < 0 || r < 0 || t < 0) continue;
+      out[n++] = h;
+      out[n++] = r;
+      out[n++] = t;
     }
-    return Uint32Array.from(out);
+    return n === out.length ? out : out.slice(0, n);
   };
   const fitNegatives: number[] = [];
   const measureNegatives: number[] = [];

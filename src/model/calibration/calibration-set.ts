@@ -1,4 +1,5 @@
 import { seededRandom } from '../../seeded-random';
+import { hasKey } from '../../sorted-keys';
 
 /** How many examples of each kind a set holds (both directions together). */
 export interface NegativeMix {
@@ -74,9 +75,11 @@ function observed(known: Uint32Array, relations: number): { tails: number[][]; h
 export function buildCalibrationSet(input: CalibrationSetInput): CalibrationSet {
   const { entities: N, relations: R } = input;
   const key = (h: number, r: number, t: number) => tripleKey(h, r, t, R, N);
-  const known = new Set<number>();
+  // Every snapshot edge: tens of millions at scale, so sorted keys, not a Set.
+  const knownKeys = new Float64Array(input.known.length / 3);
   for (let i = 0; i < input.known.length; i += 3)
-    known.add(key(input.known[i]!, input.known[i + 1]!, input.known[i + 2]!));
+    knownKeys[i / 3] = key(input.known[i]!, input.known[i + 1]!, input.known[i + 2]!);
+  knownKeys.sort();
   const used = new Set<number>();
   for (let i = 0; i < input.rejected.length; i += 3)
     used.add(key(input.rejected[i]!, input.rejected[i + 1]!, input.rejected[i + 2]!));
@@ -93,14 +96,15 @@ export function buildCalibrationSet(input: CalibrationSetInput): CalibrationSet 
   };
   for (let i = 0; i < input.rejected.length; i += 3) {
     const [h, r, t] = [input.rejected[i]!, input.rejected[i + 1]!, input.rejected[i + 2]!];
-    if (known.has(key(h, r, t))) {
+    if (hasKey(knownKeys, key(h, r, t))) {
       mix.rejectedNowKnown++;
       continue;
     }
     for (const d of [0, 1]) rows.push({ h, r, t, d, label: 0, source: 1 });
     mix.rejected += 2;
   }
-  const free = (k: number) => !known.has(k) && !used.has(k) && !(input.exclude?.has(k) ?? false);
+  const free = (k: number) =>
+    !hasKey(knownKeys, k) && !used.has(k) && !(input.exclude?.has(k) ?? false);
   let alternate = 0;
   for (let i = 0; i < input.positives.length; i += 3) {
     const [h, r, t] = [input.positives[i]!, input.positives[i + 1]!, input.positives[i + 2]!];
