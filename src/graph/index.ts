@@ -7,7 +7,7 @@ export { MigrationRunner } from './migrations/migration-runner';
 export { MigrationLock } from './migrations/migration-lock';
 export { TripleWriter } from './triples/triple-writer';
 export type { PropertyRow, TripleRow } from './triples/triple-writer';
-export { streamEdgesByNode, streamOutEdges } from './triples/edge-stream';
+export { streamEdgesByNode } from './triples/edge-stream';
 export type { EdgeFilter } from './triples/edge-stream';
 export { knownAnswersBatch } from './predictions/known-answers';
 export type { KnownAnswers } from './predictions/known-answers';

@@ -1,5 +1,6 @@
 import { ErrorCode, KgcError } from '../errors';
-import { rejectionsOf, streamOutEdges } from '../graph';
+import { exportDenseGraph } from '../export';
+import { rejectionsOf } from '../graph';
 import type { Database } from '../graph';
 import { loadServingModel, openSuggestions, suggestRelation, SuggestionsWriter } from '../model';
 import { EdgeColumns } from './edge-columns';
@@ -27,21 +28,22 @@ type LoadedModel = Awaited<ReturnType<typeof loadServingModel>>;
 /**
  * Every edge of the graph now (accepted predictions included) and every rejection of the
  * relations asked for, in model ids, held by the engine for the whole job: what is never
- * suggested. One stream of the graph for all relations, gathered in typed columns (12 bytes an
- * edge) and passed once; entities the model has not seen are skipped (it cannot suggest them).
+ * suggested. The graph comes as the export reads it (numbers, one read), each distinct entity
+ * looked up in the model once; entities the model has not seen are skipped (it cannot suggest
+ * them).
  */
 async function excludedEdges(db: Database, model: LoadedModel, relations: string[]) {
   const { scorer } = model;
   const edges = new EdgeColumns();
-  await streamOutEdges(db, { relations }, (head, out) => {
-    const h = scorer.findEntity(head);
-    if (h === undefined) return;
-    for (const [relation, tail] of out) {
-      const r = scorer.findRelation(relation);
-      const t = scorer.findEntity(tail);
-      if (r !== undefined && t !== undefined) edges.push(h, r, t);
-    }
-  });
+  const graph = await exportDenseGraph(db, { relations });
+  const entityIds = graph.entities.map((name) => scorer.findEntity(name) ?? -1);
+  const relationIds = graph.relationNames.map((name) => scorer.findRelation(name) ?? -1);
+  for (let i = 0; i < graph.heads.length; i++) {
+    const h = entityIds[graph.heads[i] as number] as number;
+    const r = relationIds[graph.relations[i] as number] as number;
+    const t = entityIds[graph.tails[i] as number] as number;
+    if (h >= 0 && r >= 0 && t >= 0) edges.push(h, r, t);
+  }
   for (const edge of await rejectionsOf(db, relations)) {
     const [h, r, t] = [edge.head, edge.relation, edge.tail];
     const ids = [scorer.findEntity(h), scorer.findRelation(r), scorer.findEntity(t)];

@@ -1,12 +1,7 @@
 import type { Database } from '../database';
 import { mapNeo4jError } from '../neo4j-errors';
 import { EDGE_SOURCE } from '../predictions/provenance';
-import {
-  ENTITY_IDS_BY_NODE,
-  RELATION_TYPES,
-  streamEdgesByNodeQuery,
-  streamEdgesQuery,
-} from './export-queries';
+import { ENTITY_IDS_BY_NODE, RELATION_TYPES, streamEdgesByNodeQuery } from './export-queries';
 import { SUGGESTED_TYPE } from '../suggestions/suggested-type';
 
 export interface EdgeFilter {
@@ -21,42 +16,6 @@ export interface EdgeFilter {
 
 /** Records (heads) pulled per round trip: large, so the stream is not latency-bound. */
 const EXPORT_FETCH_SIZE = 5_000;
-
-/**
- * Streams every edge a head at a time (the driver pulls `EXPORT_FETCH_SIZE` records per round
- * trip, so memory holds one fetch window, never the whole result): `out` holds the head's
- * `[relation, tail]` pairs as the driver decoded them (do not keep it). A head per record lets
- * bulk consumers look the head up once per record instead of once per edge.
- */
-export async function streamOutEdges(
-  db: Database,
-  filter: EdgeFilter,
-  onHead: (head: string, out: readonly (readonly [string, string])[]) => void,
-): Promise<number> {
-  const session = db.openSession('READ', EXPORT_FETCH_SIZE);
-  const query = streamEdgesQuery({
-    relations: filter.relations !== undefined,
-    excludePredictions: filter.includePredictions === false,
-  });
-  let count = 0;
-  try {
-    const result = session.run(query, {
-      relations: filter.relations ?? null,
-      prediction: EDGE_SOURCE.prediction,
-      suggested: SUGGESTED_TYPE,
-    });
-    for await (const record of result) {
-      const out = record.get(1) as [string, string][];
-      onHead(record.get(0) as string, out);
-      count += out.length;
-    }
-    return count;
-  } catch (error) {
-    throw mapNeo4jError(error, db.target.uri);
-  } finally {
-    await session.close();
-  }
-}
 
 /** How `streamEdgesByNode` hands over what it reads, all inside one read transaction. */
 export interface NodeEdgeVisitor {
@@ -78,7 +37,7 @@ export interface NodeEdgeVisitor {
 const NAMES_PER_QUERY = 50_000;
 
 /**
- * `streamOutEdges` as numbers (streamEdgesByNodeQuery says why), in one read transaction, so a
+ * Every edge the filter keeps, as numbers (streamEdgesByNodeQuery says why), in one read transaction, so a
  * node id means one node throughout. Returns the edge count (null edges included).
  */
 export async function streamEdgesByNode(
