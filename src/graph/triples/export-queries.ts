@@ -32,7 +32,8 @@ RETURN collect(relationshipType) AS types`;
  * inside one transaction, so the export reads in one), its entity id, and its out-edges each
  * packed into one integer, `id(tail) * $typeCount + $typeIndex[type(r)]` (null for a type
  * created after `$typeIndex` was read). Tails are named afterwards by `ENTITY_IDS_BY_NODE`, only
- * those that were no head. Unordered: the exporter sorts.
+ * those that were no head. An `Entity` without an id (only hand-written Cypher makes one) is
+ * no head, and never named as a tail: its edges are left out. Unordered: the exporter sorts.
  *
  * Why this shape: grouping by head cuts the record count ~20x on FB15k-237 (per-record decoding
  * dominated; about 1.5x faster than a record per edge), and numbers instead of strings spare the
@@ -47,15 +48,18 @@ RETURN collect(relationshipType) AS types`;
  */
 export function streamEdgesByNodeQuery(options: EdgeConditions): string {
   return `
-MATCH (h:Entity)
+MATCH (h:Entity) WHERE h.id IS NOT NULL
 WITH h, [(h)-[r]->(t:Entity) WHERE ${edgeConditions(options)}
   | id(t) * $typeCount + $typeIndex[type(r)]] AS out
 WHERE size(out) > 0
 RETURN id(h) AS node, h.id AS h, out`;
 }
 
-/** The entity ids of `$nodes` (node ids read in the same transaction); a deleted node is left out. */
+/**
+ * The entity ids of `$nodes` (node ids read in the same transaction), as two aligned lists; a
+ * node deleted since, or an `Entity` without an id (written by hand), is left out of both.
+ */
 export const ENTITY_IDS_BY_NODE = `
 UNWIND $nodes AS node
-MATCH (e:Entity) WHERE id(e) = node
+MATCH (e:Entity) WHERE id(e) = node AND e.id IS NOT NULL
 RETURN collect(node) AS nodes, collect(e.id) AS ids`;

@@ -1,4 +1,5 @@
 import { Database, streamEdgesByNode, TripleWriter } from '../../../src/graph';
+import { exportDenseGraph } from '../../../src/export';
 import { testDatabase, uniqueId } from '../../support/test-database';
 
 /** What one streamEdgesByNode read handed over, decoded. */
@@ -47,7 +48,7 @@ async function read(db: Database, relations: string[], extraUnnamed: number[] = 
 describe('streamEdgesByNode: the export read in node ids', () => {
   const tag = uniqueId('es');
   const id = (name: string) => `${name}_${tag}`;
-  const [likes, knows, other] = [id('likes'), id('knows'), id('other')];
+  const [likes, knows, other, noId] = [id('likes'), id('knows'), id('other'), id('noid')];
   let db: Database;
   let nodeOf: Map<string, number>;
 
@@ -72,6 +73,7 @@ describe('streamEdgesByNode: the export read in node ids', () => {
     await db.write((tx) =>
       tx.run('MATCH (e:Entity) WHERE e.id ENDS WITH $tag DETACH DELETE e', { tag }),
     );
+    await db.write((tx) => tx.run('MATCH (e:Entity {mark: $tag}) DETACH DELETE e', { tag }));
     await db.close();
   });
 
@@ -98,5 +100,23 @@ describe('streamEdgesByNode: the export read in node ids', () => {
     expect(got.asked).toEqual([nodeOf.get(id('leaf2')), gone]);
     expect(got.names.get(nodeOf.get(id('leaf2')) as number)).toBe(id('leaf2'));
     expect(got.names.has(gone)).toBe(false);
+  });
+
+  it('leaves out the edges of an Entity without an id (hand-written Cypher) at either end', async () => {
+    await db.write((tx) =>
+      tx.run(
+        `MATCH (p:Entity {id: $p}), (q:Entity {id: $q})
+         CREATE (p)-[:$($rel)]->(:Entity {mark: $tag}), (:Entity {mark: $tag})-[:$($rel)]->(q)`,
+        { p: id('a'), q: id('b'), rel: noId, tag },
+      ),
+    );
+    await new TripleWriter(db).writeEdges([[id('a'), noId, id('b')]]);
+    const { got } = await read(db, [noId]);
+    expect([...got.out.keys()]).toEqual([id('a')]);
+    expect(got.out.get(id('a'))).toHaveLength(2);
+    expect([...got.names.values()].sort()).toEqual([id('a'), id('b')].sort());
+    const graph = await exportDenseGraph(db, { relations: [noId] });
+    expect(graph.entities).toEqual([id('a'), id('b')].sort());
+    expect(graph.heads.length).toBe(1);
   });
 });
