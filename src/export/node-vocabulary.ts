@@ -1,4 +1,4 @@
-import { compare } from './vocabulary';
+import { sortedNames } from './vocabulary';
 
 /**
  * Neo4j node ids (sparse, up to 2^35) to provisional entity indexes, in pages of 64k entries
@@ -46,14 +46,7 @@ export class NodeVocabulary {
    * index; a node never named (deleted during the read) maps to -1.
    */
   sorted(): { names: string[]; remap: Int32Array } {
-    const order: number[] = [];
-    this.names.forEach((name, i) => {
-      if (name !== undefined) order.push(i);
-    });
-    order.sort((a, b) => compare(this.names[a] as string, this.names[b] as string));
-    const remap = new Int32Array(this.names.length).fill(-1);
-    order.forEach((provisional, final) => (remap[provisional] = final));
-    return { names: order.map((i) => this.names[i] as string), remap };
+    return sortedNames(this.names);
   }
 }
 

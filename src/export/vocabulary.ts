@@ -13,15 +13,28 @@ export class Vocabulary {
   }
   /** remap[provisional] = final id in sorted order. */
   sorted(): { names: string[]; remap: Int32Array } {
-    const order = this.names
-      .map((_, i) => i)
-      .sort((a, b) => compare(this.names[a] as string, this.names[b] as string));
-    const remap = new Int32Array(order.length);
-    order.forEach((provisional, final) => (remap[provisional] = final));
-    return { names: order.map((i) => this.names[i] as string), remap };
+    return sortedNames(this.names);
   }
 }
 
-export function compare(a: string, b: string): number {
+/**
+ * The names given (by provisional id; undefined: left out) in JS string order, and
+ * remap[provisional] = final id (-1 for one left out).
+ */
+export function sortedNames(names: readonly (string | undefined)[]): {
+  names: string[];
+  remap: Int32Array;
+} {
+  const order: number[] = [];
+  names.forEach((name, i) => {
+    if (name !== undefined) order.push(i);
+  });
+  order.sort((a, b) => compare(names[a] as string, names[b] as string));
+  const remap = new Int32Array(names.length).fill(-1);
+  order.forEach((provisional, final) => (remap[provisional] = final));
+  return { names: order.map((i) => names[i] as string), remap };
+}
+
+function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
