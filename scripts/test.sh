@@ -36,6 +36,7 @@ if [[ -f engine/Cargo.toml ]]; then
   done
   (cd engine && cargo fmt --check) || lint=failed
   (cd engine && cargo clippy --locked --release -p neptune_core --all-targets --quiet -- -D warnings) || lint=failed
+  (cd engine && cargo clippy --locked --release -p neptune_ann --all-targets --quiet -- -D warnings) || lint=failed
   # The binding's own test target cannot link (napi symbols come from node at load time).
   (cd engine && cargo clippy --locked --release -p neptune_node --features gpu,test-exports --quiet -- -D warnings) || lint=failed
   (cd engine && cargo clippy --locked --release -p neptune_gpu --all-targets --quiet -- -D warnings) || lint=failed
@@ -53,7 +54,7 @@ if [[ -f engine/Cargo.toml ]]; then
   # The GPU tests run on the first Vulkan adapter (lavapipe here); XDG_RUNTIME_DIR keeps Mesa
   # from warning about it.
   (cd engine && XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}" \
-    cargo test --locked -p neptune_core -p neptune_gpu --release 2>&1) | tee "$cargo_log"
+    cargo test --locked -p neptune_core -p neptune_ann -p neptune_gpu --release 2>&1) | tee "$cargo_log"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
   rust_passed=$(grep -Eo '[0-9]+ passed' "$cargo_log" | awk '{s+=$1} END {print s+0}')
   rust_failed=$(grep -Eo '[0-9]+ failed' "$cargo_log" | awk '{s+=$1} END {print s+0}')

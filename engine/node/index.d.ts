@@ -9,7 +9,36 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/**
+ * A built index; pass it to `NeptuneModel.topKApproxAsync` of the model it was built from (or
+ * of that model with entities appended by `withEntities`).
+ */
+export declare class ApproxIndex {
+  /** Entity rows indexed. */
+  get entities(): number
+}
+
+/** Rows inserted so far by the build it is passed to (read from JS while the build runs). */
+export declare class IndexBuildProgress {
+  constructor()
+  get done(): number
+  get total(): number
+}
+
 export declare class NeptuneModel {
+  /**
+   * Builds an HNSW index over this model's entity rows on the libuv thread pool:
+   * `connections` neighbours per row (default 24, at most 255) found `efConstruction` wide
+   * (default 200). `progress` counts the rows inserted; `signal` stops the build between
+   * chunks of rows (`ENGINE_ABORTED`).
+   */
+  buildApproxIndexAsync(connections?: number | undefined | null, efConstruction?: number | undefined | null, progress?: IndexBuildProgress | undefined | null, signal?: AbortSignal | undefined | null): Promise<ApproxIndex>
+  /**
+   * Top `k` for each `(heads[i], relations[i])` through `index`, searched `ef` wide, on the
+   * libuv thread pool: candidates re-scored exactly, `excludes[i]` never returned; a query
+   * with more exclusions than `ef`, or that the index cannot fill, is scanned exactly.
+   */
+  topKApproxAsync(index: ApproxIndex, heads: Uint32Array, relations: Uint32Array, k: number, ef: number, excludes?: Array<Uint32Array> | undefined | null): Promise<TopK>
   /** Loads a saved model; a corrupt, truncated or mismatched checkpoint is refused. */
   static load(dir: string): NeptuneModel
   get entities(): Array<string>

@@ -835,6 +835,8 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.ApproxIndex = nativeBinding.ApproxIndex
+module.exports.IndexBuildProgress = nativeBinding.IndexBuildProgress
 module.exports.NeptuneModel = nativeBinding.NeptuneModel
 module.exports.SuggestExclusions = nativeBinding.SuggestExclusions
 module.exports.Activation = nativeBinding.Activation

@@ -16,6 +16,7 @@ import {
   readUri,
 } from './env-readers';
 import { FoldInConfig, readFoldIn } from './fold-in-config';
+import { readTopKIndex, TopKIndexConfig } from './top-k-index-config';
 import { readModelStore, S3StoreConfig } from './model-store-config';
 
 /** An external Neo4j (server, Aura, cluster) named by NEO4J_URI; nothing is started locally. */
@@ -107,6 +108,7 @@ export interface Config {
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   lifecycle: LifecycleConfig;
   foldIn: FoldInConfig;
+  topKIndex: TopKIndexConfig;
 }
 
 /** Model versions, their registry and the retraining worker (docs/lifecycle.md). */
@@ -313,5 +315,6 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     logLevel: readEnum(env, 'KGC_LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error'] as const),
     lifecycle: readLifecycle(env, stateDir, cwd),
     foldIn: readFoldIn(env),
+    topKIndex: readTopKIndex(env),
   };
 }

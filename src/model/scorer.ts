@@ -37,11 +37,23 @@ export interface TopKOptions {
  * top k. `relation` is a base relation index; `direction: 'head'` asks for missing heads
  * through the reverse relation.
  */
+interface ApproxTopK {
+  index: Native.ApproxIndex;
+  searchWidth: number;
+}
+
 export class Scorer {
   private readonly entityIndex: Map<string, number>;
   private readonly relationIndex: Map<string, number>;
   readonly entities: string[];
   readonly relations: string[];
+
+  /**
+   * Filled once an approximate index is built (`buildApproxIndex`): async top-k then goes
+   * through it. Shared with the scorers `withEntities` grows from this one (the index covers
+   * the first rows, the appended ones are scored exactly beside it), so they use it too.
+   */
+  private approx: { current?: ApproxTopK } = {};
 
   private constructor(private readonly model: Native.NeptuneModel) {
     this.entities = model.entities;
@@ -202,7 +214,9 @@ export class Scorer {
   /** This model with `names` appended as entities n.. (rows of `embeddings`), as a new scorer. */
   withEntities(names: string[], embeddings: Float32Array): Scorer {
     try {
-      return new Scorer(this.model.withEntities(names, embeddings));
+      const grown = new Scorer(this.model.withEntities(names, embeddings));
+      grown.approx = this.approx;
+      return grown;
     } catch (error) {
       throw mapEngineError(error);
     }
@@ -233,10 +247,64 @@ export class Scorer {
   ): Promise<ScoredEntity[][]> {
     try {
       const { heads, relations, lists } = this.engineArguments(queries, excludes);
-      const top = await this.model.topKBatchAsync(heads, relations, k, lists);
+      const approx = this.approx.current;
+      const top = approx
+        ? await this.model.topKApproxAsync(
+            approx.index,
+            heads,
+            relations,
+            k,
+            approx.searchWidth,
+            lists,
+          )
+        : await this.model.topKBatchAsync(heads, relations, k, lists);
       return this.rows(queries.length, top);
     } catch (error) {
       throw mapEngineError(error);
+    }
+  }
+
+  /** Whether async top-k goes through an approximate index. */
+  get approximate(): boolean {
+    return this.approx.current !== undefined;
+  }
+
+  /**
+   * Builds an HNSW index over the entity rows on the engine's worker threads, then answers
+   * `topKBatchAsync` through it, searching `searchWidth` wide (candidates re-scored exactly,
+   * excluded entities never returned). `onProgress(rows inserted, rows)` is called every
+   * `progressMs` while it builds; `signal` stops the build (TRAINING_ABORTED) and the scorer
+   * stays exact.
+   */
+  async buildApproxIndex(options: {
+    connections: number;
+    buildWidth: number;
+    searchWidth: number;
+    signal?: AbortSignal;
+    onProgress?: (done: number, total: number) => void;
+    progressMs?: number;
+  }): Promise<void> {
+    if (options.signal?.aborted) {
+      throw new KgcError(ErrorCode.TRAINING_ABORTED, 'the index build was aborted');
+    }
+    const progress = new (nativeEngine().IndexBuildProgress)();
+    const { onProgress } = options;
+    const timer = onProgress
+      ? setInterval(() => onProgress(progress.done, progress.total), options.progressMs ?? 15_000)
+      : undefined;
+    timer?.unref();
+    try {
+      const index = await this.model.buildApproxIndexAsync(
+        options.connections,
+        options.buildWidth,
+        progress,
+        options.signal,
+      );
+      this.approx.current = { index, searchWidth: options.searchWidth };
+    } catch (error) {
+      throw mapEngineError(error);
+    } finally {
+      clearInterval(timer);
     }
   }
 

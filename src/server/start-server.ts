@@ -4,6 +4,7 @@ import { Database, MigrationRunner, openDatabase, warmUpReasonReads } from '../g
 import { loadServingModel } from '../model';
 import { StalenessTracker } from '../resolvers';
 import type { FoldInService } from '../model';
+import { ApproxIndexBuilder } from './approx-index-builder';
 import { foldInService } from './fold-in';
 import { listen, RunningServer } from './http-server';
 import { Logger, silentLogger } from './logger';
@@ -31,6 +32,8 @@ export type StartedServer = RunningServer & {
   follower?: ModelFollower;
   /** New entities' fold-in; `foldedInCount()` is the active version's folded entities. */
   foldIn: FoldInService;
+  /** The served version's approximate top-k index (KGC_TOPK_INDEX=hnsw); `settled()` waits. */
+  indexer: ApproxIndexBuilder;
   /** Settles when the reasons reads are planned (failures are logged, never thrown). */
   warmedUp: Promise<void>;
 };
@@ -70,11 +73,16 @@ export async function startServer(
     const migrations = { dir: options.migrationsDir, chain: options.migrationChain };
     await new MigrationRunner(db, migrations).assertUpToDate();
     const pinned = options.modelDir ? await loadServingModel(options.modelDir) : undefined;
+    const indexer = new ApproxIndexBuilder(config.topKIndex, logger);
+    if (pinned) indexer.index(pinned);
     let follower: ModelFollower | undefined;
     if (!pinned && options.follow) {
       const fallbackMetrics = modelFallbackMetrics(metrics.registry, () => follower?.fallback());
       follower = new ModelFollower(db, options.follow, logger, {
-        onSwap: (m) => metrics.setModelVersion(m.version),
+        onSwap: (m) => {
+          metrics.setModelVersion(m.version);
+          indexer.index(m);
+        },
         ...fallbackMetrics,
       });
     }
@@ -113,9 +121,11 @@ export async function startServer(
       metrics,
       follower,
       foldIn,
+      indexer,
       warmedUp,
       stop: async (drainMs?: number) => {
         await warmedUp;
+        await indexer.stop();
         await foldIn.stop();
         await follower?.stop();
         await running.stop(drainMs);

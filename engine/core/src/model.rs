@@ -299,6 +299,14 @@ impl Model {
         Ok(out)
     }
 
+    /// Each query's eval-mode hidden vector `x` (row-major `queries.len() x d_e`): its logit for
+    /// entity `e` is `x · E[e]`, so a nearest-neighbour index over E can serve top-k.
+    pub fn hidden_vectors(&self, queries: &[(u32, u32)]) -> Result<Vec<f32>> {
+        let mut out = Vec::with_capacity(queries.len() * self.params.d_e);
+        self.hidden_chunks(queries, |_, x| out.extend_from_slice(x))?;
+        Ok(out)
+    }
+
     /// Checks the model and every query, and computes the cores of their relations not cached
     /// yet (`prepare` skips cached relations and deduplicates the rest).
     fn prepare_queries(&self, queries: &[(u32, u32)]) -> Result<()> {

@@ -3,6 +3,7 @@
 //! computed in the core crate. Every export catches panics (`catch_unwind` on synchronous
 //! exports, `errors::guarded` in async tasks): a panic becomes a JS error.
 
+mod approx_index;
 mod convert;
 mod device;
 mod errors;
@@ -19,6 +20,7 @@ mod suggest_task;
 mod train_task;
 mod training_config;
 
+pub use approx_index::{ApproxIndex, IndexBuildProgress};
 pub use device::TrainingDevice;
 pub use errors::EngineErrorCode;
 pub use estimate_task::estimate_epoch;

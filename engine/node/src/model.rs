@@ -41,7 +41,7 @@ pub(crate) fn ranked_arrays(rows: Vec<neptune_core::RankedTail>) -> FilteredRank
 #[napi]
 pub struct NeptuneModel {
     /// Shared with the scoring tasks in flight on the libuv pool.
-    inner: Arc<Model>,
+    pub(crate) inner: Arc<Model>,
 }
 
 impl NeptuneModel {
@@ -360,7 +360,10 @@ fn rank_triples(
         .collect())
 }
 
-fn query_pairs(heads: &[u32], relations: &[u32]) -> Result<Vec<(u32, u32)>, EngineError> {
+pub(crate) fn query_pairs(
+    heads: &[u32],
+    relations: &[u32],
+) -> Result<Vec<(u32, u32)>, EngineError> {
     if heads.len() != relations.len() {
         return Err(argument_error(format!(
             "heads ({}) and relations ({}) differ in length",
