@@ -14,16 +14,9 @@ use neptune_core::Model;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-fn arg(name: &str) -> Option<String> {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1).cloned())
-}
-
-fn num(name: &str, default: usize) -> usize {
-    arg(name).map_or(default, |v| v.parse().expect("a number"))
-}
+#[path = "../../core/examples/shared/args.rs"]
+mod args;
+use args::{arg, num};
 
 /// Resident memory of this process in MiB (Linux).
 fn rss_mib() -> f64 {
@@ -87,7 +80,16 @@ fn main() {
         d,
         options,
         &AtomicBool::new(false),
-        &mut |_, _| {},
+        &mut |done, total| {
+            // Every tenth of the rows (the build takes minutes at a million entities).
+            let step = (total / 10).max(1);
+            if done % step < 8192 || done == total {
+                eprintln!(
+                    "built {done} of {total} rows, {:.0} s",
+                    t.elapsed().as_secs_f64()
+                );
+            }
+        },
     )
     .expect("valid options")
     .expect("not stopped");

@@ -13,6 +13,10 @@ use neptune_core::Model;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+#[path = "shared/args.rs"]
+mod args;
+use args::arg;
+
 /// The largest `RssAnon` seen by the sampler, in KiB.
 static PEAK_ANON_KB: AtomicU64 = AtomicU64::new(0);
 
@@ -22,13 +26,6 @@ fn status_kb(status: &str, name: &str) -> Option<u64> {
         .find(|l| l.starts_with(name))
         .and_then(|l| l.split_whitespace().nth(1))
         .and_then(|kb| kb.parse().ok())
-}
-
-fn arg(name: &str) -> Option<String> {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1).cloned())
 }
 
 /// `VmRSS`, `RssAnon`, `RssFile`, `VmHWM` (peak) and the sampled peak of `RssAnon`, in MiB, as

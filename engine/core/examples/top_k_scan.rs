@@ -15,20 +15,13 @@ use neptune_core::{filtered_ranks_with, Model, TopKScan};
 use rayon::prelude::*;
 use std::time::Instant;
 
-fn arg(name: &str) -> Option<String> {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1).cloned())
-}
-
-fn num(name: &str, default: usize) -> usize {
-    arg(name).map_or(default, |v| v.parse().expect("a number"))
-}
-
 #[path = "shared/timing.rs"]
 mod timing;
 use timing::best_of;
+
+#[path = "shared/args.rs"]
+mod args;
+use args::{arg, num};
 
 /// Read bandwidth in bytes/s: a parallel sum over a buffer of `bytes` (as u64 words; far larger
 /// than the caches), best of 5.
