@@ -32,16 +32,17 @@ export interface TopKOptions {
   exclude?: Uint32Array | number[];
 }
 
-/**
- * Serving view of a trained model: 1-N scores of `(head, relation)` against every entity,
- * top k. `relation` is a base relation index; `direction: 'head'` asks for missing heads
- * through the reverse relation.
- */
+/** An approximate index and how wide to search it. */
 interface ApproxTopK {
   index: Native.ApproxIndex;
   searchWidth: number;
 }
 
+/**
+ * Serving view of a trained model: 1-N scores of `(head, relation)` against every entity,
+ * top k. `relation` is a base relation index; `direction: 'head'` asks for missing heads
+ * through the reverse relation.
+ */
 export class Scorer {
   private readonly entityIndex: Map<string, number>;
   private readonly relationIndex: Map<string, number>;
