@@ -24,7 +24,7 @@ export type { GraphChange, WarmStartRecord } from './warm-start-schedule';
 export type { Metrics, RankMetrics } from './metrics';
 export { loadServingModel, loadServingModelAsync } from './serving-model';
 export type { ServingModel } from './serving-model';
-export { servingProbability } from './serving-probability';
+export { servingEdgeProbability, servingProbability } from './serving-probability';
 export { loadScorer, ModelStore, openVersionDir, readVersionEdges } from './store/model-store';
 export { openModelStore } from './store/open-model-store';
 export { isVersionId } from './store/version-id';
@@ -46,7 +46,7 @@ export {
   classifyTriples,
   readCalibrationFile,
 } from './calibration';
-export type { CalibrationSummary } from './calibration';
+export type { CalibrationFile, CalibrationMetrics, CalibrationSummary } from './calibration';
 export { mineVersionRules, readRules, rulePaths, stepNeighbours } from './rules';
 export type { GraphIndex, PathSearchLimits, Rule } from './rules';
 export {

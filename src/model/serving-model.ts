@@ -67,7 +67,9 @@ export function withFoldedEntities(base: ServingModel, rows: FoldedRows): Servin
  */
 function servingModel(scorer: Scorer, dir: string, source: string, version: string): ServingModel {
   const file = readCalibrationFile(dir);
-  const calibration = file ? servingCalibration(file.table, scorer.relations) : null;
+  const calibration = file
+    ? servingCalibration(file.table, scorer.relations, file.edge?.table)
+    : null;
   const rules = readRules(dir);
   const snapshot = readSnapshotRecord(dir);
   return {

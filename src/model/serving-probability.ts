@@ -1,5 +1,5 @@
 import type { Direction } from '../direction';
-import { servedProbability } from './calibration';
+import { servedEdgeProbability, servedProbability } from './calibration';
 import type { ServingModel } from './serving-model';
 
 /**
@@ -17,4 +17,21 @@ export function servingProbability(
   return model.calibration
     ? servedProbability(model.calibration, relation, direction, logit)
     : 1 / (1 + Math.exp(-logit));
+}
+
+/**
+ * The probability that the edge (head, relation, tail) is true, from the logits of both of its
+ * questions: (head, relation, ?) scoring tail, and (tail, relation⁻¹, ?) scoring head. A version
+ * calibrated before edges were answers with the tail question's probability; one without
+ * calibration with the sigmoid of the tail logit.
+ */
+export function servingEdgeProbability(
+  model: ServingModel,
+  relation: number,
+  tailLogit: number,
+  headLogit: number,
+): number {
+  return model.calibration
+    ? servedEdgeProbability(model.calibration, relation, tailLogit, headLogit)
+    : 1 / (1 + Math.exp(-tailLogit));
 }

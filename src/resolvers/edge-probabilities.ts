@@ -1,7 +1,7 @@
 import { ErrorCode, KgcError } from '../errors';
 import { Database, edgeFactsBatch } from '../graph';
 import type { EdgeFacts } from '../graph';
-import { servingProbability } from '../model';
+import { servingEdgeProbability } from '../model';
 import type { RankQuery, ServingModel } from '../model';
 import { checkId } from './arguments';
 import type { ApiMetrics } from './api-metrics';
@@ -21,6 +21,7 @@ export interface EdgeArgs {
  */
 export interface EdgeAnswer extends EdgeArgs {
   logit: number | KgcError;
+  headLogit: number | KgcError;
   probability: number | KgcError;
   rank: number | KgcError;
   exists: boolean;
@@ -101,6 +102,7 @@ export async function answerEdgeProbabilities(
       relation: edge.relation,
       tail: edge.tail,
       logit: 0,
+      headLogit: 0,
       probability: 0,
       rank: 0,
       exists: known.existing.includes(edge.tail),
@@ -109,7 +111,7 @@ export async function answerEdgeProbabilities(
     };
     const query = resolveEdge(model, edge, known, i);
     if (query instanceof KgcError) {
-      answer.logit = answer.probability = answer.rank = query;
+      answer.logit = answer.headLogit = answer.probability = answer.rank = query;
       return answer;
     }
     const exclude = [query.entity];
@@ -122,17 +124,26 @@ export async function answerEdgeProbabilities(
   });
   if (scored.length === 0) return answers;
   const started = process.hrtime.bigint();
-  const queries = scored.map((s) => s.query);
+  const tailQuestions = scored.map((s) => s.query);
+  // Their ranks are not read: no exclusions to fetch for them.
+  const headQuestions: RankQuery[] = tailQuestions.map((q) => ({
+    entity: q.tail,
+    relation: q.relation,
+    direction: 'head',
+    tail: q.entity,
+  }));
   const { ranks, logits } = await model.scorer.filteredRanksAsync(
-    queries,
+    [...tailQuestions, ...headQuestions],
     scored.map((s) => s.exclude),
   );
-  metrics?.observeScoring(scored.length, Number(process.hrtime.bigint() - started) / 1e9);
+  metrics?.observeScoring(2 * scored.length, Number(process.hrtime.bigint() - started) / 1e9);
   scored.forEach(({ i, query }, s) => {
     const answer = answers[i] as EdgeAnswer;
     const logit = logits[s] as number;
+    const headLogit = logits[scored.length + s] as number;
     answer.logit = logit;
-    answer.probability = servingProbability(model, query.relation, 'tail', logit);
+    answer.headLogit = headLogit;
+    answer.probability = servingEdgeProbability(model, query.relation, logit, headLogit);
     answer.rank = ranks[s] as number;
   });
   return answers;

@@ -14,7 +14,7 @@ import { modelKnowing } from './fold-in-wait';
 @Resolver()
 export class EdgeProbabilityResolver {
   @Query((_returns) => [EdgeProbability], {
-    description: `Any edges' logit, probability and filtered rank (as missingLinks would rank the tail), whether each is in the graph now and whether a person rejected it; up to ${MAX_EDGES} edges per call, answered in order. An edge the model cannot score gets null numbers, each with the edge's error`,
+    description: `Any edges' probability of being true (calibrated from the logits of both questions, (head, relation, ?) and (tail, relation reversed, ?)), both logits and the tail's filtered rank (as missingLinks would rank it), whether each is in the graph now and whether a person rejected it; up to ${MAX_EDGES} edges per call, answered in order. An edge the model cannot score gets null numbers, each with the edge's error`,
   })
   async edgeProbabilities(
     @Arg('edges', (_type) => [EdgeInput]) edges: EdgeInput[],

@@ -14,12 +14,24 @@ export class EdgeProbability {
   @Field((_type) => String, { description: 'Tail entity id' })
   tail!: string;
 
-  @Field((_type) => Float, { nullable: true, description: 'The model score (a logit)' })
+  @Field((_type) => Float, {
+    nullable: true,
+    description:
+      'The model score (a logit) of the tail question (head, relation, ?) for this tail: the logit missingLinks lists it with',
+  })
   logit!: number | null;
 
   @Field((_type) => Float, {
     nullable: true,
-    description: 'The probability the API reports for this logit (as missingLinks reports it)',
+    description:
+      'The logit of the head question (tail, relation reversed, ?) for this head: the logit missingLinks(entity: tail, direction: HEAD) lists the head with',
+  })
+  headLogit!: number | null;
+
+  @Field((_type) => Float, {
+    nullable: true,
+    description:
+      "The probability that the edge is true, from both questions' logits through the version's edge calibrators (docs/api.md). It can differ from missingLinks' probability, which calibrates its own question's logit alone so that it follows the list's order. A version without edge calibrators reports the tail question's probability; one without calibration sigmoid(logit)",
   })
   probability!: number | null;
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Database, rejectPrediction } from '../../src/graph';
 import { runRetrainJob } from '../../src/jobs/retrain-job';
 import { readCalibrationFile, Scorer } from '../../src/model';
-import { calibratedProbability } from '../../src/model/calibration';
+import { calibratedProbability, edgeProbability } from '../../src/model/calibration';
 import { readVersionInfo } from '../../src/model/store/version-info';
 import { startServer } from '../../src/server/start-server';
 import { firstVersion, TINY } from '../support/lifecycle';
@@ -23,6 +23,16 @@ const MISSING = `query($entity: String!, $relation: String!, $k: Int, $direction
   missingLinks(entity: $entity, relation: $relation, k: $k, direction: $direction) {
     entity { id } logit probability
   }
+}`;
+
+interface EdgeAnswer {
+  logit: number;
+  headLogit: number;
+  probability: number;
+}
+
+const EDGES = `query($edges: [EdgeInput!]!) {
+  edgeProbabilities(edges: $edges) { logit headLogit probability }
 }`;
 
 const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
@@ -105,6 +115,29 @@ describe('calibrated probabilities: retrain, serve, reject, retrain', () => {
         got.forEach((row, i) => expect(logits[i]).toBeCloseTo(row.logit, 4));
         if (direction === 'TAIL') rows = got;
       }
+
+      // edgeProbabilities: an edge's probability from both questions, by the edge calibrators.
+      const [head, relation] = [`${graph.prefix}:e3`, graph.filter.relations[1]!];
+      const edges = await gql<{ edgeProbabilities: EdgeAnswer[] }>(server.url, EDGES, {
+        edges: rows.map((row) => ({ head, relation, tail: row.entity.id })),
+      });
+      expect(edges.errors).toBeUndefined();
+      const scorer = Scorer.load(dir);
+      const headLogits = scorer.scoreTriples(
+        Uint32Array.from(rows, () => scorer.entity(head)),
+        Uint32Array.from(rows, () => scorer.relation(relation)),
+        Uint32Array.from(rows, (row) => scorer.entity(row.entity.id)),
+        'head',
+      );
+      expect(file!.edge!.table.relations.length).toBeGreaterThan(0);
+      edges.data!.edgeProbabilities.forEach((answer, i) => {
+        expect(answer.logit).toBeCloseTo(rows[i]!.logit, 4);
+        expect(answer.headLogit).toBeCloseTo(headLogits[i]!, 4);
+        expect(answer.probability).toBeCloseTo(
+          edgeProbability(file!.edge!.table, relation, answer.logit, answer.headLogit),
+          6,
+        );
+      });
     } finally {
       await server.stop();
     }

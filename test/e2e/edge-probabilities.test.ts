@@ -12,6 +12,7 @@ interface Edge {
 
 interface Answer extends Edge {
   logit: number | null;
+  headLogit: number | null;
   probability: number | null;
   rank: number | null;
   exists: boolean;
@@ -34,12 +35,14 @@ interface GraphQLError {
 
 const EDGES = `query($edges: [EdgeInput!]!) {
   edgeProbabilities(edges: $edges) {
-    head relation tail logit probability rank exists rejected modelVersion
+    head relation tail logit headLogit probability rank exists rejected modelVersion
   }
 }`;
 
-const MISSING = `query($entity: String!, $relation: String!, $k: Int) {
-  missingLinks(entity: $entity, relation: $relation, k: $k) { entity { id } rank logit probability }
+const MISSING = `query($entity: String!, $relation: String!, $k: Int, $direction: Direction) {
+  missingLinks(entity: $entity, relation: $relation, k: $k, direction: $direction) {
+    entity { id } rank logit probability
+  }
 }`;
 
 // A reader may ask; nobody may ask without a key.
@@ -63,9 +66,15 @@ describe('edgeProbabilities over HTTP, against the live graph and a served model
       errors: result.errors as GraphQLError[] | undefined,
     };
   };
-  const missing = async (entity: string, relation: string, k = 1000) =>
-    (await gql<{ missingLinks: Row[] }>(server.url, MISSING, { entity, relation, k }, reader.key))
-      .data!.missingLinks;
+  const missing = async (entity: string, relation: string, k = 1000, direction = 'TAIL') =>
+    (
+      await gql<{ missingLinks: Row[] }>(
+        server.url,
+        MISSING,
+        { entity, relation, k, direction },
+        reader.key,
+      )
+    ).data!.missingLinks;
   /** The rank missingLinks' list implies for a logit (ties count half). */
   const rankAmong = (rows: Row[], logit: number) =>
     1 +
@@ -91,7 +100,7 @@ describe('edgeProbabilities over HTTP, against the live graph and a served model
     await db.close();
   });
 
-  it('ranks an edge not in the graph where missingLinks lists its tail, with the same logit and probability', async () => {
+  it('ranks an edge not in the graph where missingLinks lists its tail, with the same logits and probability', async () => {
     const head = graph.id('e5');
     const rows = await missing(head, graph.similar);
     expect(rows.length).toBeGreaterThan(100);
@@ -113,8 +122,18 @@ describe('edgeProbabilities over HTTP, against the live graph and a served model
       expect(answer.rank).toBe(row.rank);
       // Equal up to float32 rounding: a batch of queries may sum the product in another order.
       expect(answer.logit).toBeCloseTo(row.logit, 4);
+      // This version has no calibration: the probability is the tail question's sigmoid.
       expect(answer.probability).toBeCloseTo(row.probability, 5);
     });
+    // The head question's logit is the one missingLinks lists the head with, asked from the tail.
+    for (const p of [0, 10]) {
+      const tail = rows[p]!.entity.id;
+      const heads = await missing(tail, graph.similar, 1000, 'HEAD');
+      const row = heads.find((r) => r.entity.id === head)!;
+      const answer = answers[picks.indexOf(p)]!;
+      expect(answer.headLogit).toBeCloseTo(row.logit, 4);
+      expect(answer.headLogit).not.toBeCloseTo(answer.logit!, 4);
+    }
   });
 
   it('says an edge exists and ranks it against the other known tails', async () => {
@@ -195,13 +214,24 @@ describe('edgeProbabilities over HTTP, against the live graph and a served model
     expect(answers[1]!.rank).toBeGreaterThanOrEqual(1);
     expect(typeof answers[1]!.logit).toBe('number');
     for (const i of [0, 2, 3, 4]) {
-      expect(answers[i]).toMatchObject({ ...edges[i], logit: null, probability: null, rank: null });
+      expect(answers[i]).toMatchObject({
+        ...edges[i],
+        logit: null,
+        headLogit: null,
+        probability: null,
+        rank: null,
+      });
     }
     expect(answers[4]!.exists).toBe(true);
     const errorOf = (i: number) => {
       const mine = (errors ?? []).filter((e) => e.path?.[1] === i);
-      // One error per number asked (logit, probability, rank), all the same.
-      expect(mine.map((e) => e.path?.[2]).sort()).toEqual(['logit', 'probability', 'rank']);
+      // One error per number asked (logit, headLogit, probability, rank), all the same.
+      expect(mine.map((e) => e.path?.[2]).sort()).toEqual([
+        'headLogit',
+        'logit',
+        'probability',
+        'rank',
+      ]);
       expect(new Set(mine.map((e) => `${e.extensions.code} ${e.message}`)).size).toBe(1);
       return mine[0]!;
     };

@@ -58,7 +58,8 @@ export function evaluateCommand(out: CliOutput): Command {
         const report = classifyTriples(path.resolve(options.model), path.resolve(options.dataset));
         const pct = (x: number) => (100 * x).toFixed(2);
         out.info(
-          `classification (probability >= 0.5${report.calibrated ? ', calibrated' : ', uncalibrated sigmoid: the model folder has no calibration.json'}): ` +
+          `classification (probability >= 0.5${report.calibrated ? ', calibrated' : ', uncalibrated sigmoid: the model folder has no calibration.json'}` +
+            `${report.scoredBy === 'edge' ? ', from both questions as edgeProbabilities' : ', from the tail question'}): ` +
             `accuracy ${pct(report.accuracy)}%, precision ${pct(report.precision)}%, recall ` +
             `${pct(report.recall)}%, F1 ${pct(report.f1)}%, ECE ${report.ece.toFixed(4)} ` +
             `(${report.positives} true, ${report.negatives} false triples)`,

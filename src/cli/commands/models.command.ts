@@ -11,7 +11,7 @@ import type { ModelVersionRecord } from '../../graph/registry';
 import { applyRetention } from '../../jobs/model-retention';
 import { suggestAfterPromotion } from '../../jobs/suggest-after-promotion';
 import { openModelStore, openVersionDir, readCalibrationFile } from '../../model';
-import type { CalibrationSummary, EngineConfig } from '../../model';
+import type { CalibrationFile, CalibrationMetrics, EngineConfig } from '../../model';
 import type { CliOutput } from '../cli-output';
 import { withLifecycleDatabase } from './lifecycle-context';
 import { assertLoadable } from './loadable-version';
@@ -67,7 +67,7 @@ function listCommand(out: CliOutput): Command {
 }
 
 /** The version's calibration summary, or null (none, files pruned, or unreadable). */
-function calibrationOf(dir: string | null | undefined): CalibrationSummary | null {
+function calibrationOf(dir: string | null | undefined): CalibrationFile | null {
   if (!dir) return null;
   try {
     return readCalibrationFile(dir);
@@ -98,19 +98,30 @@ function trainingLine(c: EngineConfig): string {
   );
 }
 
-function calibrationLines(c: CalibrationSummary): string[] {
+function calibrationLines(c: CalibrationFile): string[] {
   const { before, after } = c;
   if (!before || !after) return [];
-  const row = (name: string, key: 'ece' | 'brier' | 'logLoss') =>
-    `${name} ${before[key].toFixed(4)} -> ${after[key].toFixed(4)}`;
+  const change = (from: CalibrationMetrics, to: CalibrationMetrics) =>
+    (['ece', 'brier', 'logLoss'] as const)
+      .map((key) => `${METRIC_NAMES[key]} ${from[key].toFixed(4)} -> ${to[key].toFixed(4)}`)
+      .join(', ');
   const mix = c.fitMix;
+  const edge = c.edge?.tailOnly && c.edge.after ? c.edge : null;
   return [
     `calibration (fitted on ${c.fittedOn}, measured on ${c.measuredOn}, ECE over ${c.eceBins} bins): ` +
-      `${row('ECE', 'ece')}, ${row('Brier', 'brier')}, ${row('log-loss', 'logLoss')}`,
+      change(before, after),
+    ...(edge
+      ? [
+          `edge probability (both questions, edgeProbabilities), against the tail question alone: ` +
+            change(edge.tailOnly as CalibrationMetrics, edge.after as CalibrationMetrics),
+        ]
+      : []),
     `calibration negatives (fit): ${mix.positives} positives; ${mix.rejected} rejections, ` +
       `${mix.range} range and ${mix.uniform} uniform corruptions (1:1 by weight)`,
   ];
 }
+
+const METRIC_NAMES = { ece: 'ECE', brier: 'Brier', logLoss: 'log-loss' } as const;
 
 function showCommand(out: CliOutput): Command {
   return new Command('show')

@@ -5,10 +5,12 @@ import { Scorer } from '../scorer';
 import { applyCalibrator } from './calibrator';
 import { calibrationMetrics, ECE_BINS, reliabilityBins } from './calibration-metrics';
 import type { CalibrationMetrics } from './calibration-metrics';
-import { buildCalibrationSet, negativeKeys } from './calibration-set';
+import { buildCalibrationSet, negativeKeys, REJECTED_SOURCE } from './calibration-set';
 import type { CalibrationSet } from './calibration-set';
 import { RELIABILITY_FILE, writeCalibrationFile } from './calibration-file';
 import type { CalibrationFile, CalibrationSummary, RelationMetrics } from './calibration-file';
+import { edgeProbability, fitEdgeCalibration } from './edge-calibration';
+import type { EdgeCalibrationGroup } from './edge-calibration';
 import { calibratedProbability, fitCalibrationTable } from './fit-calibration';
 import type { CalibrationGroup, CalibrationTable } from './fit-calibration';
 import { renderReliabilityDiagram } from './reliability-diagram';
@@ -73,6 +75,47 @@ function groups(set: CalibrationSet, logits: Float64Array, names: string[]): Cal
     }));
 }
 
+/**
+ * A set's examples as edges, each scored by both questions: the held-out positives once, the
+ * corruptions of either end, and each rejection once; negatives weigh P / |negatives| within
+ * a relation, as in the direction sets.
+ */
+function edgeGroups(set: CalibrationSet, scorer: TripleScorer): EdgeCalibrationGroup[] {
+  const rows: number[] = [];
+  set.labels.forEach((label, i) => {
+    const tailRow = set.directions[i] === 0;
+    if (label ? tailRow : set.sources[i] !== REJECTED_SOURCE || tailRow) rows.push(i);
+  });
+  const pick = (a: Uint32Array) => Uint32Array.from(rows, (i) => a[i] as number);
+  const [heads, relations, tails] = [pick(set.heads), pick(set.relations), pick(set.tails)];
+  const tailLogits = scorer.scoreTriples(heads, relations, tails, 'tail');
+  const headLogits = scorer.scoreTriples(heads, relations, tails, 'head');
+  const members = new Map<number, number[]>();
+  relations.forEach((r, k) => {
+    const list = members.get(r) ?? [];
+    list.push(k);
+    members.set(r, list);
+  });
+  return [...members.keys()]
+    .sort((a, b) => a - b)
+    .map((r) => {
+      const ks = members.get(r) as number[];
+      const labels = Uint8Array.from(ks, (k) => set.labels[rows[k] as number] as number);
+      const positives = labels.reduce((n, l) => n + l, 0);
+      const negatives = labels.length - positives;
+      const negativeWeight = positives > 0 && negatives > 0 ? positives / negatives : 1;
+      return {
+        relation: scorer.relations[r] as string,
+        samples: {
+          tailLogits: Float64Array.from(ks, (k) => tailLogits[k] as number),
+          headLogits: Float64Array.from(ks, (k) => headLogits[k] as number),
+          labels,
+          weights: Float64Array.from(labels, (l) => (l ? 1 : negativeWeight)),
+        },
+      };
+    });
+}
+
 function measured(group: CalibrationGroup, table: CalibrationTable | null) {
   const { logits, labels, weights } = group.samples;
   const p = Array.from(logits, (z) =>
@@ -131,6 +174,18 @@ export function calibrate(scorer: TripleScorer, data: CalibrationData): Calibrat
     before: metricsOf([before[i]!]) as CalibrationMetrics,
     after: metricsOf([after[i]!]) as CalibrationMetrics,
   }));
+  const edgeTable = fitEdgeCalibration(edgeGroups(fitSet, scorer), data.seed);
+  const edgeMeasure = edgeGroups(measureSet, scorer);
+  const edgeMetrics = (probability: (relation: string, zTail: number, zHead: number) => number) =>
+    metricsOf(
+      edgeMeasure.map(({ relation, samples }) => ({
+        p: Array.from(samples.tailLogits, (z, j) =>
+          probability(relation, z, samples.headLogits[j] as number),
+        ),
+        labels: Array.from(samples.labels),
+        weights: Array.from(samples.weights),
+      })),
+    );
   const bins = (parts: ReturnType<typeof measured>[]) =>
     reliabilityBins(
       parts.flatMap((x) => x.p),
@@ -150,6 +205,13 @@ export function calibrate(scorer: TripleScorer, data: CalibrationData): Calibrat
     table,
     perRelation,
     reliability: { before: bins(before), after: bins(after) },
+    edge: {
+      table: edgeTable,
+      tailOnly: edgeMetrics((relation, z) => calibratedProbability(table, relation, 'tail', z)),
+      after: edgeMetrics((relation, zTail, zHead) =>
+        edgeProbability(edgeTable, relation, zTail, zHead),
+      ),
+    },
   };
 }
 

@@ -5,6 +5,7 @@ import { ErrorCode, KgcError } from '../../errors';
 import type { Calibrator } from './calibrator';
 import type { CalibrationMetrics, ReliabilityBin } from './calibration-metrics';
 import type { NegativeMix } from './calibration-set';
+import type { EdgeCalibrationTable } from './edge-calibration';
 import type { CalibrationTable } from './fit-calibration';
 
 export const CALIBRATION_FILE = 'calibration.json';
@@ -31,11 +32,24 @@ export interface CalibrationSummary {
   measureMix: NegativeMix;
 }
 
+/**
+ * An edge's probability from both of its questions (edgeProbabilities, triple classification),
+ * measured on the measuring set's edges: each held-out edge once, corruptions of either end.
+ */
+export interface EdgeCalibration {
+  table: EdgeCalibrationTable;
+  /** The tail question's calibrated probability alone on the same edges. */
+  tailOnly: CalibrationMetrics | null;
+  after: CalibrationMetrics | null;
+}
+
 export interface CalibrationFile extends CalibrationSummary {
   format: 1;
   table: CalibrationTable;
   perRelation: RelationMetrics[];
   reliability: { before: ReliabilityBin[]; after: ReliabilityBin[] };
+  /** Absent in files written before edges were calibrated: the tail calibrator serves. */
+  edge?: EdgeCalibration;
 }
 
 export function writeCalibrationFile(dir: string, file: CalibrationFile): void {
@@ -96,8 +110,31 @@ export function readCalibrationFile(dir: string): CalibrationFile | null {
       )
       .find((p) => p !== null) ??
     null;
-  if (problem) throw invalid(dir, problem);
+  const edgeProblem = parsed.edge === undefined ? null : edgeTableProblem(parsed.edge?.table);
+  if (problem ?? edgeProblem) throw invalid(dir, (problem ?? edgeProblem) as string);
   return parsed;
+}
+
+function shareProblem(share: unknown): string | null {
+  return finite(share) && share >= 0 && share <= 1 ? null : 'a tail share is not in [0, 1]';
+}
+
+function edgeTableProblem(table: EdgeCalibrationTable | undefined): string | null {
+  if (!table?.global || !Array.isArray(table.relations)) return 'it lacks the edge calibrators';
+  return (
+    shareProblem(table.global.tailShare) ??
+    calibratorProblem(table.global.calibrator) ??
+    table.relations
+      .map((r) =>
+        typeof r.relation !== 'string'
+          ? 'an edge calibrator lacks its relation'
+          : !finite(r.weight) || r.weight < 0 || r.weight > 1
+            ? `the edge weight of ${r.relation} is not in [0, 1]`
+            : (shareProblem(r.tailShare) ?? calibratorProblem(r.own)),
+      )
+      .find((p) => p !== null) ??
+    null
+  );
 }
 
 function invalid(dir: string, why: string): KgcError {

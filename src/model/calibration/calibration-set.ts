@@ -1,6 +1,12 @@
 import { seededRandom } from '../../seeded-random';
 import { hasKey } from '../../sorted-keys';
 
+/** Where an example of a set came from (CalibrationSet.sources). */
+export const POSITIVE_SOURCE = 0;
+export const REJECTED_SOURCE = 1;
+const RANGE_SOURCE = 2;
+const UNIFORM_SOURCE = 3;
+
 /** How many examples of each kind a set holds (both directions together). */
 export interface NegativeMix {
   positives: number;
@@ -100,7 +106,7 @@ export function buildCalibrationSet(input: CalibrationSetInput): CalibrationSet 
       mix.rejectedNowKnown++;
       continue;
     }
-    for (const d of [0, 1]) rows.push({ h, r, t, d, label: 0, source: 1 });
+    for (const d of [0, 1]) rows.push({ h, r, t, d, label: 0, source: REJECTED_SOURCE });
     mix.rejected += 2;
   }
   const free = (k: number) =>
@@ -109,7 +115,7 @@ export function buildCalibrationSet(input: CalibrationSetInput): CalibrationSet 
   for (let i = 0; i < input.positives.length; i += 3) {
     const [h, r, t] = [input.positives[i]!, input.positives[i + 1]!, input.positives[i + 2]!];
     for (const d of [0, 1]) {
-      rows.push({ h, r, t, d, label: 1, source: 0 });
+      rows.push({ h, r, t, d, label: 1, source: POSITIVE_SOURCE });
       mix.positives++;
       const pool = d === 0 ? range.tails[r]! : range.heads[r]!;
       const fromRange = alternate++ % 2 === 0;
@@ -125,14 +131,14 @@ export function buildCalibrationSet(input: CalibrationSetInput): CalibrationSet 
         return null;
       };
       let e = fromRange ? draw(false) : null;
-      let source = 2;
+      let source = RANGE_SOURCE;
       if (e === null) {
         if (fromRange) mix.rangeExhausted++;
         e = draw(true);
-        source = 3;
+        source = UNIFORM_SOURCE;
       }
       if (e === null) continue;
-      if (source === 2) mix.range++;
+      if (source === RANGE_SOURCE) mix.range++;
       else mix.uniform++;
       rows.push(
         d === 0 ? { h, r, t: e, d, label: 0, source } : { h: e, r, t, d, label: 0, source },

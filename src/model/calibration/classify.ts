@@ -6,6 +6,7 @@ import { applyCalibrator } from './calibrator';
 import { expectedCalibrationError } from './calibration-metrics';
 import { readCalibrationFile } from './calibration-file';
 import { TEST_NEGATIVES_FILE, vocabularyOf } from './calibrate-dataset';
+import { edgeProbability } from './edge-calibration';
 import { calibratedProbability } from './fit-calibration';
 import { readTripleFile } from './triple-file';
 
@@ -22,18 +23,23 @@ export interface ClassificationReport {
   unknown: { positives: number; negatives: number };
   /** Whether the model directory had calibration.json (else the sigmoid was used). */
   calibrated: boolean;
+  /** 'edge': both questions' logits through the edge calibrator; 'tail': (h, r, ?) alone. */
+  scoredBy: 'edge' | 'tail';
 }
 
 /**
  * Triple classification: "probability >= 0.5" over test.txt (true) and test_negatives.txt
- * (false). Each triple is asked as missingLinks asks a tail, (h, r, ?): its probability is the
- * (r, tail) calibrator applied to the logit of (h, r, t). The calibration is read from
- * `calibrationDir` (default: the model's own calibration.json; none there: the sigmoid).
+ * (false). Each triple's probability is the one edgeProbabilities serves: the edge calibrator
+ * over the logits of both questions, (h, r, ?) scoring t and (t, r⁻¹, ?) scoring h; with
+ * `scoredBy: 'tail'`, or a calibration without edge calibrators, the (r, tail) calibrator of
+ * the first alone. The calibration is read from `calibrationDir` (default: the model's own
+ * calibration.json; none there: the sigmoid of the tail logit).
  */
 export function classifyTriples(
   modelDir: string,
   datasetDir: string,
   calibrationDir = modelDir,
+  scoredBy: 'edge' | 'tail' = 'edge',
 ): ClassificationReport {
   for (const name of ['test.txt', TEST_NEGATIVES_FILE]) {
     if (!fs.existsSync(path.join(datasetDir, name))) {
@@ -46,6 +52,7 @@ export function classifyTriples(
   }
   const scorer = Scorer.load(modelDir);
   const calibration = readCalibrationFile(calibrationDir);
+  const edge = scoredBy === 'edge' ? calibration?.edge?.table : undefined;
   const vocabulary = vocabularyOf(scorer);
   const probabilities: number[] = [];
   const labels: number[] = [];
@@ -57,14 +64,17 @@ export function classifyTriples(
     const triples = readTripleFile(path.join(datasetDir, name), vocabulary);
     unknown[label ? 'positives' : 'negatives'] = triples.unknown;
     const pick = (offset: number) => triples.ids.filter((_, i) => i % 3 === offset);
-    const relations = pick(1);
-    const logits = scorer.scoreTriples(pick(0), relations, pick(2), 'tail');
+    const [heads, relations, tails] = [pick(0), pick(1), pick(2)];
+    const logits = scorer.scoreTriples(heads, relations, tails, 'tail');
+    const headLogits = edge ? scorer.scoreTriples(heads, relations, tails, 'head') : null;
     logits.forEach((z, i) => {
       const relation = scorer.relations[relations[i] as number] as string;
       probabilities.push(
-        calibration
-          ? calibratedProbability(calibration.table, relation, 'tail', z)
-          : applyCalibrator({ kind: 'sigmoid' }, z),
+        edge && headLogits
+          ? edgeProbability(edge, relation, z, headLogits[i] as number)
+          : calibration
+            ? calibratedProbability(calibration.table, relation, 'tail', z)
+            : applyCalibrator({ kind: 'sigmoid' }, z),
       );
       labels.push(label);
     });
@@ -93,5 +103,6 @@ export function classifyTriples(
     negatives: tn + fp,
     unknown,
     calibrated: calibration !== null,
+    scoredBy: edge ? 'edge' : 'tail',
   };
 }

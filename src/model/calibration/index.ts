@@ -15,10 +15,17 @@ export type { CalibrationTable } from './fit-calibration';
 export { buildCalibrationSet, negativeKeys, tripleKey } from './calibration-set';
 export { samplesOf } from './samples';
 export { CALIBRATION_FILE, readCalibrationFile } from './calibration-file';
-export type { CalibrationSummary } from './calibration-file';
+export type { CalibrationFile, CalibrationSummary } from './calibration-file';
+export type { CalibrationMetrics } from './calibration-metrics';
 export { calibrate, calibrateModelDir } from './calibrate-model';
 export type { TripleScorer } from './calibrate-model';
 export { calibrateDatasetModel } from './calibrate-dataset';
 export { classifyTriples } from './classify';
-export { servedProbability, servingCalibration } from './serving-calibration';
+export {
+  servedEdgeProbability,
+  servedProbability,
+  servingCalibration,
+} from './serving-calibration';
+export { edgeProbability, fitEdgeCalibration, TAIL_SHARES } from './edge-calibration';
+export type { EdgeCalibrationTable } from './edge-calibration';
 export type { ServingCalibration } from './serving-calibration';

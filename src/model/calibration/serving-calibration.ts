@@ -1,6 +1,8 @@
 import type { Direction } from '../../direction';
 import { applyCalibrator, applyShrunk } from './calibrator';
 import type { Calibrator, ShrunkCalibrator } from './calibrator';
+import { applyEdgeCalibrator } from './edge-calibration';
+import type { EdgeCalibrationTable, EdgeCalibrator } from './edge-calibration';
 import type { CalibrationTable } from './fit-calibration';
 
 /** A version's calibration indexed by the model's relation ids, for the serving path. */
@@ -8,12 +10,15 @@ export interface ServingCalibration {
   global: Calibrator;
   tail: (ShrunkCalibrator | undefined)[];
   head: (ShrunkCalibrator | undefined)[];
+  /** Edges from both questions; absent for a version calibrated before edges were. */
+  edge?: { global: EdgeCalibrationTable['global']; relations: (EdgeCalibrator | undefined)[] };
 }
 
 /** Relations of the table that the model does not have are ignored (they cannot be asked). */
 export function servingCalibration(
   table: CalibrationTable,
   relations: string[],
+  edgeTable?: EdgeCalibrationTable,
 ): ServingCalibration {
   const index = new Map(relations.map((name, i) => [name, i]));
   const out: ServingCalibration = {
@@ -25,7 +30,30 @@ export function servingCalibration(
     const i = index.get(r.relation);
     if (i !== undefined) out[r.direction][i] = { own: r.own, weight: r.weight };
   }
+  if (edgeTable) {
+    const edge = new Array<EdgeCalibrator | undefined>(relations.length);
+    for (const r of edgeTable.relations) {
+      const i = index.get(r.relation);
+      if (i !== undefined) edge[i] = { own: r.own, weight: r.weight, tailShare: r.tailShare };
+    }
+    out.edge = { global: edgeTable.global, relations: edge };
+  }
   return out;
+}
+
+/**
+ * The probability that the edge is true from both questions' logits; a version without edge
+ * calibrators answers with the tail question's calibrated probability.
+ */
+export function servedEdgeProbability(
+  calibration: ServingCalibration,
+  relation: number,
+  tailLogit: number,
+  headLogit: number,
+): number {
+  if (!calibration.edge) return servedProbability(calibration, relation, 'tail', tailLogit);
+  const { global, relations } = calibration.edge;
+  return applyEdgeCalibrator(global, relations[relation], tailLogit, headLogit);
 }
 
 export function servedProbability(

@@ -74,6 +74,22 @@ describe('calibration.json', () => {
       { table: { ...table, relations: [{ ...table.relations[0], weight: 2 }] } },
       /weight of likes \[head\]/,
     ],
+    [
+      'an edge calibrator with a tail share out of [0, 1]',
+      {
+        table,
+        edge: {
+          table: {
+            global: { tailShare: 0.5, calibrator: { kind: 'sigmoid' } },
+            relations: [
+              { relation: 'likes', tailShare: 1.5, own: { kind: 'sigmoid' }, weight: 0.5 },
+            ],
+          },
+        },
+      },
+      /tail share/,
+    ],
+    ['edge calibrators without a table', { table, edge: {} }, /lacks the edge calibrators/],
   ])('refuses %s with MODEL_INVALID naming the file', (_name, content, message) => {
     try {
       readCalibrationFile(dirWith(content));

@@ -152,6 +152,11 @@ describe('calibrate (fit on one set, measure on another)', () => {
         calibratedProbability(file!.table, 'r0', 'tail', z),
       );
     }
+    // Edges are calibrated from both questions too (here both give the same logit, so about as well
+    // as the tail calibrator does on the same held-out edges).
+    expect(file!.edge!.table.relations.map((r) => r.relation)).toEqual(['r0', 'r1']);
+    expect(file!.edge!.after!.logLoss).toBeLessThan(file!.edge!.tailOnly!.logLoss + 0.05);
+    expect(file!.edge!.tailOnly!.count).toBe(file!.edge!.after!.count);
     // An unknown relation gets the global calibrator, not the sigmoid.
     expect(calibratedProbability(file!.table, 'nope', 'tail', 6)).not.toBeCloseTo(sigmoid(6), 3);
   });
