@@ -27,5 +27,4 @@ export {
   servingCalibration,
 } from './serving-calibration';
 export { edgeProbability, fitEdgeCalibration, TAIL_SHARES } from './edge-calibration';
-export type { EdgeCalibrationTable } from './edge-calibration';
 export type { ServingCalibration } from './serving-calibration';
