@@ -33,8 +33,10 @@ async function main(): Promise<void> {
         outDir,
         labelledNegatives: labelled,
       });
-      const reports = (['edge', 'tail'] as const).map((scoredBy) =>
-        classifyTriples(run.model, run.dataset, outDir, scoredBy),
+      const reports = await Promise.all(
+        (['edge', 'tail'] as const).map((scoredBy) =>
+          classifyTriples(run.model, run.dataset, outDir, scoredBy),
+        ),
       );
       fs.writeFileSync(
         path.join(outDir, 'classification.json'),

@@ -1,5 +1,5 @@
 import type { Direction } from '../direction';
-import { servedEdgeProbability, servedProbability } from './calibration';
+import { edgeFeatures, servedEdgeProbability, servedProbability } from './calibration';
 import type { ServingModel } from './serving-model';
 
 /**
@@ -19,19 +19,34 @@ export function servingProbability(
     : 1 / (1 + Math.exp(-logit));
 }
 
+/** An edge in the model's ids (base relation) with the logits of both of its questions. */
+export interface ScoredEdge {
+  head: number;
+  relation: number;
+  tail: number;
+  /** (head, relation, ?) scoring tail. */
+  tailLogit: number;
+  /** (tail, relation⁻¹, ?) scoring head. */
+  headLogit: number;
+}
+
 /**
- * The probability that the edge (head, relation, tail) is true, from the logits of both of its
- * questions: (head, relation, ?) scoring tail, and (tail, relation⁻¹, ?) scoring head. A version
- * calibrated before edges were answers with the tail question's probability; one without
- * calibration with the sigmoid of the tail logit.
+ * The probability that the edge is true, through the version's edge calibrators: both logits
+ * and how often its ends play their roles in the version's graph (graph.bin). A version without
+ * edge calibrators or without graph.bin answers with the tail question's probability.
  */
-export function servingEdgeProbability(
-  model: ServingModel,
-  relation: number,
-  tailLogit: number,
-  headLogit: number,
-): number {
-  return model.calibration
-    ? servedEdgeProbability(model.calibration, relation, tailLogit, headLogit)
-    : 1 / (1 + Math.exp(-tailLogit));
+export function servingEdgeProbability(model: ServingModel, edge: ScoredEdge): number {
+  const { calibration, graph } = model;
+  if (!calibration?.edge || !graph) {
+    return servingProbability(model, edge.relation, 'tail', edge.tailLogit);
+  }
+  const features = edgeFeatures(
+    graph,
+    edge.head,
+    edge.relation,
+    edge.tail,
+    edge.tailLogit,
+    edge.headLogit,
+  );
+  return servedEdgeProbability(calibration, edge.relation, features);
 }

@@ -143,7 +143,13 @@ export async function answerEdgeProbabilities(
     const headLogit = logits[scored.length + s] as number;
     answer.logit = logit;
     answer.headLogit = headLogit;
-    answer.probability = servingEdgeProbability(model, query.relation, logit, headLogit);
+    answer.probability = servingEdgeProbability(model, {
+      head: query.entity,
+      relation: query.relation,
+      tail: query.tail,
+      tailLogit: logit,
+      headLogit,
+    });
     answer.rank = ranks[s] as number;
   });
   return answers;

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { Database, rejectPrediction } from '../../src/graph';
 import { runRetrainJob } from '../../src/jobs/retrain-job';
 import { readCalibrationFile, Scorer } from '../../src/model';
-import { calibratedProbability, edgeProbability } from '../../src/model/calibration';
+import { calibratedProbability, edgeFeatures, edgeProbability } from '../../src/model/calibration';
+import { loadVersionGraph } from '../../src/model/rules/version-graph';
 import { readVersionInfo } from '../../src/model/store/version-info';
 import { startServer } from '../../src/server/start-server';
 import { firstVersion, TINY } from '../support/lifecycle';
@@ -72,6 +73,9 @@ describe('calibrated probabilities: retrain, serve, reject, retrain', () => {
     expect(show.stdout).toMatch(
       /calibration \(fitted on valid, measured on test, ECE over 15 bins\): ECE \d\.\d{4} -> \d\.\d{4}, Brier \d\.\d{4} -> \d\.\d{4}, log-loss \d\.\d{4} -> \d\.\d{4}/,
     );
+    expect(show.stdout).toMatch(
+      /edge probability \(both questions and the ends' counts, as edgeProbabilities\), against the tail question alone: ECE \d\.\d{4} -> \d\.\d{4}/,
+    );
 
     const server = await startServer(config, { migrationsDir: MIGRATIONS, modelDir: dir });
     let rows: Row[] = [];
@@ -130,14 +134,28 @@ describe('calibrated probabilities: retrain, serve, reject, retrain', () => {
         'head',
       );
       expect(file!.edge!.table.relations.length).toBeGreaterThan(0);
-      edges.data!.edgeProbabilities.forEach((answer, i) => {
+      // The ends are counted in the version's graph (graph.bin), as serving counts them.
+      const counted = await loadVersionGraph(dir, scorer);
+      expect(counted).toBeDefined();
+      const probabilities = edges.data!.edgeProbabilities.map((answer, i) => {
         expect(answer.logit).toBeCloseTo(rows[i]!.logit, 4);
         expect(answer.headLogit).toBeCloseTo(headLogits[i]!, 4);
+        const features = edgeFeatures(
+          counted!,
+          scorer.entity(head),
+          scorer.relation(relation),
+          scorer.entity(rows[i]!.entity.id),
+          answer.logit,
+          answer.headLogit,
+        );
         expect(answer.probability).toBeCloseTo(
-          edgeProbability(file!.edge!.table, relation, answer.logit, answer.headLogit),
+          edgeProbability(file!.edge!.table, relation, features),
           6,
         );
+        return answer.probability;
       });
+      // Not the tail question's probability: the head question and the counts move it.
+      expect(probabilities.some((p, i) => Math.abs(p - rows[i]!.probability) > 1e-3)).toBe(true);
     } finally {
       await server.stop();
     }

@@ -55,7 +55,10 @@ export function evaluateCommand(out: CliOutput): Command {
     )
     .action(async (options: EvaluateCliOptions) => {
       if (options.classify) {
-        const report = classifyTriples(path.resolve(options.model), path.resolve(options.dataset));
+        const report = await classifyTriples(
+          path.resolve(options.model),
+          path.resolve(options.dataset),
+        );
         const pct = (x: number) => (100 * x).toFixed(2);
         out.info(
           `classification (probability >= 0.5${report.calibrated ? ', calibrated' : ', uncalibrated sigmoid: the model folder has no calibration.json'}` +

@@ -112,7 +112,7 @@ function calibrationLines(c: CalibrationFile): string[] {
       change(before, after),
     ...(edge
       ? [
-          `edge probability (both questions, edgeProbabilities), against the tail question alone: ` +
+          `edge probability (both questions and the ends' counts, as edgeProbabilities), against the tail question alone: ` +
             change(edge.tailOnly as CalibrationMetrics, edge.after as CalibrationMetrics),
         ]
       : []),

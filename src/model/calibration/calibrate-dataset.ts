@@ -72,6 +72,8 @@ export async function calibrateDatasetModel(
     modelDir,
     {
       known: concat([train, valid, test]),
+      // Counted in the training triples: test.txt's true triples must not count for each other.
+      counted: train,
       fit: { name: 'valid', positives: valid, negatives: read(VALID_NEGATIVES_FILE, true).ids },
       measure: { name: 'test', positives: test, negatives: read(TEST_NEGATIVES_FILE, true).ids },
       seed: options.seed ?? 0,

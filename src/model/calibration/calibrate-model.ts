@@ -10,7 +10,9 @@ import type { CalibrationSet } from './calibration-set';
 import { RELIABILITY_FILE, writeCalibrationFile } from './calibration-file';
 import type { CalibrationFile, CalibrationSummary, RelationMetrics } from './calibration-file';
 import { edgeProbability, fitEdgeCalibration } from './edge-calibration';
-import type { EdgeCalibrationGroup } from './edge-calibration';
+import type { EdgeCalibrationGroup, EdgeFeatures } from './edge-calibration';
+import { countingGraph, edgeFeatures } from './role-counts';
+import type { GraphIndex } from '../rules/graph-index';
 import { calibratedProbability, fitCalibrationTable } from './fit-calibration';
 import type { CalibrationGroup, CalibrationTable } from './fit-calibration';
 import { renderReliabilityDiagram } from './reliability-diagram';
@@ -20,6 +22,11 @@ import { samplesOf, subset } from './samples';
 export interface CalibrationData {
   /** Every known edge (train + valid + test of the snapshot): never drawn as a negative. */
   known: Uint32Array;
+  /**
+   * The edges an edge's ends are counted in (its features; default `known`): what serving
+   * counts in too (a version's graph.bin is its snapshot; a dataset's train.txt).
+   */
+  counted?: Uint32Array;
   /** Fitted on: held-out positives and known-false triples (rejections, valid_negatives). */
   fit: { name: string; positives: Uint32Array; negatives: Uint32Array };
   /** Measured on, with fresh corruptions: never the fitted negatives. */
@@ -76,11 +83,15 @@ function groups(set: CalibrationSet, logits: Float64Array, names: string[]): Cal
 }
 
 /**
- * A set's examples as edges, each scored by both questions: the held-out positives once, the
- * corruptions of either end, and each rejection once; negatives weigh P / |negatives| within
- * a relation, as in the direction sets.
+ * A set's examples as edges, with their features (both questions' logits, their ends' counts
+ * in `graph`): the held-out positives once, the corruptions of either end, and each rejection
+ * once; negatives weigh P / |negatives| within a relation, as in the direction sets.
  */
-function edgeGroups(set: CalibrationSet, scorer: TripleScorer): EdgeCalibrationGroup[] {
+function edgeGroups(
+  set: CalibrationSet,
+  scorer: TripleScorer,
+  graph: GraphIndex,
+): EdgeCalibrationGroup[] {
   const rows: number[] = [];
   set.labels.forEach((label, i) => {
     const tailRow = set.directions[i] === 0;
@@ -100,6 +111,16 @@ function edgeGroups(set: CalibrationSet, scorer: TripleScorer): EdgeCalibrationG
     .sort((a, b) => a - b)
     .map((r) => {
       const ks = members.get(r) as number[];
+      const features = ks.map((k) =>
+        edgeFeatures(
+          graph,
+          heads[k] as number,
+          r,
+          tails[k] as number,
+          tailLogits[k] as number,
+          headLogits[k] as number,
+        ),
+      );
       const labels = Uint8Array.from(ks, (k) => set.labels[rows[k] as number] as number);
       const positives = labels.reduce((n, l) => n + l, 0);
       const negatives = labels.length - positives;
@@ -107,8 +128,10 @@ function edgeGroups(set: CalibrationSet, scorer: TripleScorer): EdgeCalibrationG
       return {
         relation: scorer.relations[r] as string,
         samples: {
-          tailLogits: Float64Array.from(ks, (k) => tailLogits[k] as number),
-          headLogits: Float64Array.from(ks, (k) => headLogits[k] as number),
+          tailLogits: Float64Array.from(features, (f) => f.tailLogit),
+          headLogits: Float64Array.from(features, (f) => f.headLogit),
+          tailCounts: Float64Array.from(features, (f) => f.tailCount),
+          headCounts: Float64Array.from(features, (f) => f.headCount),
           labels,
           weights: Float64Array.from(labels, (l) => (l ? 1 : negativeWeight)),
         },
@@ -140,7 +163,10 @@ function metricsOf(parts: ReturnType<typeof measured>[]): CalibrationMetrics | n
  * Fits the model's calibrators on `data.fit` and measures them on `data.measure`; returns the
  * calibration file's content, or null when there is nothing to fit on (no held-out positives).
  */
-export function calibrate(scorer: TripleScorer, data: CalibrationData): CalibrationFile | null {
+export async function calibrate(
+  scorer: TripleScorer,
+  data: CalibrationData,
+): Promise<CalibrationFile | null> {
   const entities = scorer.entities.length;
   const relations = scorer.relations.length;
   const fitSet = buildCalibrationSet({
@@ -174,13 +200,19 @@ export function calibrate(scorer: TripleScorer, data: CalibrationData): Calibrat
     before: metricsOf([before[i]!]) as CalibrationMetrics,
     after: metricsOf([after[i]!]) as CalibrationMetrics,
   }));
-  const edgeTable = fitEdgeCalibration(edgeGroups(fitSet, scorer), data.seed);
-  const edgeMeasure = edgeGroups(measureSet, scorer);
-  const edgeMetrics = (probability: (relation: string, zTail: number, zHead: number) => number) =>
+  const counted = await countingGraph(entities, relations, data.counted ?? data.known);
+  const edgeTable = fitEdgeCalibration(edgeGroups(fitSet, scorer, counted));
+  const edgeMeasure = edgeGroups(measureSet, scorer, counted);
+  const edgeMetrics = (probability: (relation: string, f: EdgeFeatures) => number) =>
     metricsOf(
       edgeMeasure.map(({ relation, samples }) => ({
-        p: Array.from(samples.tailLogits, (z, j) =>
-          probability(relation, z, samples.headLogits[j] as number),
+        p: Array.from(samples.labels, (_, j) =>
+          probability(relation, {
+            tailLogit: samples.tailLogits[j] as number,
+            headLogit: samples.headLogits[j] as number,
+            tailCount: samples.tailCounts[j] as number,
+            headCount: samples.headCounts[j] as number,
+          }),
         ),
         labels: Array.from(samples.labels),
         weights: Array.from(samples.weights),
@@ -207,10 +239,10 @@ export function calibrate(scorer: TripleScorer, data: CalibrationData): Calibrat
     reliability: { before: bins(before), after: bins(after) },
     edge: {
       table: edgeTable,
-      tailOnly: edgeMetrics((relation, z) => calibratedProbability(table, relation, 'tail', z)),
-      after: edgeMetrics((relation, zTail, zHead) =>
-        edgeProbability(edgeTable, relation, zTail, zHead),
+      tailOnly: edgeMetrics((relation, f) =>
+        calibratedProbability(table, relation, 'tail', f.tailLogit),
       ),
+      after: edgeMetrics((relation, f) => edgeProbability(edgeTable, relation, f)),
     },
   };
 }
@@ -232,7 +264,7 @@ export async function calibrateModelDir(
   scorer: TripleScorer = Scorer.load(dir),
   outDir = dir,
 ): Promise<CalibrationSummary | null> {
-  const file = calibrate(scorer, data);
+  const file = await calibrate(scorer, data);
   if (!file) return null;
   const svg = await renderReliabilityDiagram(file.reliability, title);
   // The diagram first: calibration.json is what serving reads, so it is written last.

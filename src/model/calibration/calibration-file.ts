@@ -5,6 +5,7 @@ import { ErrorCode, KgcError } from '../../errors';
 import type { Calibrator } from './calibrator';
 import type { CalibrationMetrics, ReliabilityBin } from './calibration-metrics';
 import type { NegativeMix } from './calibration-set';
+import { EDGE_FEATURES } from './edge-calibration';
 import type { EdgeCalibrationTable } from './edge-calibration';
 import type { CalibrationTable } from './fit-calibration';
 
@@ -115,22 +116,26 @@ export function readCalibrationFile(dir: string): CalibrationFile | null {
   return parsed;
 }
 
-function shareProblem(share: unknown): string | null {
-  return finite(share) && share >= 0 && share <= 1 ? null : 'a tail share is not in [0, 1]';
+function coefficientsProblem(c: unknown): string | null {
+  return Array.isArray(c) && c.length === EDGE_FEATURES.length + 1 && c.every(finite)
+    ? null
+    : `edge coefficients must be ${EDGE_FEATURES.length + 1} finite numbers`;
 }
 
 function edgeTableProblem(table: EdgeCalibrationTable | undefined): string | null {
   if (!table?.global || !Array.isArray(table.relations)) return 'it lacks the edge calibrators';
+  if (!Array.isArray(table.features) || table.features.join() !== EDGE_FEATURES.join()) {
+    return `the edge features are not ${EDGE_FEATURES.join(', ')} (written by another kgc version)`;
+  }
   return (
-    shareProblem(table.global.tailShare) ??
-    calibratorProblem(table.global.calibrator) ??
+    coefficientsProblem(table.global.coefficients) ??
     table.relations
       .map((r) =>
         typeof r.relation !== 'string'
           ? 'an edge calibrator lacks its relation'
           : !finite(r.weight) || r.weight < 0 || r.weight > 1
             ? `the edge weight of ${r.relation} is not in [0, 1]`
-            : (shareProblem(r.tailShare) ?? calibratorProblem(r.own)),
+            : coefficientsProblem(r.coefficients),
       )
       .find((p) => p !== null) ??
     null

@@ -7,6 +7,7 @@ import { expectedCalibrationError } from './calibration-metrics';
 import { readCalibrationFile } from './calibration-file';
 import { TEST_NEGATIVES_FILE, vocabularyOf } from './calibrate-dataset';
 import { edgeProbability } from './edge-calibration';
+import { countingGraph, edgeFeatures } from './role-counts';
 import { calibratedProbability } from './fit-calibration';
 import { readTripleFile } from './triple-file';
 
@@ -30,17 +31,18 @@ export interface ClassificationReport {
 /**
  * Triple classification: "probability >= 0.5" over test.txt (true) and test_negatives.txt
  * (false). Each triple's probability is the one edgeProbabilities serves: the edge calibrator
- * over the logits of both questions, (h, r, ?) scoring t and (t, r⁻¹, ?) scoring h; with
+ * over the logits of both questions, (h, r, ?) scoring t and (t, r⁻¹, ?) scoring h, and its
+ * ends' counts in train.txt; with
  * `scoredBy: 'tail'`, or a calibration without edge calibrators, the (r, tail) calibrator of
  * the first alone. The calibration is read from `calibrationDir` (default: the model's own
  * calibration.json; none there: the sigmoid of the tail logit).
  */
-export function classifyTriples(
+export async function classifyTriples(
   modelDir: string,
   datasetDir: string,
   calibrationDir = modelDir,
   scoredBy: 'edge' | 'tail' = 'edge',
-): ClassificationReport {
+): Promise<ClassificationReport> {
   for (const name of ['test.txt', TEST_NEGATIVES_FILE]) {
     if (!fs.existsSync(path.join(datasetDir, name))) {
       throw new KgcError(
@@ -54,6 +56,14 @@ export function classifyTriples(
   const calibration = readCalibrationFile(calibrationDir);
   const edge = scoredBy === 'edge' ? calibration?.edge?.table : undefined;
   const vocabulary = vocabularyOf(scorer);
+  // The ends' counts are read in the training triples, as calibrateDatasetModel fitted them.
+  const counted = edge
+    ? await countingGraph(
+        scorer.entities.length,
+        scorer.relations.length,
+        readTripleFile(path.join(datasetDir, 'train.txt'), vocabulary).ids,
+      )
+    : null;
   const probabilities: number[] = [];
   const labels: number[] = [];
   const unknown = { positives: 0, negatives: 0 };
@@ -68,10 +78,22 @@ export function classifyTriples(
     const logits = scorer.scoreTriples(heads, relations, tails, 'tail');
     const headLogits = edge ? scorer.scoreTriples(heads, relations, tails, 'head') : null;
     logits.forEach((z, i) => {
-      const relation = scorer.relations[relations[i] as number] as string;
+      const r = relations[i] as number;
+      const relation = scorer.relations[r] as string;
       probabilities.push(
-        edge && headLogits
-          ? edgeProbability(edge, relation, z, headLogits[i] as number)
+        edge && headLogits && counted
+          ? edgeProbability(
+              edge,
+              relation,
+              edgeFeatures(
+                counted,
+                heads[i] as number,
+                r,
+                tails[i] as number,
+                z,
+                headLogits[i] as number,
+              ),
+            )
           : calibration
             ? calibratedProbability(calibration.table, relation, 'tail', z)
             : applyCalibrator({ kind: 'sigmoid' }, z),

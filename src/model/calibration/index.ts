@@ -26,5 +26,7 @@ export {
   servedProbability,
   servingCalibration,
 } from './serving-calibration';
-export { edgeProbability, fitEdgeCalibration, TAIL_SHARES } from './edge-calibration';
+export { edgeProbability, fitEdgeCalibration } from './edge-calibration';
+export type { EdgeFeatures } from './edge-calibration';
+export { countingGraph, edgeFeatures } from './role-counts';
 export type { ServingCalibration } from './serving-calibration';

@@ -2,7 +2,7 @@ import type { Direction } from '../../direction';
 import { applyCalibrator, applyShrunk } from './calibrator';
 import type { Calibrator, ShrunkCalibrator } from './calibrator';
 import { applyEdgeCalibrator } from './edge-calibration';
-import type { EdgeCalibrationTable, EdgeCalibrator } from './edge-calibration';
+import type { EdgeCalibrationTable, EdgeCalibrator, EdgeFeatures } from './edge-calibration';
 import type { CalibrationTable } from './fit-calibration';
 
 /** A version's calibration indexed by the model's relation ids, for the serving path. */
@@ -34,7 +34,7 @@ export function servingCalibration(
     const edge = new Array<EdgeCalibrator | undefined>(relations.length);
     for (const r of edgeTable.relations) {
       const i = index.get(r.relation);
-      if (i !== undefined) edge[i] = { own: r.own, weight: r.weight, tailShare: r.tailShare };
+      if (i !== undefined) edge[i] = { coefficients: r.coefficients, weight: r.weight };
     }
     out.edge = { global: edgeTable.global, relations: edge };
   }
@@ -42,18 +42,18 @@ export function servingCalibration(
 }
 
 /**
- * The probability that the edge is true from both questions' logits; a version without edge
- * calibrators answers with the tail question's calibrated probability.
+ * The probability that the edge is true from its features (docs/api.md); a version without
+ * edge calibrators answers with the tail question's calibrated probability.
  */
 export function servedEdgeProbability(
   calibration: ServingCalibration,
   relation: number,
-  tailLogit: number,
-  headLogit: number,
+  features: EdgeFeatures,
 ): number {
-  if (!calibration.edge) return servedProbability(calibration, relation, 'tail', tailLogit);
+  if (!calibration.edge)
+    return servedProbability(calibration, relation, 'tail', features.tailLogit);
   const { global, relations } = calibration.edge;
-  return applyEdgeCalibrator(global, relations[relation], tailLogit, headLogit);
+  return applyEdgeCalibrator(global, relations[relation], features);
 }
 
 export function servedProbability(

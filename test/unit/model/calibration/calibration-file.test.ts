@@ -75,19 +75,32 @@ describe('calibration.json', () => {
       /weight of likes \[head\]/,
     ],
     [
-      'an edge calibrator with a tail share out of [0, 1]',
+      'an edge calibrator with too few coefficients',
       {
         table,
         edge: {
           table: {
-            global: { tailShare: 0.5, calibrator: { kind: 'sigmoid' } },
-            relations: [
-              { relation: 'likes', tailShare: 1.5, own: { kind: 'sigmoid' }, weight: 0.5 },
-            ],
+            features: ['tailLogit', 'headLogit', 'tailCount', 'headCount'],
+            global: { coefficients: [0, 1, 1, 0, 0] },
+            relations: [{ relation: 'likes', coefficients: [0, 1], weight: 0.5 }],
           },
         },
       },
-      /tail share/,
+      /edge coefficients must be 5 finite numbers/,
+    ],
+    [
+      'edge calibrators over other features',
+      {
+        table,
+        edge: {
+          table: {
+            features: ['tailLogit'],
+            global: { coefficients: [0, 1, 1, 0, 0] },
+            relations: [],
+          },
+        },
+      },
+      /edge features are not/,
     ],
     ['edge calibrators without a table', { table, edge: {} }, /lacks the edge calibrators/],
   ])('refuses %s with MODEL_INVALID naming the file', (_name, content, message) => {

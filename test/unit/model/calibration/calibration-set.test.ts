@@ -136,8 +136,8 @@ describe('calibrate (fit on one set, measure on another)', () => {
       ),
   };
 
-  it('improves log-loss over the sigmoid on held-out examples and keeps the ranking', () => {
-    const file = calibrate(scorer, {
+  it('improves log-loss over the sigmoid on held-out examples and keeps the ranking', async () => {
+    const file = await calibrate(scorer, {
       known,
       fit: { name: 'valid', positives: known, negatives: Uint32Array.of(0, 0, 35) },
       measure: { name: 'test', positives: known, negatives: new Uint32Array(0) },
@@ -152,8 +152,8 @@ describe('calibrate (fit on one set, measure on another)', () => {
         calibratedProbability(file!.table, 'r0', 'tail', z),
       );
     }
-    // Edges are calibrated from both questions too (here both give the same logit, so about as well
-    // as the tail calibrator does on the same held-out edges).
+    // Edges are calibrated from both questions and their ends' counts too (here both questions
+    // give the same logit, so about as well as the tail calibrator on the same held-out edges).
     expect(file!.edge!.table.relations.map((r) => r.relation)).toEqual(['r0', 'r1']);
     expect(file!.edge!.after!.logLoss).toBeLessThan(file!.edge!.tailOnly!.logLoss + 0.05);
     expect(file!.edge!.tailOnly!.count).toBe(file!.edge!.after!.count);
@@ -161,10 +161,10 @@ describe('calibrate (fit on one set, measure on another)', () => {
     expect(calibratedProbability(file!.table, 'nope', 'tail', 6)).not.toBeCloseTo(sigmoid(6), 3);
   });
 
-  it('returns null when there is nothing to fit on', () => {
+  it('returns null when there is nothing to fit on', async () => {
     const empty = new Uint32Array(0);
     expect(
-      calibrate(scorer, {
+      await calibrate(scorer, {
         known,
         fit: { name: 'valid', positives: empty, negatives: empty },
         measure: { name: 'test', positives: known, negatives: empty },

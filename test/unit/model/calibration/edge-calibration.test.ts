@@ -1,4 +1,6 @@
 import {
+  countingGraph,
+  edgeFeatures,
   edgeProbability,
   fitEdgeCalibration,
   logLoss,
@@ -6,76 +8,123 @@ import {
   servingCalibration,
   SHRINKAGE_PRIOR,
   sigmoid,
-  TAIL_SHARES,
 } from '../../../../src/model/calibration';
-import type { CalibrationTable } from '../../../../src/model/calibration';
+import type { CalibrationTable, EdgeFeatures } from '../../../../src/model/calibration';
+import { fitLogistic } from '../../../../src/model/calibration/logistic-regression';
 import { seededRandom } from '../../../../src/seeded-random';
 
+const random = seededRandom(5);
+const gauss = () =>
+  Math.sqrt(-2 * Math.log(Math.max(random(), 1e-12))) * Math.cos(2 * Math.PI * random());
+
 /**
- * n edges of one relation, half true; the label is drawn from sigmoid(informative logit), the
- * other question's logit is noise: a relation where only one question knows the answer.
+ * n edges of one relation whose truth is drawn from sigmoid(3 * signal - 1 + 0.8 * log1p(tail
+ * count)); the informative question's logit is the signal, the other's noise.
  */
-function relationSamples(n: number, informative: 'tail' | 'head', seed: number) {
-  const random = seededRandom(seed);
-  const gauss = () =>
-    Math.sqrt(-2 * Math.log(Math.max(random(), 1e-12))) * Math.cos(2 * Math.PI * random());
-  const tailLogits = new Float64Array(n);
-  const headLogits = new Float64Array(n);
-  const labels = new Uint8Array(n);
+function relationSamples(n: number, informative: 'tail' | 'head') {
+  const rows: (EdgeFeatures & { label: number })[] = [];
   for (let i = 0; i < n; i++) {
-    const signal = 3 * gauss();
+    const signal = gauss();
     const noise = 3 * gauss();
-    labels[i] = random() < sigmoid(signal) ? 1 : 0;
-    tailLogits[i] = informative === 'tail' ? signal : noise;
-    headLogits[i] = informative === 'head' ? signal : noise;
+    const tailCount = Math.floor(random() * 30);
+    const headCount = Math.floor(random() * 30);
+    const label = random() < sigmoid(3 * signal - 1 + 0.8 * Math.log1p(tailCount)) ? 1 : 0;
+    rows.push({
+      tailLogit: informative === 'tail' ? 3 * signal : noise,
+      headLogit: informative === 'head' ? 3 * signal : noise,
+      tailCount,
+      headCount,
+      label,
+    });
   }
-  return { tailLogits, headLogits, labels, weights: new Float64Array(n).fill(1) };
+  return {
+    rows,
+    samples: {
+      tailLogits: Float64Array.from(rows, (r) => r.tailLogit),
+      headLogits: Float64Array.from(rows, (r) => r.headLogit),
+      tailCounts: Float64Array.from(rows, (r) => r.tailCount),
+      headCounts: Float64Array.from(rows, (r) => r.headCount),
+      labels: Uint8Array.from(rows, (r) => r.label),
+      weights: new Float64Array(n).fill(1),
+    },
+  };
 }
 
-describe('edge calibration (both questions)', () => {
-  const groups = [
-    { relation: 'parentOf', samples: relationSamples(2000, 'head', 1) },
-    { relation: 'bornIn', samples: relationSamples(2000, 'tail', 2) },
-    { relation: 'rare', samples: relationSamples(12, 'tail', 3) },
-  ];
-  const table = fitEdgeCalibration(groups, 7);
-  const own = (name: string) => table.relations.find((r) => r.relation === name)!;
-
-  it('leans on whichever question knows the answer, per relation', () => {
-    expect(own('parentOf').tailShare).toBe(0);
-    expect(own('bornIn').tailShare).toBe(1);
-    expect(TAIL_SHARES).toContain(table.global.tailShare);
+describe('logistic regression (Newton)', () => {
+  it('recovers the coefficients that generated the labels', () => {
+    const n = 40000;
+    const rows = new Float64Array(n * 3);
+    const labels = new Uint8Array(n);
+    for (let i = 0; i < n; i++) {
+      const [a, b] = [gauss(), gauss()];
+      rows.set([1, a, b], 3 * i);
+      labels[i] = random() < sigmoid(-0.5 + 1.5 * a - 2 * b) ? 1 : 0;
+    }
+    const w = fitLogistic(rows, 3, labels, new Float64Array(n).fill(1));
+    expect(w[0]).toBeCloseTo(-0.5, 1);
+    expect(w[1]).toBeCloseTo(1.5, 1);
+    expect(w[2]).toBeCloseTo(-2, 1);
   });
 
-  it('beats the tail question alone in held-out log-loss where the head question knows', () => {
-    const test = relationSamples(4000, 'head', 11);
-    const edge = Array.from(test.tailLogits, (z, i) =>
-      edgeProbability(table, 'parentOf', z, test.headLogits[i]!),
-    );
-    const tailOnly = Array.from(test.tailLogits, (z) => sigmoid(z));
-    expect(logLoss(edge, test.labels)).toBeLessThan(logLoss(tailOnly, test.labels) - 0.2);
-    // And it is calibrated: the mean probability is close to the share of true edges.
+  it('honours weights as repeated examples', () => {
+    const once = Float64Array.of(1, -1, 1, 0, 1, 1, 1, 2);
+    const repeated = Float64Array.of(1, -1, 1, 0, 1, 1, 1, 1, 1, 2);
+    const a = fitLogistic(once, 2, [0, 1, 1, 0], [1, 1, 2, 1]);
+    const b = fitLogistic(repeated, 2, [0, 1, 1, 1, 0], [1, 1, 1, 1, 1]);
+    expect(a[0]).toBeCloseTo(b[0]!, 8);
+    expect(a[1]).toBeCloseTo(b[1]!, 8);
+  });
+});
+
+describe('edge calibration (both questions and the ends’ counts)', () => {
+  const head = relationSamples(3000, 'head');
+  const tail = relationSamples(3000, 'tail');
+  const rare = relationSamples(12, 'tail');
+  const table = fitEdgeCalibration([
+    { relation: 'parentOf', samples: head.samples },
+    { relation: 'bornIn', samples: tail.samples },
+    { relation: 'rare', samples: rare.samples },
+  ]);
+  const own = (name: string) => table.relations.find((r) => r.relation === name)!;
+
+  it('weighs whichever question knows the answer, per relation, and the tail count', () => {
+    const [, tailWeight, headWeight, tailCountWeight] = own('parentOf').coefficients;
+    expect(headWeight).toBeGreaterThan(0.7);
+    expect(Math.abs(tailWeight!)).toBeLessThan(0.1);
+    expect(tailCountWeight).toBeGreaterThan(0.5);
+    expect(own('bornIn').coefficients[1]).toBeGreaterThan(0.7);
+  });
+
+  it('beats the tail question alone in held-out log-loss, and is calibrated', () => {
+    const test = relationSamples(4000, 'head');
+    const edge = test.rows.map((f) => edgeProbability(table, 'parentOf', f));
+    const tailOnly = test.rows.map((f) => sigmoid(f.tailLogit));
+    const labels = test.rows.map((f) => f.label);
+    expect(logLoss(edge, labels)).toBeLessThan(logLoss(tailOnly, labels) - 0.2);
     const mean = edge.reduce((a, b) => a + b, 0) / edge.length;
-    const observed = test.labels.reduce((a, b) => a + b, 0) / test.labels.length;
+    const observed = labels.reduce((a, b) => a + b, 0) / labels.length;
     expect(Math.abs(mean - observed)).toBeLessThan(0.03);
   });
 
-  it('is non-decreasing in both logits', () => {
-    for (const relation of ['parentOf', 'bornIn', 'rare', 'unknown']) {
-      for (let a = -6; a <= 6; a += 1.5) {
-        for (let b = -6; b <= 6; b += 1.5) {
-          const p = edgeProbability(table, relation, a, b);
-          expect(edgeProbability(table, relation, a + 0.5, b)).toBeGreaterThanOrEqual(p - 1e-12);
-          expect(edgeProbability(table, relation, a, b + 0.5)).toBeGreaterThanOrEqual(p - 1e-12);
-        }
-      }
-    }
-  });
-
-  it('shrinks a relation toward the global calibrator by its held-out positives', () => {
-    const rare = own('rare');
-    expect(rare.weight).toBeCloseTo(rare.positives / (rare.positives + SHRINKAGE_PRIOR), 12);
+  it('shrinks a relation toward the global regression by its held-out positives', () => {
+    const r = own('rare');
+    expect(r.weight).toBeCloseTo(r.positives / (r.positives + SHRINKAGE_PRIOR), 12);
     expect(own('parentOf').weight).toBeGreaterThan(0.95);
+    const f = head.rows[0]!;
+    expect(edgeProbability(table, 'unknown', f)).toBeCloseTo(
+      1 /
+        (1 +
+          Math.exp(
+            -(
+              table.global.coefficients[0]! +
+              table.global.coefficients[1]! * f.tailLogit +
+              table.global.coefficients[2]! * f.headLogit +
+              table.global.coefficients[3]! * Math.log1p(f.tailCount) +
+              table.global.coefficients[4]! * Math.log1p(f.headCount)
+            ),
+          )),
+      12,
+    );
   });
 
   it('serves by the model relation ids; an older calibration answers with the tail calibrator', () => {
@@ -85,12 +134,36 @@ describe('edge calibration (both questions)', () => {
       relations: [],
     };
     const names = ['bornIn', 'parentOf'];
+    const f = { tailLogit: -2, headLogit: 3, tailCount: 4, headCount: 0 };
     const serving = servingCalibration(directions, names, table);
-    expect(servedEdgeProbability(serving, 1, -2, 3)).toBeCloseTo(
-      edgeProbability(table, 'parentOf', -2, 3),
+    expect(servedEdgeProbability(serving, 1, f)).toBeCloseTo(
+      edgeProbability(table, 'parentOf', f),
       12,
     );
     const older = servingCalibration(directions, names);
-    expect(servedEdgeProbability(older, 1, -2, 3)).toBeCloseTo(sigmoid(0.5 * -2), 12);
+    expect(servedEdgeProbability(older, 1, f)).toBeCloseTo(sigmoid(0.5 * -2), 12);
+  });
+});
+
+describe('an edge’s ends counted in a graph', () => {
+  it('counts other edges of the relation at each end, never the edge itself', async () => {
+    // Relation 0: 1->2, 3->2, 4->2, 1->5; relation 1: 1->2.
+    const graph = await countingGraph(
+      6,
+      2,
+      Uint32Array.of(1, 0, 2, 3, 0, 2, 4, 0, 2, 1, 0, 5, 1, 1, 2),
+    );
+    expect(edgeFeatures(graph, 1, 0, 2, 0.5, -0.5)).toEqual({
+      tailLogit: 0.5,
+      headLogit: -0.5,
+      tailCount: 2,
+      headCount: 1,
+    });
+    // Not in the graph: every edge counts.
+    expect(edgeFeatures(graph, 5, 0, 2, 0, 0)).toMatchObject({ tailCount: 3, headCount: 0 });
+    expect(edgeFeatures(graph, 3, 1, 2, 0, 0)).toMatchObject({ tailCount: 1, headCount: 0 });
+    // An entity the graph does not have (folded in later) counts nothing.
+    expect(edgeFeatures(graph, 9, 0, 2, 0, 0)).toMatchObject({ tailCount: 3, headCount: 0 });
+    expect(edgeFeatures(graph, 1, 0, 9, 0, 0)).toMatchObject({ tailCount: 0, headCount: 2 });
   });
 });
