@@ -12,11 +12,13 @@ use crate::error::{Error, Result};
 use crate::eval::Metrics;
 use crate::model::Model;
 use crate::params::{BatchNorm, Params, N_TRAINABLE, TRAINABLE_NAMES};
-use memmap2::{Advice, Mmap, MmapOptions};
+use crate::rows::{Rows, SharedBytes};
+use memmap2::{Advice, Mmap, MmapOptions, UncheckedAdvice};
 use safetensors::tensor::{Dtype, SafeTensors, TensorView};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::path::Path;
+use std::sync::Arc;
 
 pub const FORMAT: &str = "neptune-checkpoint";
 pub const FORMAT_VERSION: u32 = 1;
@@ -136,7 +138,11 @@ pub fn save(
         &p.bn1.running_mean,
         &p.bn1.running_var,
     ];
-    let tensors: Vec<&Vec<f32>> = p.trainable().into_iter().chain(running).collect();
+    let tensors: Vec<&[f32]> = p
+        .trainable()
+        .into_iter()
+        .chain(running.map(Vec::as_slice))
+        .collect();
     for ((name, shape), t) in shapes(p).into_iter().zip(tensors) {
         data.push((name, shape, to_bytes(t)));
     }
@@ -206,6 +212,44 @@ fn map_file(path: &Path) -> Result<Mmap> {
     Ok(map)
 }
 
+/// Tensor `name` (F32 of `shape`, as the checkpoint must hold it) read in place from the
+/// mapping, with its byte range; None when it cannot be (then it is copied, and checked there).
+fn mapped_rows(
+    map: &Arc<Mmap>,
+    st: &SafeTensors<'_>,
+    name: &str,
+    shape: &[usize],
+) -> Option<(Rows<f32>, std::ops::Range<usize>)> {
+    let t = st.tensor(name).ok()?;
+    if t.dtype() != Dtype::F32 || t.shape() != shape {
+        return None;
+    }
+    let offset = t.data().as_ptr() as usize - map.as_ptr() as usize;
+    let len = t.data().len() / 4;
+    let bytes: SharedBytes = map.clone();
+    let rows = Rows::mapped(bytes, offset, len)?;
+    Some((rows, offset..offset + 4 * len))
+}
+
+/// Drops this process's page mappings of the file outside `keep` (the in-place rows): the
+/// other tensors were copied out, and their pages, read once for the checksum, would otherwise
+/// count in the process's resident memory for as long as the mapping lives.
+fn release_all_but(map: &Mmap, keep: Option<std::ops::Range<usize>>) {
+    let Some(keep) = keep else { return };
+    for (start, end) in [(0, keep.start), (keep.end, map.len())] {
+        if end > start {
+            // SAFETY: the mapping is a read-only view of a file nothing writes (see map_file):
+            // MADV_DONTNEED only drops page-table entries, and a later read faults the same
+            // bytes back in from the file. No Rust reference into these ranges is used again
+            // (their tensors were copied; E's range is kept, and a page it shares with a
+            // neighbour reads back the same bytes).
+            let _ = unsafe {
+                map.unchecked_advise_range(UncheckedAdvice::DontNeed, start, end - start)
+            };
+        }
+    }
+}
+
 /// Loads and verifies a checkpoint directory.
 pub fn load(dir: &Path) -> Result<Checkpoint> {
     let bad = |m: String| Error::checkpoint(dir, m);
@@ -248,7 +292,7 @@ pub fn load(dir: &Path) -> Result<Checkpoint> {
             m.tensors_file, m.tensors_bytes
         )));
     }
-    let map = map_file(&tpath)?;
+    let map = Arc::new(map_file(&tpath)?);
     let bytes: &[u8] = &map;
     if bytes.len() as u64 != len {
         return Err(bad(format!("{} changed while it was read", m.tensors_file)));
@@ -266,7 +310,7 @@ pub fn load(dir: &Path) -> Result<Checkpoint> {
         n_rel: m.model_relations,
         d_e: m.config.d_e,
         d_r: m.config.d_r,
-        e: vec![],
+        e: Vec::new().into(),
         r: vec![],
         w: vec![],
         bn0: BatchNorm::new(0),
@@ -290,9 +334,22 @@ pub fn load(dir: &Path) -> Result<Checkpoint> {
             .collect())
     };
     let sh = shapes(&p);
-    let mut vals: Vec<Vec<f32>> = sh.iter().map(|(n, s)| read(n, s)).collect::<Result<_>>()?;
+    // E is read in place from the mapping (the rest is small, or only for training: copied).
+    let e_rows = mapped_rows(&map, &st, TRAINABLE_NAMES[0], &sh[0].1);
+    let mut vals: Vec<Vec<f32>> = sh
+        .iter()
+        .enumerate()
+        .map(|(i, (n, s))| match (&e_rows, i) {
+            (Some(_), 0) => Ok(Vec::new()),
+            _ => read(n, s),
+        })
+        .collect::<Result<_>>()?;
     let mut take = |i: usize| std::mem::take(&mut vals[i]);
-    p.e = take(0);
+    let e_range = e_rows.as_ref().map(|(_, range)| range.clone());
+    p.e = match e_rows {
+        Some((rows, _)) => rows,
+        None => take(0).into(),
+    };
     p.r = take(1);
     p.w = take(2);
     p.bn0 = BatchNorm {
@@ -322,6 +379,7 @@ pub fn load(dir: &Path) -> Result<Checkpoint> {
     } else {
         None
     };
+    release_all_but(&map, e_range);
     let model = Model::new(
         m.config,
         p,

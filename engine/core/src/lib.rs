@@ -30,7 +30,7 @@
 // Layers, lowest first; a module uses only its own layer and those below (checked by
 // tests/layers.rs):
 //   0 numbers:     error, real, rng
-//   1 data:        dataset, config, params             (triples, settings, tensors)
+//   1 data:        dataset, config, params, rows       (triples, settings, tensors)
 //   2 kernels:     kernels, linalg, int8_rows, int8_scan
 //   3 model:       candidate_mask, scoring, eval, memo, model, evaluate, suggest, warm_start,
 //                  fold_in, exact_top_k, exact_rank
@@ -48,6 +48,7 @@ pub mod rng;
 pub mod config;
 pub mod dataset;
 pub mod params;
+pub mod rows;
 
 pub mod int8_rows;
 pub mod int8_scan;

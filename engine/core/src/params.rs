@@ -3,6 +3,7 @@
 use crate::config::{Activation, Config, InitScheme};
 use crate::real::Real;
 use crate::rng::{CounterRng, Stream};
+use crate::rows::Rows;
 
 /// BatchNorm1d over `dim` features (eps 1e-5, momentum 0.1, as PyTorch).
 #[derive(Clone, Debug, PartialEq)]
@@ -36,8 +37,8 @@ pub struct Params<T> {
     pub n_rel: usize,
     pub d_e: usize,
     pub d_r: usize,
-    /// Entity embeddings, `n_ent x d_e`.
-    pub e: Vec<T>,
+    /// Entity embeddings, `n_ent x d_e` (a served model's are read from its file's mapping).
+    pub e: Rows<T>,
     /// Relation embeddings, `n_rel x d_r`.
     pub r: Vec<T>,
     /// Core tensor, `d_r x d_e x d_e`; viewed as `d_r x (d_e * d_e)` for `R[r] · W`.
@@ -106,7 +107,7 @@ impl<T: Real> Params<T> {
             n_rel,
             d_e,
             d_r,
-            e,
+            e: e.into(),
             r,
             w,
             bn0: BatchNorm::new(d_e),
@@ -118,7 +119,7 @@ impl<T: Real> Params<T> {
     /// Trainable tensors in a fixed order (see [`TRAINABLE_NAMES`]).
     pub fn trainable_mut(&mut self) -> [&mut Vec<T>; N_TRAINABLE] {
         [
-            &mut self.e,
+            self.e.make_owned(),
             &mut self.r,
             &mut self.w,
             &mut self.bn0.gamma,
@@ -129,7 +130,7 @@ impl<T: Real> Params<T> {
         ]
     }
 
-    pub fn trainable(&self) -> [&Vec<T>; N_TRAINABLE] {
+    pub fn trainable(&self) -> [&[T]; N_TRAINABLE] {
         [
             &self.e,
             &self.r,
@@ -150,7 +151,7 @@ impl<T: Real> Params<T> {
 
     /// Converts between precisions (tests build f64 copies of f32 models).
     pub fn cast<U: Real>(&self) -> Params<U> {
-        let c = |v: &Vec<T>| {
+        let c = |v: &[T]| {
             v.iter()
                 .map(|x| U::from_f64(x.to_f64()))
                 .collect::<Vec<U>>()
@@ -166,7 +167,7 @@ impl<T: Real> Params<T> {
             n_rel: self.n_rel,
             d_e: self.d_e,
             d_r: self.d_r,
-            e: c(&self.e),
+            e: c(&self.e).into(),
             r: c(&self.r),
             w: c(&self.w),
             bn0: bn(&self.bn0),

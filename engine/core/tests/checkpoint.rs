@@ -70,6 +70,34 @@ fn round_trip_with_optimizer_state() {
 }
 
 #[test]
+fn serves_entity_rows_from_the_file_mapping_and_copies_them_before_any_write() {
+    let dir = common::temp_dir("ck-mapped");
+    let m = model();
+    m.save(&dir).unwrap();
+    let loaded = Model::load(&dir).unwrap();
+    assert!(loaded.params.e.is_mapped(), "E is read in place");
+    assert_eq!(loaded.params, m.params);
+    assert_eq!(
+        loaded.top_k(0, 0, 3, &[]).unwrap(),
+        m.top_k(0, 0, 3, &[]).unwrap()
+    );
+    // Fold-in appends rows: the grown model owns a copy; the loaded one still reads the file.
+    let grown = loaded.with_entities(vec!["f".into()], &[0.5; 6]).unwrap();
+    assert!(!grown.params.e.is_mapped());
+    assert_eq!(&grown.params.e[..30], &m.params.e[..]);
+    assert_eq!(&grown.params.e[30..], &[0.5; 6]);
+    assert!(loaded.params.e.is_mapped());
+    // Writing (training) makes the rows owned first: the file never changes.
+    let mut trained = loaded.clone();
+    trained.params.trainable_mut()[0][0] += 1.0;
+    assert!(!trained.params.e.is_mapped());
+    assert!(loaded.params.e.is_mapped());
+    assert_eq!(loaded.params.e[0], m.params.e[0]);
+    assert_eq!(Model::load(&dir).unwrap().params, m.params);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn refuses_corrupt_truncated_and_mismatched() {
     let dir = common::temp_dir("ck-bad");
     let m = model();

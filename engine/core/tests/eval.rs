@@ -15,7 +15,7 @@ fn model(e: &[f32]) -> Params<f32> {
         ..Config::default()
     };
     let mut p = Params::<f32>::init(&cfg, e.len(), 1);
-    p.e = e.to_vec();
+    p.e = e.to_vec().into();
     p.r = vec![1.0];
     p.w = vec![1.0];
     p.slope = vec![1.0];

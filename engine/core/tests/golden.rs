@@ -36,7 +36,7 @@ fn params<T: Real>(g: &Value) -> Params<T> {
         n_rel: us("n_rel"),
         d_e: us("d_e"),
         d_r: us("d_r"),
-        e: vecf(&t["E"]),
+        e: vecf(&t["E"]).into(),
         r: vecf(&t["R"]),
         w: vecf(&t["W"]),
         bn0: bn("bn0.weight", "bn0.bias"),

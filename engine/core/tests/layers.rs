@@ -12,7 +12,7 @@ use std::path::Path;
 /// Lowest first; must match the table in src/lib.rs.
 const LAYERS: [&[&str]; 7] = [
     &["error", "real", "rng"],
-    &["dataset", "config", "params"],
+    &["dataset", "config", "params", "rows"],
     &["kernels", "linalg", "int8_rows", "int8_scan"],
     &[
         "candidate_mask",

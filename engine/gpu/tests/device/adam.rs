@@ -25,7 +25,7 @@ fn five_steps_match_the_cpu_adam() {
         n_rel: 1,
         d_e: 1,
         d_r: 1,
-        e: data(n, 1),
+        e: data(n, 1).into(),
         r: vec![0.0],
         w: vec![0.0],
         bn0: BatchNorm::new(1),

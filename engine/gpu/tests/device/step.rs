@@ -42,7 +42,7 @@ fn golden_params(g: &Value) -> Params<f32> {
         n_rel: us("n_rel"),
         d_e: us("d_e"),
         d_r: us("d_r"),
-        e: f32s(&t["E"]),
+        e: f32s(&t["E"]).into(),
         r: f32s(&t["R"]),
         w: f32s(&t["W"]),
         bn0: bn("bn0.weight", "bn0.bias"),
