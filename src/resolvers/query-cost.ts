@@ -37,9 +37,10 @@ export function missingLinksCost(
 }
 
 /**
- * One edge of edgeProbabilities: a scoring pass like a missingLinks query's, but one answer row
- * and no list to build, and one known-edges read per distinct (head, relation) rather than per
- * edge; a call of the documented 1,000 edges fits the default limit.
+ * One edge of edgeProbabilities: two scoring passes (its tail and head questions), each like a
+ * missingLinks query's but with one answer row and no list to build, and one known-edges read
+ * per distinct (head, relation) rather than per edge; a call of the documented 1,000 edges
+ * fits the default limit.
  */
 export const EDGE_COST = 20;
 
