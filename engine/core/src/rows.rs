@@ -118,3 +118,37 @@ impl<'a, T> IntoIterator for &'a Rows<T> {
         self.iter()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bytes_of(values: &[f32]) -> SharedBytes {
+        Arc::new(
+            values
+                .iter()
+                .flat_map(|v| v.to_le_bytes())
+                .collect::<Vec<u8>>(),
+        )
+    }
+
+    #[test]
+    fn reads_mapped_values_in_place_and_copies_before_a_write() {
+        let bytes = bytes_of(&[1.0, 2.0, 3.0, 4.0]);
+        let mut rows = Rows::mapped(bytes.clone(), 4, 2).expect("aligned and in range");
+        assert!(rows.is_mapped());
+        assert_eq!(&rows[..], &[2.0, 3.0]);
+        rows[1] = 9.0;
+        assert!(!rows.is_mapped());
+        assert_eq!(&rows[..], &[2.0, 9.0]);
+        assert_eq!(&(*bytes).as_ref()[8..12], &3.0f32.to_le_bytes());
+    }
+
+    #[test]
+    fn refuses_values_out_of_range_or_misaligned() {
+        let bytes = bytes_of(&[1.0, 2.0]);
+        assert!(Rows::mapped(bytes.clone(), 4, 2).is_none());
+        assert!(Rows::mapped(bytes.clone(), usize::MAX, 1).is_none());
+        assert!(Rows::mapped(bytes, 1, 1).is_none());
+    }
+}
