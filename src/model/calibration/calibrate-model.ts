@@ -13,7 +13,7 @@ import { edgeProbability, fitEdgeCalibration } from './edge-calibration';
 import type { EdgeCalibrationGroup, EdgeFeatures } from './edge-calibration';
 import { countingGraph, edgeFeatures } from './role-counts';
 import type { GraphIndex } from '../rules/graph-index';
-import { calibratedProbability, fitCalibrationTable } from './fit-calibration';
+import { calibratedProbability, fitCalibrationTable, SHRINKAGE_PRIOR } from './fit-calibration';
 import type { CalibrationGroup, CalibrationTable } from './fit-calibration';
 import { renderReliabilityDiagram } from './reliability-diagram';
 import { samplesOf, subset } from './samples';
@@ -83,9 +83,26 @@ function groups(set: CalibrationSet, logits: Float64Array, names: string[]): Cal
 }
 
 /**
+ * Weights of a relation's edge examples: positives 1, negatives P / |negatives| in all (1:1).
+ * A relation with at least SHRINKAGE_PRIOR known-false edges (people's rejections, a labelled
+ * negatives file) is weighed against those alone: sampled corruptions stand in for false edges
+ * where there are too few real ones (chosen on FB13, held out on WN11: bench/trust/RESULTS.md).
+ */
+export function edgeWeights(labels: Uint8Array, rejected: boolean[]): Float64Array {
+  const positives = labels.reduce((n, l) => n + l, 0);
+  const knownFalse = rejected.filter(Boolean).length;
+  const onlyKnownFalse = knownFalse >= SHRINKAGE_PRIOR;
+  const negatives = onlyKnownFalse ? knownFalse : labels.length - positives;
+  const negativeWeight = positives > 0 && negatives > 0 ? positives / negatives : 1;
+  return Float64Array.from(labels, (label, j) =>
+    label ? 1 : onlyKnownFalse && !rejected[j] ? 0 : negativeWeight,
+  );
+}
+
+/**
  * A set's examples as edges, with their features (both questions' logits, their ends' counts
  * in `graph`): the held-out positives once, the corruptions of either end, and each rejection
- * once; negatives weigh P / |negatives| within a relation, as in the direction sets.
+ * once, weighed by `edgeWeights`.
  */
 function edgeGroups(
   set: CalibrationSet,
@@ -122,9 +139,8 @@ function edgeGroups(
         ),
       );
       const labels = Uint8Array.from(ks, (k) => set.labels[rows[k] as number] as number);
-      const positives = labels.reduce((n, l) => n + l, 0);
-      const negatives = labels.length - positives;
-      const negativeWeight = positives > 0 && negatives > 0 ? positives / negatives : 1;
+      const rejected = ks.map((k) => set.sources[rows[k] as number] === REJECTED_SOURCE);
+      const weights = edgeWeights(labels, rejected);
       return {
         relation: scorer.relations[r] as string,
         samples: {
@@ -133,7 +149,7 @@ function edgeGroups(
           tailCounts: Float64Array.from(features, (f) => f.tailCount),
           headCounts: Float64Array.from(features, (f) => f.headCount),
           labels,
-          weights: Float64Array.from(labels, (l) => (l ? 1 : negativeWeight)),
+          weights,
         },
       };
     });

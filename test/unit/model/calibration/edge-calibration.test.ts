@@ -10,6 +10,7 @@ import {
   sigmoid,
 } from '../../../../src/model/calibration';
 import type { CalibrationTable, EdgeFeatures } from '../../../../src/model/calibration';
+import { edgeWeights } from '../../../../src/model/calibration/calibrate-model';
 import { fitLogistic } from '../../../../src/model/calibration/logistic-regression';
 import { seededRandom } from '../../../../src/seeded-random';
 
@@ -165,5 +166,30 @@ describe('an edge’s ends counted in a graph', () => {
     // An entity the graph does not have (folded in later) counts nothing.
     expect(edgeFeatures(graph, 9, 0, 2, 0, 0)).toMatchObject({ tailCount: 3, headCount: 0 });
     expect(edgeFeatures(graph, 1, 0, 9, 0, 0)).toMatchObject({ tailCount: 0, headCount: 2 });
+  });
+});
+
+describe('edge examples’ weights', () => {
+  it('balances positives and negatives 1:1, sampled and known-false alike', () => {
+    const labels = Uint8Array.of(1, 1, 0, 0, 0, 0);
+    const weights = edgeWeights(labels, [false, false, true, false, false, false]);
+    expect(Array.from(weights)).toEqual([1, 1, 0.5, 0.5, 0.5, 0.5]);
+  });
+
+  it('weighs a relation with enough known-false edges against those alone', () => {
+    const known = SHRINKAGE_PRIOR;
+    const labels = Uint8Array.from([...Array(50).fill(1), ...Array(known + 40).fill(0)]);
+    const rejected = Array.from(labels, (l, i) => !l && i < 50 + known);
+    const weights = edgeWeights(labels, rejected);
+    expect(weights[0]).toBe(1);
+    expect(weights[50]).toBeCloseTo(50 / known, 12);
+    expect(weights[50 + known]).toBe(0);
+    // One fewer: the known-false edges join the sampled corruptions.
+    const fewer = edgeWeights(
+      labels,
+      Array.from(rejected, (r, i) => r && i > 50),
+    );
+    expect(fewer[51]).toBeCloseTo(50 / (known + 40), 12);
+    expect(fewer[50 + known]).toBeCloseTo(50 / (known + 40), 12);
   });
 });
