@@ -144,10 +144,7 @@ function edgeGroups(
       return {
         relation: scorer.relations[r] as string,
         samples: {
-          tailLogits: Float64Array.from(features, (f) => f.tailLogit),
-          headLogits: Float64Array.from(features, (f) => f.headLogit),
-          tailCounts: Float64Array.from(features, (f) => f.tailCount),
-          headCounts: Float64Array.from(features, (f) => f.headCount),
+          features,
           labels,
           weights,
         },
@@ -222,14 +219,7 @@ export async function calibrate(
   const edgeMetrics = (probability: (relation: string, f: EdgeFeatures) => number) =>
     metricsOf(
       edgeMeasure.map(({ relation, samples }) => ({
-        p: Array.from(samples.labels, (_, j) =>
-          probability(relation, {
-            tailLogit: samples.tailLogits[j] as number,
-            headLogit: samples.headLogits[j] as number,
-            tailCount: samples.tailCounts[j] as number,
-            headCount: samples.headCounts[j] as number,
-          }),
-        ),
+        p: samples.features.map((f) => probability(relation, f)),
         labels: Array.from(samples.labels),
         weights: Array.from(samples.weights),
       })),

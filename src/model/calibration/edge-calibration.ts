@@ -21,14 +21,14 @@ export interface EdgeFeatures {
   headCount: number;
 }
 
-/** p = sigmoid(c · [1, tailLogit, headLogit, log1p(tailCount), log1p(headCount)]). */
+/** The regression's inputs for an edge: [1, tailLogit, headLogit, log1p(tailCount), log1p(headCount)]. */
+function featureRow(f: EdgeFeatures): number[] {
+  return [1, f.tailLogit, f.headLogit, Math.log1p(f.tailCount), Math.log1p(f.headCount)];
+}
+
+/** p = sigmoid(c · featureRow(f)). */
 function logistic(coefficients: ArrayLike<number>, f: EdgeFeatures): number {
-  const z =
-    (coefficients[0] as number) +
-    (coefficients[1] as number) * f.tailLogit +
-    (coefficients[2] as number) * f.headLogit +
-    (coefficients[3] as number) * Math.log1p(f.tailCount) +
-    (coefficients[4] as number) * Math.log1p(f.headCount);
+  const z = featureRow(f).reduce((sum, x, j) => sum + (coefficients[j] as number) * x, 0);
   return 1 / (1 + Math.exp(-z));
 }
 
@@ -54,10 +54,7 @@ export interface EdgeCalibrationTable {
 
 /** Examples of one relation, parallel arrays. */
 export interface EdgeSamples {
-  tailLogits: Float64Array;
-  headLogits: Float64Array;
-  tailCounts: Float64Array;
-  headCounts: Float64Array;
+  features: EdgeFeatures[];
   labels: Uint8Array;
   weights: Float64Array;
 }
@@ -71,20 +68,7 @@ function designRows(groups: EdgeSamples[]): Float64Array {
   const n = groups.reduce((sum, g) => sum + g.labels.length, 0);
   const rows = new Float64Array(n * D);
   let i = 0;
-  for (const g of groups) {
-    for (let k = 0; k < g.labels.length; k++, i++) {
-      rows.set(
-        [
-          1,
-          g.tailLogits[k] as number,
-          g.headLogits[k] as number,
-          Math.log1p(g.tailCounts[k] as number),
-          Math.log1p(g.headCounts[k] as number),
-        ],
-        i * D,
-      );
-    }
-  }
+  for (const g of groups) for (const f of g.features) rows.set(featureRow(f), D * i++);
   return rows;
 }
 

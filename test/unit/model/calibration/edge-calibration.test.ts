@@ -41,10 +41,7 @@ function relationSamples(n: number, informative: 'tail' | 'head') {
   return {
     rows,
     samples: {
-      tailLogits: Float64Array.from(rows, (r) => r.tailLogit),
-      headLogits: Float64Array.from(rows, (r) => r.headLogit),
-      tailCounts: Float64Array.from(rows, (r) => r.tailCount),
-      headCounts: Float64Array.from(rows, (r) => r.headCount),
+      features: rows,
       labels: Uint8Array.from(rows, (r) => r.label),
       weights: new Float64Array(n).fill(1),
     },
