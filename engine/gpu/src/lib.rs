@@ -10,6 +10,7 @@ mod kernel;
 pub mod mask;
 pub mod ops;
 mod pipelines;
+mod sampling;
 mod step;
 
 pub use buffer::Tensor;

@@ -34,6 +34,24 @@ impl DeviceMask {
 
     /// Loads `mask`'s keys for rows `0..rows` with drop probability `p` (queued write).
     pub fn set(&mut self, gpu: &Gpu, mask: &Mask, p: f64, rows: usize) {
+        self.set_keys(gpu, mask, p, rows, 0..rows as u64);
+    }
+
+    /// Loads, as row `i`, `mask`'s keys of row `ids[i]`: a block of gathered rows (a sampled
+    /// step's columns of E) is masked as those rows are in the whole matrix.
+    pub fn set_rows(&mut self, gpu: &Gpu, mask: &Mask, p: f64, ids: &[u32]) {
+        let keyed = ids.iter().map(|&r| r as u64);
+        self.set_keys(gpu, mask, p, ids.len(), keyed);
+    }
+
+    fn set_keys(
+        &mut self,
+        gpu: &Gpu,
+        mask: &Mask,
+        p: f64,
+        rows: usize,
+        keyed: impl Iterator<Item = u64>,
+    ) {
         assert!(
             rows <= self.row_keys.len,
             "mask of {rows} rows in {}",
@@ -43,7 +61,7 @@ impl DeviceMask {
         self.scale = (1.0 / (1.0 - p)) as f32;
         self.keys.clear();
         if !mask.identity {
-            self.keys.extend((0..rows as u64).map(|r| mask.row_key(r)));
+            self.keys.extend(keyed.map(|r| mask.row_key(r)));
             gpu.write(&self.row_keys, &self.keys);
         }
     }

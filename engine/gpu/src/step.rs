@@ -1,6 +1,8 @@
 //! The GPU step engine: `neptune_core::net`'s forward, fused loss, backward and Adam, kernel for
 //! kernel on the device. Parameters, moments and gradients live on the device; each step
-//! uploads the batch's index lists and mask row keys and reads back B row losses.
+//! uploads the batch's index lists and mask row keys and reads back B row losses. With
+//! `sampled_candidates` > 0 a step scores a sample of the entities instead of all of them
+//! (`crate::sampling`, as `neptune_core::sampled_steps` on the CPU).
 
 use crate::batch_layout::BatchLayout;
 use crate::buffer::Tensor;
@@ -8,6 +10,7 @@ use crate::device::Gpu;
 use crate::mask::DeviceMask;
 use crate::ops::gemm::{gemm, Operand};
 use crate::ops::{adam, batchnorm, core_product, elementwise, loss};
+use crate::sampling::Sampling;
 use neptune_core::adam::Adam;
 use neptune_core::config::Config;
 use neptune_core::config::Loss;
@@ -65,9 +68,10 @@ struct Work {
     var1: Tensor,
     z2: Tensor,
     x2: Tensor,
-    /// N x D: E with the step's input dropout, when that is on.
+    /// S x D: the scored rows of E (N, or a sampled step's columns) with the step's input
+    /// dropout, when that is on.
     e_drop: Tensor,
-    /// B x N logits, then their gradient.
+    /// B x S logits, then their gradient.
     logits: Tensor,
     row_loss: Tensor,
     dx2: Tensor,
@@ -101,6 +105,8 @@ pub struct GpuSteps {
     h1: DeviceMask,
     h2: DeviceMask,
     in_ent: DeviceMask,
+    /// A sampled run's state; None when every step scores every entity.
+    sampling: Option<Sampling>,
     step_secs: f64,
     readback_secs: f64,
 }
@@ -113,12 +119,8 @@ impl GpuSteps {
         params: &Params<f32>,
         adam: &Adam<f32>,
     ) -> Result<Self> {
-        if cfg.sampled_candidates > 0 {
-            return Err(Error::Config(
-                "the GPU engine scores every entity: sampled_candidates must be 0".into(),
-            ));
-        }
         let (n_ent, d) = (params.n_ent, params.d_e);
+        let sampled = cfg.sampled_candidates > 0;
         let biggest = (n_ent * d).max(params.d_r * d * d) as u64 * 4;
         if biggest > gpu.max_buffer_bytes() {
             return Err(Error::Device(format!(
@@ -131,10 +133,12 @@ impl GpuSteps {
         let p: Vec<Tensor> = params.trainable().iter().map(|t| gpu.upload(t)).collect();
         let m = adam.m.iter().map(|t| gpu.upload(t)).collect();
         let v = adam.v.iter().map(|t| gpu.upload(t)).collect();
+        // A sampled step keeps E's gradient at its rows only (`Sampling::row_grads`).
         let g = params
             .trainable_lens()
             .iter()
-            .map(|&l| gpu.zeros(l))
+            .enumerate()
+            .map(|(i, &l)| gpu.zeros(if sampled && i == 0 { 0 } else { l }))
             .collect();
         let running = [
             gpu.upload(&params.bn0.running_mean),
@@ -179,6 +183,12 @@ impl GpuSteps {
             dx0: z(),
             dru: z(),
         };
+        let mut frozen = frozen(cfg);
+        // A sampled run moves E by lazy Adam on its rows, not by the dense update.
+        frozen[0] |= sampled;
+        let sampling = sampled.then(|| {
+            Sampling::new(&gpu, cfg.sampled_candidates, n_ent, adam.step, cfg.lr)
+        });
         Ok(GpuSteps {
             n_ent,
             n_rel: params.n_rel,
@@ -187,7 +197,7 @@ impl GpuSteps {
             drop: dropouts(cfg),
             objective: Objective::of(cfg),
             seed: cfg.seed,
-            frozen: frozen(cfg),
+            frozen,
             p,
             m,
             v,
@@ -197,14 +207,16 @@ impl GpuSteps {
             in_head: DeviceMask::new(&gpu, 0),
             h1: DeviceMask::new(&gpu, 0),
             h2: DeviceMask::new(&gpu, 0),
-            in_ent: DeviceMask::new(&gpu, n_ent),
+            in_ent: DeviceMask::new(&gpu, if sampled { 0 } else { n_ent }),
+            sampling,
             gpu,
             step_secs: 0.0,
             readback_secs: 0.0,
         })
     }
 
-    /// The gradients of the last step, in `Params::trainable` order (tests compare them).
+    /// The gradients of the last step, in `Params::trainable` order (tests compare them); a
+    /// sampled step's E gradient is empty (see [`GpuSteps::row_grads`]).
     pub fn grads(&self) -> Result<Vec<Vec<f32>>> {
         self.g
             .iter()
@@ -212,8 +224,20 @@ impl GpuSteps {
             .collect()
     }
 
-    /// Sizes the per-batch buffers and uploads the batch's index lists and masks.
-    fn load_batch(&mut self, layout: &BatchLayout, step: u64) {
+    /// A sampled step's E gradient at the rows it touched (`Columns::rows` x D), as
+    /// `neptune_core::net::backward_sampled` writes it; None when steps score every entity.
+    pub fn row_grads(&self) -> Result<Option<Vec<f32>>> {
+        let Some(s) = &self.sampling else {
+            return Ok(None);
+        };
+        let n = s.columns.rows.len() * self.d;
+        let g = self.gpu.read(&s.row_grads, n);
+        g.map(Some).map_err(|e| Error::Device(e.0))
+    }
+
+    /// Sizes the per-batch buffers and uploads the batch's index lists and masks; the step
+    /// scores `scored` rows of E (all N, or a sampled step's columns).
+    fn load_batch(&mut self, layout: &BatchLayout, step: u64, scored: usize) {
         let gpu = &*self.gpu;
         let (b, d, n_u, dr) = (layout.heads.len(), self.d, layout.uniq.len(), self.dr);
         let w = &mut self.w;
@@ -251,22 +275,27 @@ impl GpuSteps {
         ensure(gpu, &mut w.dru, n_u * dr);
         ensure(gpu, &mut w.a, n_u * d * d);
         ensure(gpu, &mut w.da, n_u * d * d);
-        ensure(gpu, &mut w.logits, b * self.n_ent);
+        ensure(gpu, &mut w.logits, b * scored);
         ensure(gpu, &mut w.row_loss, b);
         if self.drop.input > 0.0 {
-            ensure(gpu, &mut w.e_drop, self.n_ent * d);
+            ensure(gpu, &mut w.e_drop, scored * d);
         }
         let (seed, p) = (self.seed, self.drop);
         for (mask, stream, prob, rows) in [
             (&mut self.in_head, Stream::InHead, p.input, b),
             (&mut self.h1, Stream::Hidden1, p.h1, b * d),
             (&mut self.h2, Stream::Hidden2, p.h2, b),
-            (&mut self.in_ent, Stream::InEntity, p.input, self.n_ent),
+            (&mut self.in_ent, Stream::InEntity, p.input, scored),
         ] {
             if mask.row_keys.len < rows {
                 *mask = DeviceMask::new(gpu, rows);
             }
-            mask.set(gpu, &Mask::new(seed, step, stream, prob), prob, rows);
+            let m = Mask::new(seed, step, stream, prob);
+            match &self.sampling {
+                // The columns keep their entities' masks (the CPU's `dropout_gather`).
+                Some(s) if stream == Stream::InEntity => mask.set_rows(gpu, &m, prob, &s.columns.ids),
+                _ => mask.set(gpu, &m, prob, rows),
+            }
         }
     }
 }
@@ -280,17 +309,38 @@ impl StepEngine for GpuSteps {
         lr: f64,
     ) -> Result<f64> {
         let t0 = Instant::now();
+        let (d, dr, step) = (self.d, self.dr, adam_state.step);
+        // A sampled step works in row space: heads are rows of `e_rows`, tails its columns.
+        let local = match &mut self.sampling {
+            Some(s) => Some(s.draw(&self.gpu, batch, self.seed, step, lr, d)),
+            None => None,
+        };
+        let batch = local.as_ref().unwrap_or(batch);
+        let cols = match &self.sampling {
+            Some(s) => s.columns.shape(),
+            None => loss::every_entity(self.n_ent),
+        };
         let layout = BatchLayout::new(batch);
-        self.load_batch(&layout, adam_state.step);
-        let (b, d, dr, ne) = (batch.len(), self.d, self.dr, self.n_ent);
+        self.load_batch(&layout, step, cols.total);
+        let (b, sc) = (batch.len(), cols.total);
         let n_u = layout.uniq.len();
         let gpu = &*self.gpu;
         let (w, p, g) = (&self.w, &self.p, &self.g);
         let [e, r, wt, g0, b0, g1, b1, slope] = [0, 1, 2, 3, 4, 5, 6, 7].map(|i| &p[i]);
         let [ge, gr, gw, gg0, gb0, gg1, gb1, gs] = [0, 1, 2, 3, 4, 5, 6, 7].map(|i| &g[i]);
+        let e_moments = [e, &self.m[0], &self.v[0]];
         let mut rec = gpu.recorder();
+        // The rows of E the step reads and its gradient there: all of E, or the sampled step's
+        // rows (caught up for the steps they sat out, then gathered).
+        let (e_step, ge_step) = match &self.sampling {
+            Some(s) => {
+                s.record_gather(&mut rec, e_moments, d, step);
+                (&s.e_rows, &s.row_grads)
+            }
+            None => (e, ge),
+        };
         // Forward (net/forward.rs): x1 = dropout_in(BN0(E[h])).
-        elementwise::gather_rows(&mut rec, e, &w.heads, b, d, &w.x0);
+        elementwise::gather_rows(&mut rec, e_step, &w.heads, b, d, &w.x0);
         batchnorm::forward_train(
             &mut rec, g0, b0, &w.x0, b, d, &w.xhat0, &w.inv0, &w.x1, &w.mean0, &w.var0,
         );
@@ -314,13 +364,14 @@ impl StepEngine for GpuSteps {
         );
         elementwise::dropout_inplace(&mut rec, &w.z2, b, d, &self.h2);
         elementwise::act_forward(&mut rec, &w.z2, slope, &w.x2, b * d);
-        // logits = x2 · dropout_in(E)^T (B x N).
+        // logits = x2 · dropout_in(E_S)^T (B x S), E_S the scored rows: all of E, or the
+        // columns (the first S rows of `e_rows`).
         let used_e_drop = self.in_ent.threshold != 0;
         let e_score = if used_e_drop {
-            elementwise::dropout_copy(&mut rec, e, &w.e_drop, ne, d, &self.in_ent);
+            elementwise::dropout_copy(&mut rec, e_step, &w.e_drop, sc, d, &self.in_ent);
             &w.e_drop
         } else {
-            e
+            e_step
         };
         gemm(
             &mut rec,
@@ -328,7 +379,7 @@ impl StepEngine for GpuSteps {
             n(&w.x2, false),
             n(e_score, true),
             b,
-            ne,
+            sc,
             d,
             false,
         );
@@ -339,17 +390,19 @@ impl StepEngine for GpuSteps {
             Loss::Bce => loss::bce_fused,
             Loss::Softmax => loss::softmax_fused,
         };
+        let eps = self.objective.eps;
         fused(
             &mut rec,
             &w.logits,
             b,
-            ne,
-            self.objective.eps,
+            cols,
+            eps,
             &w.tail_off,
             &w.tails,
             &w.row_loss,
         );
-        // Backward (net/backward.rs): dx2 = dL · E', dE' = dL^T · x2.
+        // Backward (net/backward.rs): dx2 = dL · E_S', dE_S' = dL^T · x2. A sampled step's
+        // other rows (heads that are not columns) start at zero.
         gemm(
             &mut rec,
             &w.dx2,
@@ -357,21 +410,25 @@ impl StepEngine for GpuSteps {
             n(e_score, false),
             b,
             d,
-            ne,
+            sc,
             false,
         );
+        if let Some(s) = &self.sampling {
+            let n_rows = s.columns.rows.len();
+            elementwise::fill(&mut rec, ge_step, n_rows * d, 0.0);
+        }
         gemm(
             &mut rec,
-            ge,
+            ge_step,
             n(&w.logits, true),
             n(&w.x2, false),
-            ne,
+            sc,
             d,
             b,
             false,
         );
         if used_e_drop {
-            elementwise::dropout_inplace(&mut rec, ge, ne, d, &self.in_ent);
+            elementwise::dropout_inplace(&mut rec, ge_step, sc, d, &self.in_ent);
         }
         elementwise::act_backward(&mut rec, &w.z2, slope, &w.dx2, b * d, gs);
         elementwise::dropout_inplace(&mut rec, &w.dx2, b, d, &self.h2);
@@ -426,14 +483,17 @@ impl StepEngine for GpuSteps {
             &w.head_members,
             heads,
             d,
-            ge,
+            ge_step,
         );
-        // Adam (adam.rs), step number t.
-        let t = adam_state.step + 1;
+        // Adam (adam.rs), step number t; a sampled step's E by lazy Adam on its rows.
+        let t = step + 1;
         for i in (0..N_TRAINABLE).filter(|&i| !self.frozen[i]) {
             adam::step(
                 &mut rec, &p[i], &self.m[i], &self.v[i], &g[i], p[i].len, lr, t,
             );
+        }
+        if let Some(s) = &mut self.sampling {
+            s.record_update(&mut rec, e_moments, d, lr, t);
         }
         rec.submit();
         let t1 = Instant::now();
@@ -442,13 +502,17 @@ impl StepEngine for GpuSteps {
         self.readback_secs += t1.elapsed().as_secs_f64();
         self.step_secs += t0.elapsed().as_secs_f64();
         Ok(match self.objective.loss {
-            Loss::Bce => loss::mean_loss(&rows, b, ne),
+            Loss::Bce => loss::mean_loss(&rows, b, self.n_ent),
             Loss::Softmax => loss::softmax_mean_loss(&rows, b),
         })
     }
 
     fn sync(&mut self, params: &mut Params<f32>, adam: &mut Adam<f32>) -> Result<()> {
         let gpu = &*self.gpu;
+        if let Some(s) = &mut self.sampling {
+            let e = [&self.p[0], &self.m[0], &self.v[0]];
+            s.catch_up_all(gpu, e, self.d, adam.step);
+        }
         let read = |t: &Tensor, out: &mut Vec<f32>| -> Result<()> {
             *out = gpu.read(t, out.len()).map_err(|e| Error::Device(e.0))?;
             Ok(())

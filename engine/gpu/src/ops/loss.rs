@@ -5,17 +5,43 @@
 //! gradient: `neptune_core::kernels::loss::bce_fused` on the device. Target
 //! `y' = (1 - eps) * y + 1 / N`; the loss is the mean over `B x N` of `softplus(l) - y' * l`.
 //! Targets stay sparse: each row's positives are listed in `tails`.
+//!
+//! Both also take a sampled step's columns (`neptune_core::kernels::sampled_loss`'s
+//! `sampled_bce_fused` and `sampled_softmax_fused` on the device): a row then holds the batch's
+//! positives and a uniform sample, each sampled column standing for `weight` entities.
 
 use crate::buffer::Tensor;
 use crate::kernel::{grid, Arg, Recorder};
+pub use neptune_core::kernels::sampled_loss::SampledColumns;
 
 const SRC: &str = include_str!("../shaders/loss.wgsl");
 
 /// Threads per workgroup (`WG` in the shader); one workgroup per row.
 const WG: u32 = 256;
 
-/// Replaces `logits` (B x N, row-major) by `d loss / d logits` and writes each row's summed
-/// loss to `row_loss` (B f32); the mean loss is [`mean_loss`] of `row_loss` read back.
+/// The columns of a step that scores every one of `n` entities.
+pub fn every_entity(n: usize) -> SampledColumns {
+    SampledColumns {
+        total: n,
+        positives: n,
+        weight: 1.0,
+        entities: n,
+    }
+}
+
+/// The shader's sampled-column fields: `split`, `w`, `ln_w`, `sample_scale`.
+fn sample_args(cols: SampledColumns, sample_scale: f64) -> [Arg; 4] {
+    [
+        Arg::U(cols.positives as u32),
+        Arg::F(cols.weight as f32),
+        Arg::F(cols.weight.ln() as f32),
+        Arg::F(sample_scale as f32),
+    ]
+}
+
+/// Replaces `logits` (B x `cols.total`, row-major) by `d loss / d logits` and writes each row's
+/// summed loss to `row_loss` (B f32); the mean loss is [`mean_loss`] of `row_loss` read back.
+/// Below, N is `cols.entities`; a sampled column's terms count `cols.weight` times.
 /// `tail_off` (B + 1 u32) delimits row `i`'s positives `tails[tail_off[i]..tail_off[i + 1]]`
 /// (u32 columns, distinct within a row). Per row: `row_loss = sum_j (softplus(l_j) - l_j / N)
 /// - (1 - eps) * sum_t l_t`, `l_j <- (sigmoid(l_j) - 1/N) / (B N)`, then
@@ -25,7 +51,7 @@ pub fn bce_fused(
     rec: &mut Recorder,
     logits: &Tensor,
     b: usize,
-    n: usize,
+    cols: SampledColumns,
     eps: f64,
     tail_off: &Tensor,
     tails: &Tensor,
@@ -33,21 +59,27 @@ pub fn bce_fused(
 ) {
     // As the CPU: base and scale computed in f64 then rounded; the tail step is the f32
     // product of the rounded (1 - eps) and scale, as `row[t] -= pos * scale` computes it.
-    let base = (1.0 / n as f64) as f32;
-    let scale = (1.0 / (b as f64 * n as f64)) as f32;
+    let n = cols.entities as f64;
+    let scale64 = 1.0 / (b as f64 * n);
+    let scale = scale64 as f32;
     let pos = (1.0 - eps) as f32;
+    let [split, w, ln_w, sample_scale] = sample_args(cols, scale64 * cols.weight);
     let args = [
         Arg::U(b as u32),
-        Arg::U(n as u32),
-        Arg::F(base),
+        Arg::U(cols.total as u32),
+        Arg::F((1.0 / n) as f32),
         Arg::F(scale),
         Arg::F(pos),
         Arg::F(pos * scale),
+        split,
+        w,
+        ln_w,
+        sample_scale,
     ];
     let rows = LossRows {
         logits,
         b,
-        n,
+        n: cols.total,
         tail_off,
         tails,
         row_loss,
@@ -63,7 +95,9 @@ pub fn mean_loss(row_loss_host: &[f32], b: usize, n: usize) -> f64 {
 }
 
 /// The softmax cross-entropy over all entities, `neptune_core::kernels::loss::softmax_fused`
-/// on the device: replaces `logits` (B x N) by `(softmax(l) * mass - y) / B` with
+/// on the device (N = `cols.entities`; sampled columns enter the partition by their logits
+/// corrected by ln `cols.weight`, and the eps / N terms `cols.weight` times): replaces `logits`
+/// (B x `cols.total`) by `(softmax(l) * mass - y) / B` with
 /// `y = (1 - eps) * [j in T] / |T| + eps / N` (mass 1; eps for a row without tails) and writes
 /// each row's loss `mass * logsumexp(l) - sum_j y_j l_j` to `row_loss` (B f32); the batch's
 /// loss is [`softmax_mean_loss`] of it read back (the mean over the B examples). Tails as
@@ -73,7 +107,7 @@ pub fn softmax_fused(
     rec: &mut Recorder,
     logits: &Tensor,
     b: usize,
-    n: usize,
+    cols: SampledColumns,
     eps: f64,
     tail_off: &Tensor,
     tails: &Tensor,
@@ -81,18 +115,25 @@ pub fn softmax_fused(
 ) {
     // The shader's `P` fields, read as: base = eps / N, scale = 1 / B, pos = 1 - eps,
     // pos_scale = eps.
+    let smooth = eps / cols.entities as f64;
+    let inv_b = 1.0 / b as f64;
+    let [split, w, ln_w, sample_scale] = sample_args(cols, cols.weight * smooth * inv_b);
     let args = [
         Arg::U(b as u32),
-        Arg::U(n as u32),
-        Arg::F((eps / n as f64) as f32),
-        Arg::F((1.0 / b as f64) as f32),
+        Arg::U(cols.total as u32),
+        Arg::F(smooth as f32),
+        Arg::F(inv_b as f32),
         Arg::F((1.0 - eps) as f32),
         Arg::F(eps as f32),
+        split,
+        w,
+        ln_w,
+        sample_scale,
     ];
     let rows = LossRows {
         logits,
         b,
-        n,
+        n: cols.total,
         tail_off,
         tails,
         row_loss,
@@ -100,7 +141,7 @@ pub fn softmax_fused(
     dispatch_rows(rec, "softmax_fused", &args, &rows);
 }
 
-/// One loss kernel's buffers: B x N logits, the rows' tails and their summed losses.
+/// One loss kernel's buffers: B x n logits (n columns), the rows' tails and their summed losses.
 struct LossRows<'a> {
     logits: &'a Tensor,
     b: usize,

@@ -8,9 +8,19 @@
 
 // softmax_fused reads the same fields as: base = eps / N, scale = 1 / B, pos = 1 - eps,
 // pos_scale = eps.
-struct P { b: u32, n: u32, base: f32, scale: f32, pos: f32, pos_scale: f32 }
+//
+// Sampled columns (neptune_core::kernels::sampled_loss): columns from `split` on are a uniform
+// sample, each standing for `w` entities (`ln_w` = ln w): their loss terms count w times and
+// their gradient's dense step is `sample_scale` (BCE: scale * w; softmax: w * eps / N / B), and
+// softmax reads their logits corrected by ln w. Scoring every entity is split = n, w = 1,
+// ln_w = 0: every per-column factor is then exactly 1 (or + 0), the same bits as without them.
+// Here N of the formulas is the model's entities and n the columns scored.
+struct P {
+    b: u32, n: u32, base: f32, scale: f32, pos: f32, pos_scale: f32,
+    split: u32, w: f32, ln_w: f32, sample_scale: f32,
+}
 @group(0) @binding(0) var<uniform> p: P;
-@group(0) @binding(1) var<storage, read_write> logits: array<f32>; // B x N, becomes the gradient
+@group(0) @binding(1) var<storage, read_write> logits: array<f32>; // B x n, becomes the gradient
 @group(0) @binding(2) var<storage, read> tail_off: array<u32>; // B + 1
 @group(0) @binding(3) var<storage, read> tails: array<u32>; // distinct within a row
 @group(0) @binding(4) var<storage, read_write> row_loss: array<f32>; // B
@@ -93,8 +103,9 @@ fn bce_fused(
             let num = select(e, 1.0f, x >= 0.0f);
             let sp = max(x, 0.0f) + ln_1p_unit(e);
             let sg = num / (1.0f + e);
-            blk += sp - p.base * x;
-            logits[r0 + j] = (sg - p.base) * p.scale;
+            let sampled = j >= p.split;
+            blk += (sp - p.base * x) * select(1.0f, p.w, sampled);
+            logits[r0 + j] = (sg - p.base) * select(p.scale, p.sample_scale, sampled);
         }
         dense += blk;
     }
@@ -122,9 +133,10 @@ fn bce_fused(
 }
 
 // Fused softmax cross-entropy over the row and its gradient (neptune_core::kernels::loss::
-// softmax_fused). Per row with tails T: mass = 1 (eps without tails), w = (1 - eps) / |T|,
-// row_loss = mass * logsumexp(l) - w * sum_T l_t - eps / N * sum_j l_j; then
-// l_j = (mass * softmax(l)_j - eps / N) / B and at each listed tail l_t -= w / B. The row's
+// softmax_fused). Per row with tails T: mass = 1 (eps without tails), pos_w = (1 - eps) / |T|,
+// row_loss = mass * logsumexp(l) - pos_w * sum_T l_t - eps / N * sum_j l_j; then
+// l_j = (mass * softmax(l)_j - eps / N) / B and at each listed tail l_t -= pos_w / B. Sampled
+// columns enter the softmax by their corrected logits and the eps / N terms w times. The row's
 // maximum is subtracted before exp_neg (stable for any finite logits); every reduction is a
 // fixed tree over the threads' blocked partial sums (deterministic).
 @compute @workgroup_size(256)
@@ -142,7 +154,7 @@ fn softmax_fused(
     let inv_b = p.scale;
     let has_tails = t1 > t0;
     let mass = select(p.pos_scale, 1.0f, has_tails);
-    let w = select(0.0f, p.pos / f32(max(t1 - t0, 1u)), has_tails);
+    let pos_w = select(0.0f, p.pos / f32(max(t1 - t0, 1u)), has_tails);
 
     // 1. The positive part reads the tail logits before any thread overwrites them.
     var pos_sum = 0.0f;
@@ -151,16 +163,18 @@ fn softmax_fused(
     }
     storageBarrier();
 
-    // 2. Each thread's maximum and (blocked) sum of its logits; then the row maximum.
-    var hi = logits[r0];
+    // 2. Each thread's maximum of the corrected logits and (blocked, weighted) sum of its
+    // logits; then the row maximum.
+    var hi = logits[r0] + select(0.0f, p.ln_w, p.split == 0u);
     var sum_l = 0.0f;
     for (var j0 = lid; j0 < p.n; j0 += WG * CHUNK) {
         let j1 = min(j0 + WG * CHUNK, p.n);
         var blk = 0.0f;
         for (var j = j0; j < j1; j += WG) {
             let x = logits[r0 + j];
-            hi = max(hi, x);
-            blk += x;
+            let sampled = j >= p.split;
+            hi = max(hi, x + select(0.0f, p.ln_w, sampled));
+            blk += x * select(1.0f, p.w, sampled);
         }
         sum_l += blk;
     }
@@ -175,13 +189,13 @@ fn softmax_fused(
     let m = dense_part[0];
     workgroupBarrier();
 
-    // 3. l_j <- exp(l_j - m) on the thread's own elements, and their (blocked) sum.
+    // 3. l_j <- exp(corrected l_j - m) on the thread's own elements, and their (blocked) sum.
     var sum_e = 0.0f;
     for (var j0 = lid; j0 < p.n; j0 += WG * CHUNK) {
         let j1 = min(j0 + WG * CHUNK, p.n);
         var blk = 0.0f;
         for (var j = j0; j < j1; j += WG) {
-            let e = exp_neg(logits[r0 + j] - m);
+            let e = exp_neg(logits[r0 + j] + select(0.0f, p.ln_w, j >= p.split) - m);
             logits[r0 + j] = e;
             blk += e;
         }
@@ -206,13 +220,13 @@ fn softmax_fused(
     let a = mass / z * inv_b;
     let c = eps_n * inv_b;
     for (var j = lid; j < p.n; j += WG) {
-        logits[r0 + j] = logits[r0 + j] * a - c;
+        logits[r0 + j] = logits[r0 + j] * a - select(c, p.sample_scale, j >= p.split);
     }
     storageBarrier();
     if (lid == 0u) {
         for (var s = t0; s < t1; s += 1u) {
-            logits[r0 + tails[s]] -= w * inv_b;
+            logits[r0 + tails[s]] -= pos_w * inv_b;
         }
-        row_loss[row] = mass * (m + log(z)) - w * pos_part[0] - eps_n * sum_part[0];
+        row_loss[row] = mass * (m + log(z)) - pos_w * pos_part[0] - eps_n * sum_part[0];
     }
 }
