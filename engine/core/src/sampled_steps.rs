@@ -8,7 +8,7 @@
 //! step ([`crate::step_engine::CpuSteps`]), up to the order of floating-point sums.
 
 use crate::adam::Adam;
-use crate::column_sampler::ColumnSampler;
+use crate::column_sampler::{ColumnSampler, Columns};
 use crate::config::{Config, Loss};
 use crate::error::Result;
 use crate::kernels::sampled_loss::{sampled_bce_fused, sampled_softmax_fused};
@@ -17,6 +17,7 @@ use crate::net::{
     Workspace,
 };
 use crate::params::{Grads, Params};
+use crate::real::Real;
 use crate::step_engine::{dropouts, frozen, phase_table, StepEngine};
 use rayon::ThreadPool;
 use std::time::Instant;
@@ -72,6 +73,62 @@ impl<'p> SampledSteps<'p> {
     }
 }
 
+/// One sampled step's loss and gradients over its drawn columns `cols` (forward, fused sampled
+/// loss, backward, and the BatchNorm running statistics): every gradient but E's into `g`, E's
+/// at the rows `cols.rows` into `row_grads` (`cols.rows.len() x D`).
+#[allow(clippy::too_many_arguments)]
+pub fn sampled_loss_and_grads<T: Real>(
+    params: &mut Params<T>,
+    drop: &Dropouts,
+    objective: Objective,
+    cols: &Columns,
+    ws: &mut Workspace<T>,
+    g: &mut Grads<T>,
+    row_grads: &mut Vec<T>,
+    seed: u64,
+    step: u64,
+) -> f64 {
+    let local = &cols.batch;
+    forward_sampled(
+        params,
+        drop,
+        local,
+        &cols.ids,
+        ws,
+        Mode::Train { seed, step },
+    );
+    update_running_stats(params, ws, local.len());
+    crate::net::ensure(&mut ws.row_loss, local.len());
+    let mut t = Instant::now();
+    let fused = match objective.loss {
+        Loss::Bce => sampled_bce_fused,
+        Loss::Softmax => sampled_softmax_fused,
+    };
+    let l = fused(
+        &mut ws.logits,
+        local.len(),
+        cols.shape(),
+        objective.eps,
+        |i| local.tails_of(i),
+        &mut ws.row_loss,
+    );
+    lap(&mut ws.timings, 6, &mut t);
+    backward_sampled(
+        params,
+        drop,
+        local,
+        &cols.ids,
+        &cols.head_rows,
+        cols.rows.len(),
+        ws,
+        g,
+        row_grads,
+        seed,
+        step,
+    );
+    l
+}
+
 impl StepEngine for SampledSteps<'_> {
     fn step(
         &mut self,
@@ -93,43 +150,8 @@ impl StepEngine for SampledSteps<'_> {
             let t = Instant::now();
             adam.catch_up_rows(0, &mut params.e, params.d_e, &cols.rows, skipped, lr);
             adam_secs += t.elapsed().as_secs_f64();
-            let local = &cols.batch;
-            forward_sampled(
-                params,
-                &drop,
-                local,
-                &cols.ids,
-                ws,
-                Mode::Train { seed, step },
-            );
-            update_running_stats(params, ws, local.len());
-            crate::net::ensure(&mut ws.row_loss, local.len());
-            let mut t = Instant::now();
-            let fused = match objective.loss {
-                Loss::Bce => sampled_bce_fused,
-                Loss::Softmax => sampled_softmax_fused,
-            };
-            let l = fused(
-                &mut ws.logits,
-                local.len(),
-                cols.shape(),
-                objective.eps,
-                |i| local.tails_of(i),
-                &mut ws.row_loss,
-            );
-            lap(&mut ws.timings, 6, &mut t);
-            backward_sampled(
-                params,
-                &drop,
-                local,
-                &cols.ids,
-                &cols.head_rows,
-                cols.rows.len(),
-                ws,
-                grads,
-                row_grads,
-                seed,
-                step,
+            let l = sampled_loss_and_grads(
+                params, &drop, objective, cols, ws, grads, row_grads, seed, step,
             );
             let t = Instant::now();
             adam.step(params, grads, lr, frozen);

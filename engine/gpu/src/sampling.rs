@@ -79,7 +79,8 @@ impl Sampling {
         d: usize,
     ) -> Batch {
         self.last_lr = lr;
-        self.columns.clone_from(self.sampler.draw(batch, self.sample, seed, step));
+        self.columns
+            .clone_from(self.sampler.draw(batch, self.sample, seed, step));
         let c = &self.columns;
         let n_rows = c.rows.len();
         ensure(gpu, &mut self.rows, n_rows);

@@ -186,9 +186,8 @@ impl GpuSteps {
         let mut frozen = frozen(cfg);
         // A sampled run moves E by lazy Adam on its rows, not by the dense update.
         frozen[0] |= sampled;
-        let sampling = sampled.then(|| {
-            Sampling::new(&gpu, cfg.sampled_candidates, n_ent, adam.step, cfg.lr)
-        });
+        let sampling =
+            sampled.then(|| Sampling::new(&gpu, cfg.sampled_candidates, n_ent, adam.step, cfg.lr));
         Ok(GpuSteps {
             n_ent,
             n_rel: params.n_rel,
@@ -293,7 +292,9 @@ impl GpuSteps {
             let m = Mask::new(seed, step, stream, prob);
             match &self.sampling {
                 // The columns keep their entities' masks (the CPU's `dropout_gather`).
-                Some(s) if stream == Stream::InEntity => mask.set_rows(gpu, &m, prob, &s.columns.ids),
+                Some(s) if stream == Stream::InEntity => {
+                    mask.set_rows(gpu, &m, prob, &s.columns.ids)
+                }
                 _ => mask.set(gpu, &m, prob, rows),
             }
         }

@@ -27,15 +27,7 @@ pub fn on_device(
     choice: Option<TrainingDevice>,
 ) -> Result<(Trainer, String), EngineError> {
     use neptune_gpu::{DeviceChoice, Gpu};
-    let sampled = trainer.config.sampled_candidates > 0;
     let choice = match choice.unwrap_or(TrainingDevice::Cpu) {
-        // The GPU backend scores every entity; sampled steps are the CPU engine's.
-        TrainingDevice::Auto if sampled => DeviceChoice::Cpu,
-        TrainingDevice::Gpu if sampled => {
-            return Err(device_error(
-                "sampled training (sampledCandidates > 0) runs on the CPU only: train with device `cpu` or `auto`, or without sampling",
-            ))
-        }
         TrainingDevice::Auto => DeviceChoice::Auto,
         TrainingDevice::Cpu => DeviceChoice::Cpu,
         TrainingDevice::Gpu => DeviceChoice::Gpu,

@@ -1,6 +1,6 @@
 //! Training through `neptune_core::Trainer` with the GPU engine gives the CPU engine's learning
 //! curve: the same batches, masks and schedule, so per-epoch loss and validation MRR agree to
-//! float32 noise. On UMLS when `KGC_DATASETS` names a folder holding it (scripts/test.sh sets
+//! float32 noise, whether steps score every entity or a sample. On UMLS when `KGC_DATASETS` names a folder holding it (scripts/test.sh sets
 //! it where the public datasets are found), otherwise on a generated graph of UMLS's shape.
 use crate::common::gpu;
 use neptune_core::{Config, Dataset, GraphSize, Overrides, Progress, Trainer};
@@ -61,6 +61,17 @@ const EPOCHS: usize = 8;
 
 #[test]
 fn gpu_training_follows_the_cpu_learning_curve() {
+    follows_the_cpu(0, 128);
+}
+
+/// Sampled steps: a batch of 64 scored against its tails and 16 sampled entities, E moved by
+/// lazy Adam with catch-up, on both engines (the same draws).
+#[test]
+fn sampled_gpu_training_follows_the_cpu_learning_curve() {
+    follows_the_cpu(16, 64);
+}
+
+fn follows_the_cpu(sampled_candidates: usize, batch_size: usize) {
     let (name, data) = graph();
     let size = GraphSize::of(data.n_entities(), data.n_relations(), &data.train);
     // The default preset as sized for this graph, for the first epochs, narrower and with the
@@ -68,11 +79,12 @@ fn gpu_training_follows_the_cpu_learning_curve() {
     // than a GPU, so CI's shapes are small.
     let config = Config {
         d_e: 32,
-        batch_size: 128,
+        batch_size,
         epochs: EPOCHS,
         eval_every: 1,
         patience: 0,
         threads: 2,
+        sampled_candidates,
         ..Config::resolve("default", Some(size), &Overrides::new()).unwrap()
     };
     let cpu = curve(Trainer::new(config.clone()).unwrap(), &data);
@@ -84,8 +96,8 @@ fn gpu_training_follows_the_cpu_learning_curve() {
         &data,
     );
     eprintln!(
-        "{name}, d_e {} d_r {} batch {}:",
-        config.d_e, config.d_r, config.batch_size
+        "{name}, d_e {} d_r {} batch {} sampled {}:",
+        config.d_e, config.d_r, config.batch_size, config.sampled_candidates
     );
     for (e, (c, g)) in cpu.iter().zip(&on_gpu).enumerate() {
         eprintln!(

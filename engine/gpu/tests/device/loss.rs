@@ -2,11 +2,16 @@
 //! the mean loss, on logits over [-30, 30] plus saturating values (±100, ±87.5, 0), rows
 //! with 0 to 5 tails (first and last columns included), row lengths that are not multiples of
 //! the workgroup, rows of a million, and more rows than one dispatch dimension holds (65535).
-//! This also tests the WGSL port of the CPU's f32 `exp_neg` / `ln_1p_unit` polynomials.
+//! This also tests the WGSL port of the CPU's f32 `exp_neg` / `ln_1p_unit` polynomials. Both
+//! losses over a sampled step's columns against the CPU's `sampled_bce_fused` and
+//! `sampled_softmax_fused` (themselves tested against their formulas in neptune_core).
 use crate::common::data;
 use neptune_core::kernels::loss;
+use neptune_core::kernels::sampled_loss::{sampled_bce_fused, sampled_softmax_fused};
 use neptune_core::real::fast_f32;
-use neptune_gpu::ops::loss::{bce_fused, mean_loss, softmax_fused, softmax_mean_loss};
+use neptune_gpu::ops::loss::{
+    bce_fused, every_entity, mean_loss, softmax_fused, softmax_mean_loss, SampledColumns,
+};
 
 /// Seeded logits over [-30, 30) with a few saturating values and an exact zero.
 fn logits(len: usize, seed: u64) -> Vec<f32> {
@@ -62,7 +67,7 @@ fn run(b: usize, n: usize, eps: f64, seed: u64) {
     // Device.
     let (dl, doff, dts, drows) = (g.upload(&l0), g.upload(&off), g.upload(&ts), g.zeros(b));
     let mut rec = g.recorder();
-    bce_fused(&mut rec, &dl, b, n, eps, &doff, &dts, &drows);
+    bce_fused(&mut rec, &dl, b, every_entity(n), eps, &doff, &dts, &drows);
     rec.submit();
     let got: Vec<f32> = g.read(&dl, b * n).unwrap();
     let got_rows: Vec<f32> = g.read(&drows, b).unwrap();
@@ -206,7 +211,7 @@ fn run_softmax(b: usize, n: usize, eps: f64, seed: u64) {
 
     let (dl, doff, dts, drows) = (g.upload(&l0), g.upload(&off), g.upload(&ts), g.zeros(b));
     let mut rec = g.recorder();
-    softmax_fused(&mut rec, &dl, b, n, eps, &doff, &dts, &drows);
+    softmax_fused(&mut rec, &dl, b, every_entity(n), eps, &doff, &dts, &drows);
     rec.submit();
     let got: Vec<f32> = g.read(&dl, b * n).unwrap();
     let got_rows: Vec<f32> = g.read(&drows, b).unwrap();
@@ -271,4 +276,77 @@ fn softmax_matches_the_cpu_loss_on_long_rows() {
 #[test]
 fn softmax_matches_the_cpu_loss_on_more_rows_than_one_grid_dimension() {
     run_softmax(65537, 3, 0.0, 8);
+}
+
+/// A sampled step's columns: `positives` columns holding the rows' tails, then a sample that
+/// stands for the other `entities - positives` entities, each column for `weight` of them. The
+/// device against the CPU's sampled losses: per element within 1e-5 of the CPU's value plus
+/// 1e-6 of the row's largest gradient (a wrong weight or logQ correction is off by factors),
+/// row losses and the mean within 1e-5 relative.
+fn run_sampled(b: usize, cols: SampledColumns, eps: f64, seed: u64) {
+    let g = crate::common::gpu();
+    let m = cols.total;
+    let l0: Vec<f32> = data(b * m, seed).iter().map(|v| v * 8.0).collect();
+    let (off, ts) = tails(b, cols.positives, seed + 1);
+    let row_tails = |i: usize| &ts[off[i] as usize..off[i + 1] as usize];
+    let (dl, doff, dts, drows) = (g.upload(&l0), g.upload(&off), g.upload(&ts), g.zeros(b));
+    for softmax in [false, true] {
+        let mut want = l0.clone();
+        let mut want_rows = vec![0f64; b];
+        let want_mean = if softmax {
+            sampled_softmax_fused(&mut want, b, cols, eps, row_tails, &mut want_rows)
+        } else {
+            sampled_bce_fused(&mut want, b, cols, eps, row_tails, &mut want_rows)
+        };
+        g.write(&dl, &l0);
+        let mut rec = g.recorder();
+        let fused = if softmax { softmax_fused } else { bce_fused };
+        fused(&mut rec, &dl, b, cols, eps, &doff, &dts, &drows);
+        rec.submit();
+        let got: Vec<f32> = g.read(&dl, b * m).unwrap();
+        let got_rows: Vec<f32> = g.read(&drows, b).unwrap();
+        let what = format!("softmax {softmax}, B={b} {cols:?} eps {eps}");
+        for i in 0..b {
+            let (gr, wr) = (&got[i * m..][..m], &want[i * m..][..m]);
+            let big = wr.iter().fold(0f32, |a, v| a.max(v.abs())) as f64;
+            for (j, (&gv, &wv)) in gr.iter().zip(wr).enumerate() {
+                let err = (gv as f64 - wv as f64).abs();
+                assert!(
+                    err <= 1e-5 * (wv as f64).abs() + 1e-6 * big,
+                    "{what} gradient[{i}, {j}]: got {gv:e}, CPU {wv:e}"
+                );
+            }
+            let (gl, wl) = (got_rows[i] as f64, want_rows[i]);
+            assert!(
+                (gl - wl).abs() <= 1e-5 * wl.abs().max(1.0),
+                "{what} row_loss[{i}]: got {gl}, CPU {wl}"
+            );
+        }
+        let mean = if softmax {
+            softmax_mean_loss(&got_rows, b)
+        } else {
+            mean_loss(&got_rows, b, cols.entities)
+        };
+        assert!(
+            (mean - want_mean).abs() <= 1e-5 * want_mean.abs(),
+            "{what} mean loss: got {mean}, CPU {want_mean}"
+        );
+    }
+}
+
+#[test]
+fn sampled_columns_match_the_cpu_sampled_losses() {
+    let sampled = |total, positives, entities: usize| SampledColumns {
+        total,
+        positives,
+        weight: (entities - positives) as f64 / (total - positives) as f64,
+        entities,
+    };
+    // A batch's 150 tails and 1350 sampled columns standing for 100,000 entities.
+    run_sampled(37, sampled(1500, 150, 100_000), 0.1, 11);
+    run_sampled(37, sampled(1500, 150, 100_000), 0.0, 12);
+    // More columns than a workgroup's blocks, few positives; a sample of every other entity
+    // (weight 1).
+    run_sampled(5, sampled(9000, 3, 2_000_000), 0.1, 13);
+    run_sampled(6, sampled(700, 40, 700), 0.1, 14);
 }

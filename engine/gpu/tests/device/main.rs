@@ -1,7 +1,8 @@
 //! The GPU backend's tests, one binary (each test binary links all of wgpu): every kernel
 //! against its CPU counterpart, the whole step against PyTorch's golden values and the CPU's
-//! gradients, and training against the CPU's learning curve. They run on the first GPU adapter,
-//! Mesa's software lavapipe in CI, and fail (never skip) without one.
+//! gradients (scoring every entity or a sample), and training against the CPU's learning
+//! curve. They run on the first GPU adapter, Mesa's software lavapipe in CI, and fail (never
+//! skip) without one.
 
 mod common;
 
@@ -12,4 +13,5 @@ mod elementwise;
 mod gemm;
 mod learning_curve;
 mod loss;
+mod sampled_step;
 mod step;
