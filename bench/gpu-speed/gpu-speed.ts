@@ -4,7 +4,7 @@
  *
  *   KGC_GPU=1 npm run setup   # the engine with its GPU backend
  *   npx tsx bench/gpu-speed/gpu-speed.ts [--data <dir>] [--datasets FB15k-237,WN18RR]
- *       [--seconds 60] [--threads 0] [--out bench/gpu-speed/results]
+ *       [--seconds 60] [--threads 0] [--sampled-candidates 0] [--out bench/gpu-speed/results]
  *
  * Each run trains the dataset's reference preset for `--seconds` (its time limit): an epoch's time is the median
  * of the epochs after the first (which also compiles pipelines and grows buffers), or, when fewer
@@ -12,6 +12,8 @@
  * last reported batch, the first batches excluded). Without a hardware GPU the
  * engine's GPU numbers come from the first adapter it finds, Mesa's software lavapipe on a
  * machine without a GPU: the table then says so, and they are not GPU speeds.
+ * `--sampled-candidates N` times sampled steps (each batch scored against its tails and N
+ * sampled entities) on both engines; the peer scores every entity, so it is not run then.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -49,9 +51,16 @@ async function timeEngine(
   device: Native.TrainingDevice,
   seconds: number,
   threads: number,
+  sampledCandidates = 0,
 ): Promise<EngineTiming> {
   const engine = nativeEngine();
-  const config = { ...engine.presetConfig(preset), epochs: 100_000, evalEvery: 0, threads };
+  const config = {
+    ...engine.presetConfig(preset),
+    epochs: 100_000,
+    evalEvery: 0,
+    threads,
+    sampledCandidates,
+  };
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'kgc-gpu-speed-'));
   const marks: { batch: number; at: number }[] = [];
   const epochs: number[] = [];
@@ -107,22 +116,29 @@ async function main() {
   const seconds = Number(option(rest, 'seconds', '60'));
   const threads = Number(option(rest, 'threads', '0'));
   const outDir = option(rest, 'out', path.join(__dirname, 'results'));
+  const sampled = Number(option(rest, 'sampled-candidates', '0'));
+  if (!Number.isInteger(sampled) || sampled < 0) {
+    throw new Error(`--sampled-candidates must be a whole number >= 0, got ${sampled}`);
+  }
   const machine = describeMachine();
   const rows = [];
   const hardware = await hasHardwareGpu(datasetDir(names[0] as string, data), threads);
   for (const name of names) {
     const dir = datasetDir(name, data);
     const preset = PRESETS[name] ?? 'default';
-    const cpu = await timeEngine(dir, preset, 'cpu', seconds, threads);
-    const gpu = await timeEngine(dir, preset, 'gpu', seconds, threads);
-    // The peer on the same GPU (CUDA), timed over as many batches; not run without a GPU.
-    const peer = hardware
-      ? runPeer(dir, preset, 200, threads || os.cpus().length, ['--device', 'cuda'])
-      : undefined;
+    const cpu = await timeEngine(dir, preset, 'cpu', seconds, threads, sampled);
+    const gpu = await timeEngine(dir, preset, 'gpu', seconds, threads, sampled);
+    // The peer on the same GPU (CUDA), timed over as many batches; not run without a GPU, nor
+    // against sampled steps (it scores every entity).
+    const peer =
+      hardware && sampled === 0
+        ? runPeer(dir, preset, 200, threads || os.cpus().length, ['--device', 'cuda'])
+        : undefined;
     const epoch = (t: EngineTiming) => t.epochSeconds;
     rows.push({
       dataset: name,
       preset,
+      sampledCandidates: sampled,
       cpuDevice: cpu.device,
       gpuDevice: gpu.device,
       cpuEpochSeconds: epoch(cpu),
@@ -135,6 +151,7 @@ async function main() {
     });
   }
   console.log(`machine: ${machine.cpu}, ${machine.cores} cores; load ${machine.loadAverage}`);
+  if (sampled > 0) console.log(`sampled steps: each batch's tails and ${sampled} sampled entities`);
   if (!hardware) {
     console.log(
       'No hardware GPU here: the GPU column is the software Vulkan device (lavapipe, the GPU ' +
