@@ -31,7 +31,8 @@ pub fn step(
     if n == 0 {
         return;
     }
-    let mut args = vec![Arg::U(count(n))];
+    // The shader's `cols` is unused here.
+    let mut args = vec![Arg::U(count(n)), Arg::U(0)];
     args.extend(constants(lr, t));
     rec.dispatch(SRC, "adam_step", &args, &[p, m, v, g], grid(n, WG));
 }

@@ -4,9 +4,10 @@
 //! (draws and masks differ per step). That CPU step is itself tested against the losses'
 //! formulas and, with a sample of every entity, against the exact step (core tests/sampled.rs).
 use crate::common::gpu;
+use crate::step::{tiny, tiny_params};
 use neptune_core::adam::Adam;
 use neptune_core::column_sampler::ColumnSampler;
-use neptune_core::config::{Activation, Config, InitScheme, Loss};
+use neptune_core::config::{Activation, Config, Loss};
 use neptune_core::net::{Batch, Dropouts, Objective, Workspace};
 use neptune_core::params::{Grads, Params, TRAINABLE_NAMES};
 use neptune_core::sampled_steps::sampled_loss_and_grads;
@@ -14,49 +15,21 @@ use neptune_core::step_engine::StepEngine;
 use neptune_gpu::GpuSteps;
 use std::sync::Arc;
 
-/// 40 entities; the batch's 7 distinct tails and 6 sampled columns, each standing for 5.5.
+/// [`tiny`]'s model over 40 entities, its batch with heads 30 and 35 for two of its own: the
+/// batch's 7 distinct tails and 6 sampled columns, each standing for 5.5 entities, and heads
+/// that are rows of the step but not columns (unless the sample draws them).
 const ENTITIES: usize = 40;
 const SAMPLE: usize = 6;
 
 fn setup(loss: Loss) -> (Config, Params<f64>, Batch) {
+    let (cfg, _, mut batch) = tiny(Activation::Prelu);
     let cfg = Config {
-        d_e: 5,
-        d_r: 3,
-        activation: Activation::Prelu,
-        init: InitScheme::XavierNormal,
-        seed: 3,
-        label_smoothing: 0.1,
-        dropout_in: 0.2,
-        dropout_h1: 0.3,
-        dropout_h2: 0.25,
         loss,
         sampled_candidates: SAMPLE,
-        ..Config::default()
+        ..cfg
     };
-    let mut p = Params::<f64>::init(
-        &Config {
-            seed: 11,
-            ..cfg.clone()
-        },
-        ENTITIES,
-        4,
-    );
-    for (i, v) in p.bn0.gamma.iter_mut().enumerate() {
-        *v = 0.8 + 0.1 * i as f64;
-    }
-    let mut b = Batch::default();
-    // Heads 30 and 35 are not among the tails: rows the step touches that are not columns.
-    for &(h, r, ref t) in &[
-        (0u32, 1u32, vec![2u32, 3]),
-        (30, 1, vec![0]),
-        (0, 2, vec![6]),
-        (5, 0, vec![1, 2, 4]),
-        (3, 1, vec![5]),
-        (35, 3, vec![0, 6]),
-    ] {
-        b.push(h, r, t);
-    }
-    (cfg, p, b)
+    (batch.heads[1], batch.heads[5]) = (30, 35);
+    (cfg.clone(), tiny_params(&cfg, ENTITIES), batch)
 }
 
 #[test]

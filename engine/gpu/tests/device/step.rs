@@ -169,7 +169,7 @@ fn matches_pytorch_golden_values() {
 
 /// neptune_core's gradient-check model and batch (tests/gradcheck.rs): repeated heads and
 /// relations, non-trivial BatchNorm affine parameters.
-fn tiny(act: Activation) -> (Config, Params<f64>, Batch) {
+pub fn tiny(act: Activation) -> (Config, Params<f64>, Batch) {
     let cfg = Config {
         d_e: 5,
         d_r: 3,
@@ -182,20 +182,7 @@ fn tiny(act: Activation) -> (Config, Params<f64>, Batch) {
         dropout_h2: 0.25,
         ..Config::default()
     };
-    let mut p = Params::<f64>::init(
-        &Config {
-            seed: 11,
-            ..cfg.clone()
-        },
-        7,
-        4,
-    );
-    for (i, v) in p.bn0.gamma.iter_mut().enumerate() {
-        *v = 0.8 + 0.1 * i as f64;
-    }
-    for (i, v) in p.bn1.beta.iter_mut().enumerate() {
-        *v = 0.05 * i as f64 - 0.1;
-    }
+    let p = tiny_params(&cfg, 7);
     let mut b = Batch::default();
     for &(h, r, ref t) in &[
         (0u32, 1u32, vec![2u32, 3]),
@@ -208,6 +195,22 @@ fn tiny(act: Activation) -> (Config, Params<f64>, Batch) {
         b.push(h, r, t);
     }
     (cfg, p, b)
+}
+
+/// [`tiny`]'s parameters over `entities` entities and its 4 relations.
+pub fn tiny_params(cfg: &Config, entities: usize) -> Params<f64> {
+    let init = Config {
+        seed: 11,
+        ..cfg.clone()
+    };
+    let mut p = Params::<f64>::init(&init, entities, 4);
+    for (i, v) in p.bn0.gamma.iter_mut().enumerate() {
+        *v = 0.8 + 0.1 * i as f64;
+    }
+    for (i, v) in p.bn1.beta.iter_mut().enumerate() {
+        *v = 0.05 * i as f64 - 0.1;
+    }
+    p
 }
 
 /// With every dropout on (the masks regenerated on the device from the same keys), the device
