@@ -117,7 +117,6 @@ impl<T: Real> Adam<T> {
         assert!(param.len() == m.len() && m.len() == v.len() && skipped.len() == rows.len());
         let len = param.len();
         let ptrs = [param.as_mut_ptr(), m.as_mut_ptr(), v.as_mut_ptr()].map(SyncPtr);
-        let ratio = BETA1 / BETA2.sqrt();
         let rows_per_task = (CHUNK / cols.max(1)).max(1);
         rows.par_chunks(rows_per_task)
             .zip(skipped.par_chunks(rows_per_task))
@@ -129,14 +128,13 @@ impl<T: Real> Adam<T> {
                     }
                     let at = r as usize * cols;
                     assert!(at + cols <= len);
-                    let s = s.min(i32::MAX as u64) as i32;
-                    let sum = ratio * (1.0 - ratio.powi(s)) / (1.0 - ratio);
+                    let [sum, b1s, b2s] = catch_up_factors(s);
                     let k = [
                         step_size * T::from_f64(sum),
                         inv_sqrt_bc2,
                         eps,
-                        T::from_f64(BETA1.powi(s)),
-                        T::from_f64(BETA2.powi(s)),
+                        T::from_f64(b1s),
+                        T::from_f64(b2s),
                     ];
                     // SAFETY: as in `update_rows`: distinct rows in bounds.
                     let (pr, mr, vr) = unsafe {
@@ -168,6 +166,16 @@ impl<T: Real> Adam<T> {
             T::from_f64(EPS),
         ]
     }
+}
+
+/// For a row that sat out `skipped` steps ([`Adam::catch_up_rows`]): the sum of its momentum's
+/// remaining steps, `sum_{i=1..s} (beta1 / sqrt(beta2))^i`, and its moments' decay, `beta1^s`
+/// and `beta2^s`.
+pub fn catch_up_factors(skipped: u64) -> [f64; 3] {
+    let s = skipped.min(i32::MAX as u64) as i32;
+    let ratio = BETA1 / BETA2.sqrt();
+    let sum = ratio * (1.0 - ratio.powi(s)) / (1.0 - ratio);
+    [sum, BETA1.powi(s), BETA2.powi(s)]
 }
 
 multiversion!(fn adam_chunk<T>(p: &mut [T], m: &mut [T], v: &mut [T], g: &[T], k: [T; 7]) => adam_chunk_body);

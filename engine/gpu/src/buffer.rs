@@ -44,6 +44,13 @@ impl Gpu {
         }
     }
 
+    /// Grows `t` to at least `n` elements (contents lost when it grows): per-step buffers.
+    pub(crate) fn ensure(&self, t: &mut Tensor, n: usize) {
+        if t.len < n {
+            *t = self.zeros(n);
+        }
+    }
+
     /// Overwrites the first `data.len()` elements of `t` (queued before the next submit).
     pub fn write<T: bytemuck::Pod>(&self, t: &Tensor, data: &[T]) {
         assert!(

@@ -16,13 +16,6 @@ use crate::ops::elementwise;
 use neptune_core::column_sampler::{ColumnSampler, Columns};
 use neptune_core::net::Batch;
 
-/// Grows `t` to at least `n` elements (contents lost when it grows).
-fn ensure(gpu: &Gpu, t: &mut Tensor, n: usize) {
-    if t.len < n {
-        *t = gpu.zeros(n);
-    }
-}
-
 /// E, its first moment and its second moment on the device.
 pub(crate) type RowsOfE<'a> = [&'a Tensor; 3];
 
@@ -83,16 +76,11 @@ impl Sampling {
             .clone_from(self.sampler.draw(batch, self.sample, seed, step));
         let c = &self.columns;
         let n_rows = c.rows.len();
-        ensure(gpu, &mut self.rows, n_rows);
+        gpu.ensure(&mut self.rows, n_rows);
         gpu.write(&self.rows, &c.rows);
-        ensure(gpu, &mut self.e_rows, n_rows * d);
-        ensure(gpu, &mut self.row_grads, n_rows * d);
-        let (stale, skipped): (Vec<u32>, Vec<u64>) = c
-            .rows
-            .iter()
-            .map(|&r| (r, step - self.updated_at[r as usize]))
-            .filter(|&(_, s)| s > 0 && step > 0)
-            .unzip();
+        gpu.ensure(&mut self.e_rows, n_rows * d);
+        gpu.ensure(&mut self.row_grads, n_rows * d);
+        let (stale, skipped) = self.stale(c.rows.iter().copied(), step);
         let mut local = Batch::default();
         for (i, &h) in c.head_rows.iter().enumerate() {
             local.push(h, c.batch.rels[i], c.batch.tails_of(i));
@@ -101,10 +89,17 @@ impl Sampling {
         local
     }
 
+    /// Of `rows`, those that sat out steps before optimizer step `now`, and how many each.
+    fn stale(&self, rows: impl Iterator<Item = u32>, now: u64) -> (Vec<u32>, Vec<u64>) {
+        rows.map(|r| (r, now - self.updated_at[r as usize]))
+            .filter(|&(_, s)| s > 0)
+            .unzip()
+    }
+
     fn upload_stale(&mut self, gpu: &Gpu, stale: &[u32], skipped: &[u64], step: u64) {
         self.n_stale = stale.len();
-        ensure(gpu, &mut self.stale, stale.len());
-        ensure(gpu, &mut self.stale_k, 3 * stale.len());
+        gpu.ensure(&mut self.stale, stale.len());
+        gpu.ensure(&mut self.stale_k, 3 * stale.len());
         gpu.write(&self.stale, stale);
         let k = adam::catch_up_constants(skipped, self.last_lr, step);
         gpu.write(&self.stale_k, &k);
@@ -131,10 +126,7 @@ impl Sampling {
     /// Catches up every row of E that sat out steps, up to optimizer step `now`, at the last
     /// step's learning rate (as the CPU's `SampledSteps::sync`): E is then dense Adam's.
     pub fn catch_up_all(&mut self, gpu: &Gpu, e: RowsOfE, d: usize, now: u64) {
-        let (stale, skipped): (Vec<u32>, Vec<u64>) = (0..self.updated_at.len() as u32)
-            .map(|r| (r, now - self.updated_at[r as usize]))
-            .filter(|&(_, s)| s > 0)
-            .unzip();
+        let (stale, skipped) = self.stale(0..self.updated_at.len() as u32, now);
         if stale.is_empty() {
             return;
         }

@@ -29,13 +29,6 @@ pub fn factory(gpu: Arc<Gpu>) -> StepEngineFactory {
     })
 }
 
-/// Grows `t` to at least `n` elements (contents lost when it grows).
-fn ensure(gpu: &Gpu, t: &mut Tensor, n: usize) {
-    if t.len < n {
-        *t = gpu.zeros(n);
-    }
-}
-
 /// A product operand, transposed or not.
 fn n(t: &Tensor, transposed: bool) -> Operand<'_> {
     Operand { t, transposed }
@@ -252,7 +245,7 @@ impl GpuSteps {
             (&mut w.tail_off, &layout.tail_off),
             (&mut w.tails, &layout.tails),
         ] {
-            ensure(gpu, t, data.len());
+            gpu.ensure(t, data.len());
             gpu.write(t, data);
         }
         for t in [
@@ -268,16 +261,16 @@ impl GpuSteps {
             &mut w.dx1,
             &mut w.dx0,
         ] {
-            ensure(gpu, t, b * d);
+            gpu.ensure(t, b * d);
         }
-        ensure(gpu, &mut w.ru, n_u * dr);
-        ensure(gpu, &mut w.dru, n_u * dr);
-        ensure(gpu, &mut w.a, n_u * d * d);
-        ensure(gpu, &mut w.da, n_u * d * d);
-        ensure(gpu, &mut w.logits, b * scored);
-        ensure(gpu, &mut w.row_loss, b);
+        gpu.ensure(&mut w.ru, n_u * dr);
+        gpu.ensure(&mut w.dru, n_u * dr);
+        gpu.ensure(&mut w.a, n_u * d * d);
+        gpu.ensure(&mut w.da, n_u * d * d);
+        gpu.ensure(&mut w.logits, b * scored);
+        gpu.ensure(&mut w.row_loss, b);
         if self.drop.input > 0.0 {
-            ensure(gpu, &mut w.e_drop, scored * d);
+            gpu.ensure(&mut w.e_drop, scored * d);
         }
         let (seed, p) = (self.seed, self.drop);
         for (mask, stream, prob, rows) in [

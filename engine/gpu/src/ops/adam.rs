@@ -4,7 +4,7 @@
 
 use crate::buffer::Tensor;
 use crate::kernel::{grid, Arg, Recorder};
-use neptune_core::adam::{BETA1, BETA2, EPS};
+use neptune_core::adam::{catch_up_factors, BETA1, BETA2, EPS};
 
 const SRC: &str = include_str!("../shaders/adam.wgsl");
 
@@ -90,19 +90,12 @@ pub fn step_rows(
 /// `neptune_core::adam::Adam::catch_up_rows` rounds them (`moved` is the f32 product of
 /// `lr / bc1` and the closed-form sum of the momentum's remaining steps).
 pub fn catch_up_constants(skipped: &[u64], lr: f64, step: u64) -> Vec<f32> {
-    let t = step as i32;
-    let step_size = (lr / (1.0 - BETA1.powi(t))) as f32;
-    let ratio = BETA1 / BETA2.sqrt();
+    let step_size = (lr / (1.0 - BETA1.powi(step as i32))) as f32;
     skipped
         .iter()
         .flat_map(|&s| {
-            let s = s.min(i32::MAX as u64) as i32;
-            let sum = ratio * (1.0 - ratio.powi(s)) / (1.0 - ratio);
-            [
-                step_size * sum as f32,
-                BETA1.powi(s) as f32,
-                BETA2.powi(s) as f32,
-            ]
+            let [sum, b1s, b2s] = catch_up_factors(s);
+            [step_size * sum as f32, b1s as f32, b2s as f32]
         })
         .collect()
 }
