@@ -23,7 +23,8 @@ describe('retraining warm-starts from the active version', () => {
   let newRelation: string;
   beforeAll(async () => {
     db = testDatabase();
-    const graph = await writeClassGraph(db, 80);
+    // A fixed prefix: the held-out edges, and so the gate's two MRRs, are the same on every run.
+    const graph = await writeClassGraph(db, 80, 'warm_start_cli');
     prefix = graph.prefix;
     newRelation = `${prefix}_near`;
     env = {
@@ -66,8 +67,8 @@ describe('retraining warm-starts from the active version', () => {
       ]),
     ]);
 
-    // --force: on a graph this small the held-out edges (which follow the random prefix) make
-    // the gate a coin flip between two near-equal models, so the test asserts their closeness.
+    // --force: on a graph this small the two models are near-equal and the gate's verdict is not
+    // what this test is about, so it asserts their closeness.
     const second = runCli(['train', ...TRAIN, '--force', '--json'], env, 120_000);
     expect(second.status).toBe(0);
     const line = new RegExp(

@@ -24,8 +24,20 @@ export const TINY: TrainingOverrides = {
 };
 
 /** A class graph under fresh relation names and entity ids, so tests share a server safely. */
-export async function writeClassGraph(db: Database, n: number) {
-  const prefix = uniqueId('g');
+/**
+ * Writes a class graph of `n` under a random prefix, or under `fixedPrefix` after deleting what an
+ * earlier run left there: the held-out split hashes entity names, so a fixed prefix makes a
+ * test's models (and their MRRs) the same on every run.
+ */
+export async function writeClassGraph(db: Database, n: number, fixedPrefix?: string) {
+  const prefix = fixedPrefix ?? uniqueId('g');
+  if (fixedPrefix !== undefined) {
+    await db.write((tx) =>
+      tx.run('MATCH (e:Entity) WHERE e.id STARTS WITH $start DETACH DELETE e', {
+        start: `${fixedPrefix}:`,
+      }),
+    );
+  }
   const relations = { isA: `${prefix}_is_a`, similar: `${prefix}_similar_to` };
   const rename = ([h, r, t]: Triple): Triple => [
     `${prefix}:${h}`,
