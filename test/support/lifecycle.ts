@@ -23,11 +23,10 @@ export const TINY: TrainingOverrides = {
   seed: 3,
 };
 
-/** A class graph under fresh relation names and entity ids, so tests share a server safely. */
 /**
- * Writes a class graph of `n` under a random prefix, or under `fixedPrefix` after deleting what an
- * earlier run left there: the held-out split hashes entity names, so a fixed prefix makes a
- * test's models (and their MRRs) the same on every run.
+ * A class graph of `n` under fresh relation names and entity ids, so tests share a server safely;
+ * or under `fixedPrefix`, after deleting what an earlier run left there: the held-out split hashes
+ * entity names, so a fixed prefix makes a test's models (and their MRRs) the same on every run.
  */
 export async function writeClassGraph(db: Database, n: number, fixedPrefix?: string) {
   const prefix = fixedPrefix ?? uniqueId('g');

@@ -23,10 +23,9 @@ pub struct Adam<T> {
 const CHUNK: usize = 1 << 14;
 
 /// `n` zeros written now, in parallel, rather than `vec![0; n]`'s lazily zeroed pages: a sampled
-/// run updates rows of the moments in random order, and first touches scattered that way cost
-/// about 20 s of page faults over its first hundred batches at a million entities (and made the
-/// time budget's probe of those batches estimate the epoch at 5x its length). Written in order,
-/// the same pages cost well under a second.
+/// run updates rows of the moments in random order, and page faults scattered over its first
+/// batches slowed them several-fold (and the time budget's probe times those batches;
+/// bench/scale/RESULTS.md, session 36). Written in order, the pages cost a fraction of that.
 fn written_zeros<T: Real>(n: usize) -> Vec<T> {
     let mut v = Vec::with_capacity(n);
     v.spare_capacity_mut()
