@@ -1,9 +1,16 @@
 //! The HNSW index over one model's entity rows (built once per loaded version; it does not
 //! change while serving: a fold-in's new entities are scanned exactly beside it).
+//!
+//! The graph holds the rows less their mean: a trained model's rows share one large direction
+//! (every logit of a query carries `x · mean`, the same for every entity), which makes a few rows
+//! every row's largest inner products and leaves most rows out of the graph. Taking it off
+//! changes no query's order of entities (`x · E[e] = x · mean + x · (E[e] - mean)`) and lets the
+//! graph reach nearly every row (bench/scale/RESULTS.md).
 
 use crate::inner_product_gap::{largest_norm_squared, scale_query, InnerProductGap};
 use hnsw_rs::prelude::{FilterT, Hnsw};
 use neptune_core::{Error, Result};
+use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Rows inserted between two checks of the stop flag and two progress reports.
@@ -71,7 +78,8 @@ impl ApproxIndex {
             });
         }
         let n = e.len() / d;
-        let norm_squared = largest_norm_squared(e, d);
+        let mean = mean_row(e, d);
+        let norm_squared = largest_norm_squared(e, &mean);
         let layers = 16.min(((n.max(2)) as f64).ln().ceil() as usize);
         let mut hnsw = Hnsw::new(
             options.connections,
@@ -86,7 +94,8 @@ impl ApproxIndex {
                 return Ok(Err(BuildStopped));
             }
             let last = (first + INSERT_CHUNK).min(n);
-            let batch: Vec<(&[f32], usize)> = e[first * d..last * d]
+            let centered = centered_rows(&e[first * d..last * d], &mean);
+            let batch: Vec<(&[f32], usize)> = centered
                 .chunks(d)
                 .enumerate()
                 .map(|(i, r)| (r, first + i))
@@ -138,6 +147,38 @@ impl ApproxIndex {
             .filter(|e| exclude.binary_search(e).is_err())
             .collect()
     }
+}
+
+/// The mean of the rows of `e` (`n x d`, row-major), summed in f64.
+fn mean_row(e: &[f32], d: usize) -> Vec<f32> {
+    let n = (e.len() / d).max(1);
+    e.par_chunks_exact(d)
+        .fold(
+            || vec![0f64; d],
+            |mut sum, row| {
+                sum.iter_mut()
+                    .zip(row)
+                    .for_each(|(s, &v)| *s += f64::from(v));
+                sum
+            },
+        )
+        .reduce(
+            || vec![0f64; d],
+            |mut sum, other| {
+                sum.iter_mut().zip(other).for_each(|(s, v)| *s += v);
+                sum
+            },
+        )
+        .into_iter()
+        .map(|s| (s / n as f64) as f32)
+        .collect()
+}
+
+/// `rows` (`m x d`) less `mean` (`d`), row-major.
+fn centered_rows(rows: &[f32], mean: &[f32]) -> Vec<f32> {
+    rows.par_chunks_exact(mean.len())
+        .flat_map_iter(|row| row.iter().zip(mean).map(|(v, m)| v - m))
+        .collect()
 }
 
 /// Rows a search may never return. A search descends the upper layers to some row, then walks

@@ -50,7 +50,7 @@ fn the_gap_orders_rows_as_their_logit_and_is_never_negative() {
     let m = model(300, 16);
     let (e, d) = (&m.params.e, 16);
     let gap = InnerProductGap {
-        norm_squared: largest_norm_squared(e, d),
+        norm_squared: largest_norm_squared(e, &[0.0; 16]),
     };
     let x: Vec<f32> = (0..d).map(|i| 3.0 * (i as f32 * 0.37).sin()).collect();
     let q = scale_query(&x, gap.norm_squared);
@@ -229,4 +229,38 @@ fn entities_appended_after_the_build_are_scored_beside_the_index() {
     );
     let more = model(3001, 16);
     assert!(approx_top_k_batch(&m, &index(&more), &qs, 10, &[], 64).is_err());
+}
+
+#[test]
+fn rows_sharing_one_large_direction_stay_reachable_and_found() {
+    // A trained model's rows share one large direction (every query's logits carry it); the
+    // index takes the rows' mean off, so the graph still reaches nearly every row.
+    let (n, d) = (6000, 32);
+    let mut m = model(n, d);
+    let rms = (m.params.e.iter().map(|v| v * v).sum::<f32>() / m.params.e.len() as f32).sqrt();
+    let offset: Vec<f32> = (0..d).map(|i| 3.0 * rms * (i as f32 * 0.9).cos()).collect();
+    for row in m.params.e.make_owned().chunks_mut(d) {
+        row.iter_mut().zip(&offset).for_each(|(v, o)| *v += o);
+    }
+    let idx = index(&m);
+    let unreachable = idx.unreachable().len();
+    assert!(
+        unreachable <= n / 50,
+        "{unreachable} of {n} rows unreachable"
+    );
+    let qs = queries(n, 200);
+    let exact = m.top_k_batch(&qs, 10, &[]).unwrap();
+    let approx = approx_top_k_batch(&m, &idx, &qs, 10, &[], 64).unwrap();
+    let hits: usize = approx
+        .top
+        .iter()
+        .zip(&exact)
+        .map(|(a, x)| {
+            a.iter()
+                .filter(|p| x.iter().any(|q| q.entity == p.entity))
+                .count()
+        })
+        .sum();
+    let recall = hits as f64 / (10 * qs.len()) as f64;
+    assert!(recall >= 0.99, "recall@10 {recall}");
 }
