@@ -16,6 +16,8 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 export declare class ApproxIndex {
   /** Entity rows indexed. */
   get entities(): number
+  /** Rows no search reaches through the graph: every search scores them exactly beside it. */
+  get sideScanned(): number
 }
 
 /** Rows inserted so far by the build it is passed to (read from JS while the build runs). */

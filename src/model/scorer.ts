@@ -32,6 +32,22 @@ export interface TopKOptions {
   exclude?: Uint32Array | number[];
 }
 
+/**
+ * The share of rows an approximate index may leave to the exact scan beside every search: a
+ * quarter of the rows in f32 is as many bytes as every row in 8 bits.
+ */
+const MAX_SIDE_SCAN_SHARE = 0.25;
+
+/** What `Scorer.buildApproxIndex` built. */
+export interface ApproxIndexBuilt {
+  /** Whether top-k now goes through the index (false: the side scan was too large). */
+  used: boolean;
+  /** Rows no search reaches through the graph, scored exactly beside every search. */
+  sideScanned: number;
+  /** Rows indexed. */
+  entities: number;
+}
+
 /** An approximate index and how wide to search it. */
 interface ApproxTopK {
   index: Native.ApproxIndex;
@@ -275,16 +291,19 @@ export class Scorer {
    * `topKBatchAsync` through it, searching `searchWidth` wide (candidates re-scored exactly,
    * excluded entities never returned). `onProgress(rows inserted, rows)` is called every
    * `progressMs` while it builds; `signal` stops the build (TRAINING_ABORTED) and the scorer
-   * stays exact.
+   * stays exact. An index whose graph leaves more than `maxSideScanShare` of the rows (default
+   * a quarter) to the exact scan beside every search is not used: reading those rows in f32
+   * costs as much as the exact 8-bit scan of every row.
    */
   async buildApproxIndex(options: {
     connections: number;
     buildWidth: number;
     searchWidth: number;
+    maxSideScanShare?: number;
     signal?: AbortSignal;
     onProgress?: (done: number, total: number) => void;
     progressMs?: number;
-  }): Promise<void> {
+  }): Promise<ApproxIndexBuilt> {
     if (options.signal?.aborted) {
       throw new KgcError(ErrorCode.TRAINING_ABORTED, 'the index build was aborted');
     }
@@ -301,7 +320,10 @@ export class Scorer {
         progress,
         options.signal,
       );
-      this.approx.current = { index, searchWidth: options.searchWidth };
+      const { sideScanned, entities } = index;
+      const used = sideScanned <= (options.maxSideScanShare ?? MAX_SIDE_SCAN_SHARE) * entities;
+      if (used) this.approx.current = { index, searchWidth: options.searchWidth };
+      return { used, sideScanned, entities };
     } catch (error) {
       throw mapEngineError(error);
     } finally {

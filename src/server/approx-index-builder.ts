@@ -52,7 +52,7 @@ export class ApproxIndexBuilder {
       'building the approximate top-k index; top-k is exact until it is built',
     );
     try {
-      await model.scorer.buildApproxIndex({
+      const built = await model.scorer.buildApproxIndex({
         connections: this.config.connections,
         buildWidth: this.config.buildWidth,
         searchWidth: this.config.searchWidth,
@@ -63,8 +63,21 @@ export class ApproxIndexBuilder {
             'building the approximate top-k index',
           ),
       });
+      const { sideScanned, entities } = built;
+      if (!built.used) {
+        this.logger.warn(
+          { version, buildMs: Date.now() - started, sideScanned, entities },
+          'top-k stays exact: the index graph leaves too many rows to an exact scan beside every search, which would be slower than the exact scan (docs/scaling.md)',
+        );
+        return;
+      }
       this.logger.info(
-        { version, buildMs: Date.now() - started, searchWidth: this.config.searchWidth },
+        {
+          version,
+          buildMs: Date.now() - started,
+          searchWidth: this.config.searchWidth,
+          sideScanned,
+        },
         'top-k now goes through the approximate index',
       );
     } catch (error) {

@@ -26,6 +26,12 @@ impl ApproxIndex {
     pub fn entities(&self) -> u32 {
         self.inner.entities() as u32
     }
+
+    /// Rows no search reaches through the graph: every search scores them exactly beside it.
+    #[napi(getter, catch_unwind)]
+    pub fn side_scanned(&self) -> u32 {
+        self.inner.unreachable().len() as u32
+    }
 }
 
 /// Rows inserted so far by the build it is passed to (read from JS while the build runs).

@@ -78,6 +78,24 @@ describe('the approximate top-k index behind Scorer.topKBatchAsync', () => {
     expect(top[1]?.id).toBe(best.id);
   });
 
+  it('is not used when its graph leaves more than the allowed share of rows to the side scan', async () => {
+    const scorer = Scorer.load(modelDir);
+    const queries = queriesOf(scorer);
+    const exact = await scorer.topKBatchAsync(queries, 10);
+    // Two neighbours found two wide: a coarse graph that some rows cannot be reached through.
+    const coarse = { connections: 2, buildWidth: 2, searchWidth: 64 };
+    const refused = await scorer.buildApproxIndex({ ...coarse, maxSideScanShare: 0 });
+    expect(refused.entities).toBe(scorer.entities.length);
+    expect(refused.sideScanned).toBeGreaterThan(0);
+    expect(refused.used).toBe(false);
+    expect(scorer.approximate).toBe(false);
+    expect(await scorer.topKBatchAsync(queries, 10)).toEqual(exact);
+
+    const kept = await scorer.buildApproxIndex({ ...coarse, maxSideScanShare: 1 });
+    expect(kept.used).toBe(true);
+    expect(scorer.approximate).toBe(true);
+  });
+
   it('an aborted build leaves the scorer exact', async () => {
     const scorer = Scorer.load(modelDir);
     const abort = new AbortController();
