@@ -9,7 +9,7 @@
 //! Queries are seeded random (entity, relation) pairs over base and reverse relations; nothing
 //! is excluded (exclusions are exact either way).
 
-use neptune_ann::{approx_top_k_batch, ApproxIndex, BuildOptions};
+use neptune_ann::{approx_top_k_batch, recall, ApproxIndex, BuildOptions};
 use neptune_core::Model;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -121,23 +121,12 @@ fn main() {
     );
     for &ef in &widths {
         let found = approx_top_k_batch(&model, &index, &queries, k, &[], ef).expect("approx");
-        let hits: usize = found
-            .top
-            .iter()
-            .zip(&exact)
-            .map(|(a, x)| {
-                a.iter()
-                    .filter(|p| x.iter().any(|q| q.entity == p.entity))
-                    .count()
-            })
-            .sum();
-        let wanted: usize = exact.iter().map(Vec::len).sum();
         let ms = latencies(&queries, |q| {
             approx_top_k_batch(&model, &index, &[q], k, &[], ef).expect("approx");
         });
         println!(
             "| width {ef} | {:.4} | {:.3} | {:.3} | {} |",
-            hits as f64 / wanted.max(1) as f64,
+            recall(&found.top, &exact),
             percentile(&ms, 50.0),
             percentile(&ms, 99.0),
             found.exact_fallbacks

@@ -99,6 +99,22 @@ pub fn approx_top_k_batch(
     })
 }
 
+/// The share of the exact lists' entities that the approximate lists hold (recall@k against
+/// the exact top k, over every query together).
+pub fn recall(approx: &[Vec<Prediction>], exact: &[Vec<Prediction>]) -> f64 {
+    let found: usize = approx
+        .iter()
+        .zip(exact)
+        .map(|(a, x)| {
+            a.iter()
+                .filter(|p| x.iter().any(|q| q.entity == p.entity))
+                .count()
+        })
+        .sum();
+    let wanted: usize = exact.iter().map(Vec::len).sum();
+    found as f64 / wanted.max(1) as f64
+}
+
 /// The best `k` of `candidates` by their exact logit for `x` (NaN never returned).
 fn rescore(model: &Model, candidates: Vec<u32>, x: &[f32], k: usize) -> Vec<Prediction> {
     let d = x.len();

@@ -11,4 +11,4 @@ pub mod approx_top_k;
 pub mod inner_product_gap;
 
 pub use approx_index::{ApproxIndex, BuildOptions, BuildStopped};
-pub use approx_top_k::{approx_top_k_batch, ApproxTopK};
+pub use approx_top_k::{approx_top_k_batch, recall, ApproxTopK};

@@ -3,7 +3,7 @@
 
 use anndists::dist::Distance;
 use neptune_ann::inner_product_gap::{largest_norm_squared, scale_query, InnerProductGap};
-use neptune_ann::{approx_top_k_batch, ApproxIndex, BuildOptions, BuildStopped};
+use neptune_ann::{approx_top_k_batch, recall, ApproxIndex, BuildOptions, BuildStopped};
 use neptune_core::config::Config;
 use neptune_core::params::Params;
 use neptune_core::{Error, Model};
@@ -251,16 +251,6 @@ fn rows_sharing_one_large_direction_stay_reachable_and_found() {
     let qs = queries(n, 200);
     let exact = m.top_k_batch(&qs, 10, &[]).unwrap();
     let approx = approx_top_k_batch(&m, &idx, &qs, 10, &[], 64).unwrap();
-    let hits: usize = approx
-        .top
-        .iter()
-        .zip(&exact)
-        .map(|(a, x)| {
-            a.iter()
-                .filter(|p| x.iter().any(|q| q.entity == p.entity))
-                .count()
-        })
-        .sum();
-    let recall = hits as f64 / (10 * qs.len()) as f64;
-    assert!(recall >= 0.99, "recall@10 {recall}");
+    let found = recall(&approx.top, &exact);
+    assert!(found >= 0.99, "recall@10 {found}");
 }
