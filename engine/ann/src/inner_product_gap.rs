@@ -13,7 +13,7 @@
 //! A row with a small norm is rarely any row's largest inner product, so such a graph can leave
 //! rows no search reaches: [`crate::approx_index`] finds them after the build and scans them
 //! exactly with every query. Splitting the rows into bands of similar norm, one graph each
-//! (norm ranging), reached more rows of an untrained-looking million-entity model but cost a
+//! (norm ranging), reached more rows of a barely trained million-entity model but cost a
 //! search per band at no better recall for the time on trained FB15k-237 and WN18RR models.
 
 use anndists::dist::Distance;
