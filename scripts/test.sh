@@ -56,6 +56,14 @@ if [[ -f engine/Cargo.toml ]]; then
   (cd engine && XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}" \
     cargo test --locked -p neptune_core -p neptune_ann -p neptune_gpu --release 2>&1) | tee "$cargo_log"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+  # On an AVX-512 machine the run above took the AVX-512 kernels (ours and gemm's); the core's
+  # tests run again built without them, so the AVX2 code every AVX2 machine runs is tested too.
+  if grep -qw avx512f /proc/cpuinfo; then
+    printf '\n==> Rust engine tests on the AVX2 code paths (neptune_core without its avx512 feature)\n'
+    (cd engine && cargo test --locked -p neptune_core --release --no-default-features \
+      --features training --target-dir target/avx2 2>&1) | tee -a "$cargo_log"
+    [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+  fi
   rust_passed=$(grep -Eo '[0-9]+ passed' "$cargo_log" | awk '{s+=$1} END {print s+0}')
   rust_failed=$(grep -Eo '[0-9]+ failed' "$cargo_log" | awk '{s+=$1} END {print s+0}')
 fi

@@ -1,8 +1,32 @@
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 export const NEPTUNE_BIN = path.join(ROOT, 'engine', 'target', 'release', 'neptune');
+/** The engine built without its `avx512` feature (see `AVX2_BUILD`). */
+const NEPTUNE_AVX2_BIN = path.join(ROOT, 'engine', 'target', 'avx2', 'release', 'neptune');
+export const AVX2_BUILD =
+  'cd engine && cargo build --release -p neptune_core --no-default-features --features cli --target-dir target/avx2';
+
+/**
+ * The instructions measured: the machine's best, or AVX2 at most (an AVX2 machine's code and
+ * floors on an AVX-512 one): our engine built without AVX-512 and OpenBLAS held to its Haswell
+ * (AVX2) kernels for the peak and the peer.
+ */
+export type Simd = 'best' | 'avx2';
+let simd: Simd = 'best';
+
+export function measureSimd(chosen: Simd): void {
+  if (chosen === 'avx2' && !fs.existsSync(NEPTUNE_AVX2_BIN))
+    throw new Error(`--avx2 needs the AVX2 build of the engine: ${AVX2_BUILD}`);
+  simd = chosen;
+}
+
+/** The `neptune` binary measured. */
+export function neptuneBin(): string {
+  return simd === 'avx2' ? NEPTUNE_AVX2_BIN : NEPTUNE_BIN;
+}
 const PEER = path.join(ROOT, 'bench', 'peer', 'neptune_torch.py');
 
 export interface TimedRun {
@@ -36,11 +60,12 @@ export function oursTrainArgs(dataset: string, preset: string, threads: number):
   return [...args, '--eval-every', '0', '--threads', String(threads)];
 }
 
-/** The peer's environment: OpenBLAS at its best, its tuning variables unset. */
+/** The peer's environment: OpenBLAS at its best (its AVX2 best with `--avx2`), its tuning variables unset. */
 export function peerEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
   delete env.OPENBLAS_CORETYPE;
   delete env.OPENBLAS_L2_SIZE;
+  if (simd === 'avx2') env.OPENBLAS_CORETYPE = 'Haswell';
   return env;
 }
 
@@ -53,7 +78,7 @@ export function runOurs(
 ): TimedRun {
   const args = oursTrainArgs(dataset, preset, threads);
   if (maxBatches) args.push('--max-batches', String(maxBatches));
-  const { output, rssMiB } = timed(NEPTUNE_BIN, args, process.env);
+  const { output, rssMiB } = timed(neptuneBin(), args, process.env);
   const extrapolated = /-> ([\d.]+) s per epoch/.exec(output);
   const full = /epoch\s+1\s+loss\s+[\d.]+\s+([\d.]+)s/.exec(output);
   const seconds = Number((maxBatches ? extrapolated : full)?.[1]);

@@ -2,11 +2,13 @@
  * Training speed, ours vs the PyTorch peer, side by side in one run on this machine.
  *
  *   npx tsx bench/train-speed/train-speed.ts [--data <dir>] [--datasets FB15k-237,WN18RR]
- *       [--batches 60] [--peer-batches 30] [--threads 2] [--no-eval] [--out bench/train-speed/results]
+ *       [--batches 60] [--peer-batches 30] [--threads 2] [--no-eval] [--avx2] [--out bench/train-speed/results]
  *
  * The datasets are folders under --data (or KGC_DATASETS): see bench/datasets.ts.
  *
- * `--batches 0` times a full epoch of ours. Prints a table and writes a JSON record.
+ * `--batches 0` times a full epoch of ours. `--avx2` measures what an AVX2 machine runs on an
+ * AVX-512 one (the engine's AVX2 build, OpenBLAS's AVX2 kernels for the peak and the peer; no
+ * evaluation: the product's binding keeps AVX-512). Prints a table and writes a JSON record.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -27,7 +29,8 @@ import {
   BlasProducts,
   blasProducts,
   copyBandwidth,
-  NEPTUNE_BIN,
+  measureSimd,
+  neptuneBin,
   oursTrainArgs,
   requireOpenBlas,
   runOurs,
@@ -90,14 +93,14 @@ async function evalAndServe(dir: string, preset: string, threads: number) {
 }
 
 async function evalAndServeModel(modelDir: string, dir: string, preset: string, threads: number) {
-  const save = spawnSync(NEPTUNE_BIN, [
+  const save = spawnSync(neptuneBin(), [
     ...oursTrainArgs(dir, preset, threads),
     ...['--max-batches', '3', '--save', modelDir],
   ]);
   if (save.status !== 0) throw new Error(`saving a model failed: ${save.stderr}`);
   // Like the peer's --eval-seconds: the ranking of all valid queries, data and model loaded.
   const evalRun = spawnSync(
-    NEPTUNE_BIN,
+    neptuneBin(),
     ['eval', '--model', modelDir, '--dataset', dir, '--threads', String(threads)],
     { encoding: 'utf8' },
   );
@@ -146,8 +149,10 @@ async function main(): Promise<void> {
   const batches = Number(option('batches', '60'));
   const peerBatches = Number(option('peer-batches', '30'));
   const threads = Number(option('threads', '2'));
-  const withEval = !process.argv.includes('--no-eval');
-  const machine = describeMachine();
+  const avx2 = process.argv.includes('--avx2');
+  measureSimd(avx2 ? 'avx2' : 'best');
+  const withEval = !process.argv.includes('--no-eval') && !avx2;
+  const machine = { ...describeMachine(), simd: avx2 ? 'AVX2 at most' : 'best available' };
   requireOpenBlas();
   // The machine's peak and bandwidth move within the hour (copy bandwidth has read 46 and 85
   // GB/s an hour apart on the same idle machine), so they are measured before and after each
@@ -155,7 +160,7 @@ async function main(): Promise<void> {
   // floors follow the hour of the runs they judge, and one bad reading does not lower them.
   const readings = [{ peak: sgemmPeak(threads), bandwidth: copyBandwidth(threads) }];
   console.log(
-    `machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, load ${machine.loadAverage.join(' ')}`,
+    `machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, load ${machine.loadAverage.join(' ')}, instructions: ${machine.simd}`,
   );
   const measured: Measured[] = [];
   for (const name of datasets) {
@@ -294,7 +299,7 @@ async function main(): Promise<void> {
   }
   const outDir = path.resolve(option('out', path.join(__dirname, 'results')));
   fs.mkdirSync(outDir, { recursive: true });
-  const file = path.join(outDir, `train-speed-${machine.date.slice(0, 16).replace(/:/g, '')}.json`);
+  const file = path.join(outDir, `train-speed-${machine.date.slice(0, 19).replace(/:/g, '')}.json`);
   fs.writeFileSync(
     file,
     `${JSON.stringify({ machine, sgemmPeakGflops: Math.max(...readings.map((r) => r.peak)), copyBandwidthGBs: Math.max(...readings.map((r) => r.bandwidth)), readings, threads, rows, breakdowns }, null, 2)}\n`,

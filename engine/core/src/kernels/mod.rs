@@ -7,15 +7,16 @@ unsafe impl<T> Send for SyncPtr<T> {}
 unsafe impl<T> Sync for SyncPtr<T> {}
 
 /// Whether the AVX-512 versions of the kernels can run (cached by std after the first call).
+/// Never without the `avx512` feature: such a build runs what an AVX2 machine runs.
 #[inline(always)]
 pub(crate) fn has_avx512() -> bool {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", feature = "avx512"))]
     {
         std::arch::is_x86_feature_detected!("avx512f")
             && std::arch::is_x86_feature_detected!("avx512vl")
             && has_avx2()
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(all(target_arch = "x86_64", feature = "avx512")))]
     {
         false
     }
