@@ -17,6 +17,9 @@ use std::time::Instant;
 #[path = "../../core/examples/shared/args.rs"]
 mod args;
 use args::{arg, num};
+#[path = "shared/draws.rs"]
+mod draws;
+use draws::Draws;
 
 /// Resident memory of this process in MiB (Linux).
 fn rss_mib() -> f64 {
@@ -64,14 +67,8 @@ fn main() {
     let model = Model::load(&dir).expect("a saved model");
     model.warm_up(1 << 30);
     let (n, d, rels) = (model.params.n_ent, model.params.d_e, model.params.n_rel);
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = |m: usize| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed % m as u64) as u32
-    };
-    let queries: Vec<(u32, u32)> = (0..count).map(|_| (next(n), next(rels))).collect();
+    let mut draws = Draws::new();
+    let queries = draws.queries(count, n, rels);
 
     let before = rss_mib();
     let t = Instant::now();

@@ -21,6 +21,9 @@ use rayon::prelude::*;
 #[path = "../../core/examples/shared/args.rs"]
 mod args;
 use args::{arg, num};
+#[path = "shared/draws.rs"]
+mod draws;
+use draws::Draws;
 
 /// Rows scored against the cells at once (`ROW_CHUNK x lists` floats of scores).
 const ROW_CHUNK: usize = 32_768;
@@ -99,14 +102,8 @@ fn main() {
     let (lists, rounds) = (num("--lists", 1024), num("--rounds", 4));
     let model = Model::load(&dir).expect("a saved model");
     let (n, d, rels) = (model.params.n_ent, model.params.d_e, model.params.n_rel);
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = |m: usize| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed % m as u64) as u32
-    };
-    let queries: Vec<(u32, u32)> = (0..count).map(|_| (next(n), next(rels))).collect();
+    let mut draws = Draws::new();
+    let queries = draws.queries(count, n, rels);
 
     // The rows less their mean (the shared direction every query's logits carry alike).
     let e = &model.params.e;
@@ -127,7 +124,7 @@ fn main() {
 
     let mut centers: Vec<f32> = Vec::with_capacity(lists * d);
     for _ in 0..lists {
-        let row = &rows[next(n) as usize * d..][..d];
+        let row = &rows[draws.below(n) as usize * d..][..d];
         let norm = row
             .iter()
             .map(|v| v * v)
