@@ -1,6 +1,7 @@
 //! The approximate index against the exact scan on one saved model: build time, rows left to
-//! the exact side scan (and the share of the exact answers among them), memory, then per search width recall@k against the exact top k and
-//! single-query latency percentiles, with the exact scan's latency measured in the same run.
+//! the exact side scan (and the share of the exact answers among them), memory, then per search
+//! width recall@k against the exact top k and single-query latency percentiles, with the exact
+//! scan's latency measured in the same run.
 //! Prints a markdown table.
 //!
 //! `cargo run --release -p neptune_ann --example approx_top_k -- --model <dir> [--queries 1000]

@@ -1,12 +1,12 @@
 //! How much of the entity matrix a partitioned scan (IVF) must read to find the exact top k, on
 //! one saved model: the rows less their mean are split into `--lists` cells by spherical k-means
-//! (`--rounds` rounds from seeded random rows), each query reads its cells in decreasing order
-//! of `x · (the cell's mean row)`, and per number of cells read the table gives recall@k against
-//! the exact top k and the share of rows read. A scan's time is about that share of the exact
-//! scan's (which reads every row), so a share well under a half is what would make such an
-//! index worth building. Cells are read in two orders: by `x · (the cell's mean row)`, and by
-//! the bound `x · mean + |x| · radius` that no row of the cell can exceed (read by the bound
-//! until it falls below the k-th best score, the scan is exact). Prints a markdown table.
+//! (`--rounds` rounds from seeded random rows), and each query reads its cells in one of two
+//! orders: by `x · (the cell's mean row)`, or by the bound `x · mean + |x| · radius` that no row
+//! of the cell can exceed (read by the bound until it falls below the k-th best score, the scan
+//! is exact). Per number of cells read the table gives recall@k against the exact top k and the
+//! share of rows read. A scan's time is about that share of the exact scan's (which reads every
+//! row), so a share well under a half is what would make such an index worth building. Prints a
+//! markdown table.
 //!
 //! `cargo run --release -p neptune_ann --example partitioned_scan -- --model <dir>
 //!  [--queries 300] [--k 10] [--lists 1024] [--rounds 4]`
@@ -14,6 +14,8 @@
 //! Queries are seeded random (entity, relation) pairs over base and reverse relations, as in
 //! `approx_top_k`.
 
+use neptune_ann::approx_index::{centered_rows, mean_row};
+use neptune_core::kernels::dot::dot;
 use neptune_core::linalg::{matmul, Op};
 use neptune_core::Model;
 use rayon::prelude::*;
@@ -106,31 +108,13 @@ fn main() {
     let queries = draws.queries(count, n, rels);
 
     // The rows less their mean (the shared direction every query's logits carry alike).
-    let e = &model.params.e;
-    let mean: Vec<f32> = (0..d)
-        .map(|j| {
-            (e.iter()
-                .skip(j)
-                .step_by(d)
-                .map(|&v| f64::from(v))
-                .sum::<f64>()
-                / n as f64) as f32
-        })
-        .collect();
-    let rows: Vec<f32> = e
-        .par_chunks_exact(d)
-        .flat_map_iter(|row| row.iter().zip(&mean).map(|(v, m)| v - m))
-        .collect();
+    let mean = mean_row(&model.params.e, d);
+    let rows = centered_rows(&model.params.e, &mean);
 
     let mut centers: Vec<f32> = Vec::with_capacity(lists * d);
     for _ in 0..lists {
         let row = &rows[draws.below(n) as usize * d..][..d];
-        let norm = row
-            .iter()
-            .map(|v| v * v)
-            .sum::<f32>()
-            .sqrt()
-            .max(f32::MIN_POSITIVE);
+        let norm = dot(row, row).sqrt().max(f32::MIN_POSITIVE);
         centers.extend(row.iter().map(|v| v / norm));
     }
     let mut cell = assign(&rows, d, &centers, lists);
@@ -178,10 +162,10 @@ fn main() {
     for (q, top) in exact.iter().enumerate() {
         let s = &scores[q * lists..][..lists];
         let xq = &x[q * d..][..d];
-        let x_norm = xq.iter().map(|v| v * v).sum::<f32>().sqrt();
+        let x_norm = dot(xq, xq).sqrt();
         let bound: Vec<f32> = (0..lists).map(|c| s[c] + x_norm * radius[c]).collect();
         // The k-th logit less the mean row's share (`x · mean`), as the cells' scores are.
-        let shift: f32 = xq.iter().zip(&mean).map(|(a, b)| a * b).sum();
+        let shift = dot(xq, &mean);
         let kth = top.last().map_or(f32::MIN, |p| p.logit - shift);
         for (o, key) in [s, &bound[..]].into_iter().enumerate() {
             let mut order: Vec<usize> = (0..lists).collect();

@@ -150,7 +150,7 @@ impl ApproxIndex {
 }
 
 /// The mean of the rows of `e` (`n x d`, row-major), summed in f64.
-fn mean_row(e: &[f32], d: usize) -> Vec<f32> {
+pub fn mean_row(e: &[f32], d: usize) -> Vec<f32> {
     let n = (e.len() / d).max(1);
     e.par_chunks_exact(d)
         .fold(
@@ -175,7 +175,7 @@ fn mean_row(e: &[f32], d: usize) -> Vec<f32> {
 }
 
 /// `rows` (`m x d`) less `mean` (`d`), row-major.
-fn centered_rows(rows: &[f32], mean: &[f32]) -> Vec<f32> {
+pub fn centered_rows(rows: &[f32], mean: &[f32]) -> Vec<f32> {
     rows.par_chunks_exact(mean.len())
         .flat_map_iter(|row| row.iter().zip(mean).map(|(v, m)| v - m))
         .collect()
