@@ -29,6 +29,14 @@ export interface ConnectionTarget {
 
 export type Work<T> = (tx: ManagedTransaction) => Promise<T>;
 
+export interface WriteOptions {
+  /**
+   * A shorter budget for this call than the configured one (never longer): a batch writer that
+   * knows how long a batch should take gives up on one that runs far past it, and splits it.
+   */
+  budgetMs?: number;
+}
+
 export interface DatabaseOptions {
   /** Fail fast while the database is away (the API); batch jobs leave it off and retry. */
   failFast?: CircuitBreakerOptions;
@@ -102,14 +110,19 @@ export class Database {
     }
   }
 
+  /** The configured budget of one transaction, in ms (KGC_DB_TX_TIMEOUT_MS). */
+  get transactionBudgetMs(): number {
+    return this.retry.budgetMs;
+  }
+
   get databaseName(): string {
     return this.target.database;
   }
 
   /** The budget of a call that started at `startedMs`, and whether it is spent. */
-  private spent(startedMs: number): Budget {
+  private spent(startedMs: number, budgetMs = this.retry.budgetMs): Budget {
     // The server's clock started a little later than ours: a little slack.
-    return { ms: this.retry.budgetMs, spent: Date.now() - startedMs >= this.retry.budgetMs - 50 };
+    return { ms: budgetMs, spent: Date.now() - startedMs >= budgetMs - 50 };
   }
 
   read<T>(work: Work<T>): Promise<T> {
@@ -121,15 +134,21 @@ export class Database {
     });
   }
 
-  write<T>(work: Work<T>): Promise<T> {
-    return this.guarded(() => this.transact('WRITE', work));
+  write<T>(work: Work<T>, options: WriteOptions = {}): Promise<T> {
+    const budgetMs = Math.min(options.budgetMs ?? Infinity, this.retry.budgetMs);
+    return this.guarded(() => this.transact('WRITE', work, budgetMs));
   }
 
   /**
    * One managed transaction per attempt, each with the budget left as its server-side timeout;
    * retryable failures wait a short backoff and go again while the budget allows.
    */
-  private async transact<T>(mode: 'READ' | 'WRITE', work: Work<T>): Promise<T> {
+  private async transact<T>(
+    mode: 'READ' | 'WRITE',
+    work: Work<T>,
+    budgetMs = this.retry.budgetMs,
+  ): Promise<T> {
+    const policy = { ...this.retry, budgetMs };
     const started = Date.now();
     for (let attempt = 1; ; attempt++) {
       const session = this.driver.session({
@@ -137,14 +156,14 @@ export class Database {
         defaultAccessMode: mode === 'READ' ? neo4j.session.READ : neo4j.session.WRITE,
       });
       try {
-        const config = { timeout: attemptTimeoutMs(this.retry.budgetMs, Date.now() - started) };
+        const config = { timeout: attemptTimeoutMs(budgetMs, Date.now() - started) };
         return await (mode === 'READ'
           ? session.executeRead(oneAttempt(work), config)
           : session.executeWrite(oneAttempt(work), config));
       } catch (error) {
         const wait = backoffMs(attempt);
-        if (!mayRetry(error, this.retry, Date.now() - started + wait)) {
-          throw mapNeo4jError(error, this.target.uri, this.spent(started));
+        if (!mayRetry(error, policy, Date.now() - started + wait)) {
+          throw mapNeo4jError(error, this.target.uri, this.spent(started, budgetMs));
         }
         this.options.onRetry?.((error as Neo4jError).code);
         await sleep(wait);

@@ -16,6 +16,8 @@ import { DEFAULT_CSV_COLUMNS, type CsvColumns } from './parsers/csv-parser';
 import { LabelsParser } from './parsers/labels-parser';
 import { createParser, formatFromPath } from './parsers/parser-for';
 import { RejectFile } from './reject-file';
+import { BatchSizer } from './batch-sizer';
+import { writeBatch, type BatchSplit } from './write-batch';
 
 export interface IngestOptions {
   file: string;
@@ -28,11 +30,16 @@ export interface IngestOptions {
   skipInvalid?: boolean;
   /** Defaults to `<file>.rejects.tsv`. */
   rejectPath?: string;
-  /** Triples per write transaction. */
+  /**
+   * The most triples per write transaction; batches are sized below it by their measured time
+   * (batch-sizer.ts).
+   */
   batchSize?: number;
   /** Longer lines are bad lines (default DEFAULT_MAX_LINE_BYTES, 1 MiB): memory stays bounded. */
   maxLineBytes?: number;
   onProgress?: (progress: IngestProgress) => void;
+  /** A batch ran past its time limit and is written again in two halves. */
+  onSplit?: (split: BatchSplit) => void;
 }
 
 export interface IngestSummary {
@@ -56,14 +63,16 @@ export interface IngestSummary {
   labelled: number;
   /** Bad lines (only with skipInvalid; strict mode fails instead). */
   skipped: number;
+  /** Batches that ran past their time limit and were split (0 on a healthy server). */
+  splits: number;
   rejectFile?: string;
   seconds: number;
 }
 
 /**
- * Bigger batches amortise per-transaction costs (measured on FB15k-237: 5k rows per batch about
- * 1.5x slower than 25k; 50k about 1.1x faster than 25k). 50k edges is a few tens of MB of
- * transaction state on the server.
+ * The largest batch. Bigger batches amortise per-transaction costs (measured on FB15k-237: 5k
+ * rows per batch about 1.5x slower than 25k; 50k about 1.1x faster than 25k). 50k edges is a
+ * few tens of MB of transaction state on the server.
  */
 export const DEFAULT_BATCH_SIZE = 50_000;
 /** Bad lines quoted in a strict-mode failure; the rest are counted. */
@@ -122,10 +131,13 @@ export async function ingestFile(db: Database, options: IngestOptions): Promise<
     properties: 0,
     labelled: 0,
     skipped: 0,
+    splits: 0,
     seconds: 0,
   };
   const writer = new TripleWriter(db);
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  const sizer = new BatchSizer(batchSize, db.transactionBudgetMs);
+  const onSplit = options.onSplit ?? (() => undefined);
   const rejects = options.skipInvalid
     ? new RejectFile(options.rejectPath ?? `${options.file}.rejects.tsv`)
     : undefined;
@@ -134,7 +146,8 @@ export async function ingestFile(db: Database, options: IngestOptions): Promise<
   let labels: LabelRow[] = [];
   const flush = async () => {
     if (edges.length > 0) {
-      const result = await writer.writeEdges(edges);
+      const result = await writeBatch(writer, edges, sizer, onSplit);
+      summary.splits += result.splits;
       summary.written += result.created;
       summary.alreadyPresent += result.present + result.duplicates;
       summary.confirmed += result.confirmed;
@@ -180,7 +193,8 @@ export async function ingestFile(db: Database, options: IngestOptions): Promise<
           case 'skip':
             break;
         }
-        if (Math.max(edges.length, props.length, labels.length) >= batchSize) await flush();
+        if (edges.length >= sizer.size || Math.max(props.length, labels.length) >= batchSize)
+          await flush();
       },
     );
     await flush();

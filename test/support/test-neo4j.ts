@@ -14,14 +14,17 @@ export const TEST_ENV = {
 
 const PREFIX = 'kgc-test-neo4j-';
 
-export function testNeo4j(dir: string): LocalNeo4j {
+/** The run's server; `memory` overrides its heap and page cache (the product's are 1g / 512m). */
+export function testNeo4j(
+  dir: string,
+  memory: { heap: string; pageCache: string } = { heap: '768m', pageCache: '256m' },
+): LocalNeo4j {
   return new LocalNeo4j({
     dir,
     cacheDir: process.env.KGC_CACHE_DIR ?? path.join(os.homedir(), '.cache', 'kgc'),
     javaHome: process.env.JAVA_HOME,
     boltPort: 0,
-    heap: '768m',
-    pageCache: '256m',
+    ...memory,
     database: 'neo4j',
     log: (line) => process.stderr.write(`[neo4j] ${line}\n`),
   });

@@ -51,7 +51,7 @@ export function ingestCommand(out: CliOutput): Command {
     .option('--rejects <file>', 'reject file for --skip-invalid (default: <path>.rejects.tsv)')
     .option(
       '--batch-size <n>',
-      'triples per transaction',
+      'the most triples per transaction (batches are sized below it by their measured time)',
       integerOption('--batch-size', { min: 1 }),
       DEFAULT_BATCH_SIZE,
     )
@@ -124,6 +124,12 @@ export function ingestCommand(out: CliOutput): Command {
             rejectPath: run.labels ? undefined : options.rejects,
             batchSize: options.batchSize,
             onProgress: (p) => progress.report(p),
+            // Said as it happens: a split batch is a server that is slow right now.
+            onSplit: (split) =>
+              process.stderr.write(
+                `ingest: a batch of ${split.rows} triples ran past its ${Math.round(split.limitMs / 1000)} s ` +
+                  'limit and was rolled back; writing it again in two halves\n',
+              ),
           });
           progress.stop();
           out.info(options.json ? JSON.stringify(summary) : describe(summary));
@@ -151,5 +157,6 @@ function describe(s: IngestSummary): string {
   if (s.properties > 0) lines.push(`  entity properties set ${s.properties}`);
   if (s.labelled > 0) lines.push(`  entities labelled ${s.labelled}`);
   if (s.rejectFile) lines.push(`  bad lines and reasons: ${s.rejectFile}`);
+  if (s.splits > 0) lines.push(`  batches split after running past their time limit ${s.splits}`);
   return lines.join('\n');
 }

@@ -16,30 +16,32 @@ MERGE (:Entity {id: id})`;
  */
 export const LOCK_HEADS = `
 UNWIND $ids AS id
-MATCH (h:Entity {id: id})
+MATCH (h:Entity {id: id}) USING INDEX SEEK h:Entity(id)
 SET h.__kgcLock = true
 REMOVE h.__kgcLock`;
 
 /**
- * Creates each `(h)-[:rel]->(t)` that does not exist yet (its head locked: LOCK_HEADS). Not `MERGE (h)-[:$(row[1])]->(t)`:
- * on 5.26 a MERGE with a dynamic type is planned as a scan of every relationship per row
- * (DirectedAllRelationshipsScan, quadratic). The existence check goes through an index-hinted
- * `t2`, which pins the plan to an index seek plus an expand; without the hint an empty (or
- * just emptied) store gets a relationship-scan plan that stays cached for the next batches.
- * Do not "simplify" the check to `MATCH (h)-[x]->(t)` with both ends bound: measured about 1.1x
- * faster on a warm server, but on a fresh store (no relationships when the second batch is
- * planned) it got the DirectedAllRelationshipsScan plan and one 50k batch ran for over ten
- * minutes (bench/ingest/RESULTS.md).
+ * Creates each `(h)-[:rel]->(t)` that does not exist yet (its head locked: LOCK_HEADS). Every
+ * node is found through the id index, by hint, so no plan depends on the store's statistics:
+ * a store with few relationships (a fresh one, when the first batches are planned, and the
+ * plan stays cached) otherwise gets plans that scan relationships or expand from one end,
+ * which a hub (a tail of 20,000 edges) turns quadratic: minutes per batch. `USING INDEX SEEK`,
+ * not `USING INDEX`, which a full scan of the index also satisfies. Not
+ * `MERGE (h)-[:$(row[1])]->(t)`: on 5.26 a MERGE with a dynamic type is planned as a scan of
+ * every relationship per row (DirectedAllRelationshipsScan). The existence check goes through
+ * an index-hinted `t2` for the same reason: with both ends bound instead, a fresh store got a
+ * relationship-scan plan (bench/ingest/RESULTS.md). test/integration/ingest/ingest-at-scale
+ * checks every plan on a fresh store and a warm one.
  * Rows within one batch are distinct (the writer dedupes), so the check against the committed
  * graph is enough for idempotency.
  */
 export const CREATE_MISSING_EDGES = `
 UNWIND $rows AS row
-MATCH (h:Entity {id: row[0]})
-MATCH (t:Entity {id: row[2]})
+MATCH (h:Entity {id: row[0]}) USING INDEX SEEK h:Entity(id)
+MATCH (t:Entity {id: row[2]}) USING INDEX SEEK t:Entity(id)
 WITH h, t, row
 WHERE NOT EXISTS {
-  MATCH (h)-[x]->(t2:Entity {id: row[2]}) USING INDEX t2:Entity(id)
+  MATCH (h)-[x]->(t2:Entity {id: row[2]}) USING INDEX SEEK t2:Entity(id)
   WHERE type(x) = row[1]
 }
 CREATE (h)-[:$(row[1])]->(t)`;
@@ -47,16 +49,22 @@ CREATE (h)-[:$(row[1])]->(t)`;
 /**
  * An ingested edge that exists as an accepted prediction becomes a fact: `kgc_source` turns from
  * `$prediction` to `$ingest` with the time (the `kgc_accepted_*` history stays), so a later
- * revert refuses it (provenance.ts). The SET locks each such edge, so a revert that read it as
- * a prediction a moment before either commits first (and the writer's second
- * CREATE_MISSING_EDGES puts the fact back) or waits and then reads it as a fact. The index hint
- * pins the plan to a seek plus an expand, as for CREATE_MISSING_EDGES.
+ * revert refuses it (provenance.ts). The SET locks each such edge; the head is locked already
+ * (LOCK_HEADS), as a revert locks it, so the two never both act on a stale read. The edge is
+ * found as CREATE_MISSING_EDGES checks it, in a subquery from the seeked head to a seeked `t2`:
+ * written as one pattern, a store with few relationships got an expand from `t` over all of its
+ * edges per row (20 million reads for one 50k batch with one hub), and with `t` seeked on its
+ * own, an index scan for `t` or a hash join fed by that expand.
  */
 export const CONFIRM_ACCEPTED_PREDICTIONS = `
 UNWIND $rows AS row
-MATCH (h:Entity {id: row[0]})
-MATCH (h)-[e]->(t:Entity {id: row[2]}) USING INDEX t:Entity(id)
-WHERE type(e) = row[1] AND e.kgc_source = $prediction
+MATCH (h:Entity {id: row[0]}) USING INDEX SEEK h:Entity(id)
+WITH row, COLLECT {
+  MATCH (h)-[e]->(t2:Entity {id: row[2]}) USING INDEX SEEK t2:Entity(id)
+  WHERE type(e) = row[1] AND e.kgc_source = $prediction
+  RETURN e
+} AS predictions
+UNWIND predictions AS e
 SET e.kgc_source = $ingest, e.kgc_confirmed_at = datetime()
 RETURN count(e) AS confirmed`;
 
@@ -67,7 +75,8 @@ RETURN count(e) AS confirmed`;
 export const COUNT_MISSING_ENDPOINTS = `
 UNWIND $rows AS row
 WITH row
-WHERE NOT EXISTS { MATCH (:Entity {id: row[0]}) } OR NOT EXISTS { MATCH (:Entity {id: row[2]}) }
+WHERE NOT EXISTS { MATCH (h:Entity {id: row[0]}) USING INDEX SEEK h:Entity(id) }
+   OR NOT EXISTS { MATCH (t:Entity {id: row[2]}) USING INDEX SEEK t:Entity(id) }
 RETURN count(*) AS missing`;
 
 /**

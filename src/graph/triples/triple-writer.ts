@@ -1,4 +1,4 @@
-import type { Database } from '../database';
+import type { Database, WriteOptions } from '../database';
 import { compareIds, rowsInLockOrder } from '../lock-order';
 import { SOURCE_PARAMS } from '../predictions/provenance';
 import {
@@ -42,7 +42,8 @@ export class TripleWriter {
 
   constructor(private readonly db: Database) {}
 
-  async writeEdges(rows: TripleRow[]): Promise<BatchResult> {
+  /** `options.budgetMs` bounds each of the batch's transactions (see ingest's BatchSizer). */
+  async writeEdges(rows: TripleRow[], options: WriteOptions = {}): Promise<BatchResult> {
     const distinct = rowsInLockOrder(dedupe(rows));
     const fresh: string[] = [];
     for (const [h, , t] of distinct) {
@@ -57,7 +58,7 @@ export class TripleWriter {
       // MERGE locks each id's index entry in row order (lock-order.ts).
       fresh.sort(compareIds);
       try {
-        await this.db.write((tx) => tx.run(MERGE_ENTITIES, { ids: fresh }));
+        await this.db.write((tx) => tx.run(MERGE_ENTITIES, { ids: fresh }), options);
       } catch (error) {
         for (const id of fresh) this.knownEntities.delete(id);
         throw error;
@@ -68,10 +69,11 @@ export class TripleWriter {
     const heads = [...new Set(distinct.map(([h]) => h))];
     const { created, confirmed, failed } = await this.db.write(async (tx) => {
       await tx.run(LOCK_HEADS, { ids: heads });
-      const create = async () =>
-        (await tx.run(CREATE_MISSING_EDGES, { rows: distinct })).summary.counters.updates()
-          .relationshipsCreated;
-      let made = await create();
+      // With the heads locked no revert (which locks the head first) can remove an edge of
+      // these heads before this commits: one pass sees what the batch must create.
+      const made = (
+        await tx.run(CREATE_MISSING_EDGES, { rows: distinct })
+      ).summary.counters.updates().relationshipsCreated;
       // Only a batch with uncreated rows can hold an accepted prediction or a row whose
       // endpoint is gone.
       if (made === distinct.length) return { created: made, confirmed: 0, failed: 0 };
@@ -79,15 +81,13 @@ export class TripleWriter {
         rows: distinct,
         ...SOURCE_PARAMS,
       });
-      // A prediction reverted between the first pass and the confirm's lock: write the fact.
-      made += await create();
       const check = await tx.run(COUNT_MISSING_ENDPOINTS, { rows: distinct });
       return {
         created: made,
         confirmed: Number(confirm.records[0]?.get('confirmed') ?? 0),
         failed: Number(check.records[0]?.get('missing') ?? 0),
       };
-    });
+    }, options);
     // Some entity this writer thought committed is gone: MERGE this batch's entities again next time.
     if (failed > 0) {
       for (const [h, , t] of distinct) {
