@@ -9,7 +9,7 @@ export { TripleWriter } from './triples/triple-writer';
 export type { BatchResult, PropertyRow, TripleRow } from './triples/triple-writer';
 export { streamEdgesByNode } from './triples/edge-stream';
 export type { EdgeFilter } from './triples/edge-stream';
-export { knownAnswersBatch, warmUpKnownAnswers } from './predictions/known-answers';
+export { knownAnswersBatch } from './predictions/known-answers';
 export type { KnownAnswers } from './predictions/known-answers';
 export { edgeFactsBatch } from './predictions/edge-facts';
 export type { EdgeFacts } from './predictions/edge-facts';
