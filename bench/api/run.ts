@@ -3,9 +3,11 @@
  * for a few epochs, `kgc serve --model` as its own process, and autocannon over HTTP.
  *
  *   npx tsx bench/api/run.ts [--data <dir>] [--dataset <name|dir>] [--epochs N] [--seconds S] [--quick]
+ *   npx tsx bench/api/run.ts --protocol fresh [--data <dir>] [--dataset <name|dir>] [--epochs N]
  *
  * Prints a table; a full run writes bench/api/results/api-<time>.json and bench/api/RESULTS.md,
- * a --quick (smoke) run only bench/api/results/smoke-<time>.json.
+ * a --quick (smoke) run only bench/api/results/smoke-<time>.json. `--protocol fresh` is a user's
+ * first half minute after a fresh start instead (fresh-protocol.ts).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -25,6 +27,7 @@ import { Stopper } from './harness/stopper';
 import { Bodies, readPairs, seededRandom } from './harness/workload';
 import { measureReadFloor } from './harness/read-floor';
 import { timeWorstRequests } from './harness/worst-request';
+import { runFreshProtocol } from './fresh-protocol';
 import { evaluateTargets, printReport, writeResults } from './report';
 import type { ApiBenchResult, Step, WarmupStep } from './report';
 
@@ -38,6 +41,7 @@ const REASONS_RATE = 50;
 
 async function main(): Promise<void> {
   const args = parseBenchArgs(process.argv.slice(2), { epochs: 2, seconds: 15 });
+  if (args.protocol === 'fresh') return runFreshProtocol(args);
   const machine = describeMachine();
   const stopper = new Stopper();
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'kgc-bench-api-'));

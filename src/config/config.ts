@@ -109,6 +109,12 @@ export interface Config {
   lifecycle: LifecycleConfig;
   foldIn: FoldInConfig;
   topKIndex: TopKIndexConfig;
+  /**
+   * How long `/readyz` of `kgc serve` waits for the start-up work that would compete with
+   * serving (src/server/warm-up.ts, fold-in, an approximate index); past it the server says
+   * ready and the log says what is still running. 0: no wait.
+   */
+  readyMaxWaitMs: number;
 }
 
 /** Model versions, their registry and the retraining worker (docs/lifecycle.md). */
@@ -316,5 +322,6 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     lifecycle: readLifecycle(env, stateDir, cwd),
     foldIn: readFoldIn(env),
     topKIndex: readTopKIndex(env),
+    readyMaxWaitMs: 1000 * readInt(env, 'KGC_READY_MAX_WAIT_SECONDS', 60, { min: 0, max: 86400 }),
   };
 }

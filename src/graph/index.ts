@@ -10,6 +10,7 @@ export type { BatchResult, PropertyRow, TripleRow } from './triples/triple-write
 export { streamEdgesByNode } from './triples/edge-stream';
 export type { EdgeFilter } from './triples/edge-stream';
 export { knownAnswersBatch } from './predictions/known-answers';
+export { warmUpKnownAnswers } from './predictions/known-answers-warm-up';
 export type { KnownAnswers } from './predictions/known-answers';
 export { edgeFactsBatch } from './predictions/edge-facts';
 export type { EdgeFacts } from './predictions/edge-facts';

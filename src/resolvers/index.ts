@@ -30,10 +30,10 @@ export const resolvers = [
   StalenessResolver,
 ] as const;
 export { authChecker } from './auth-checker';
-export { createLoaders } from './loaders';
+export { createLoaders, REASONS_BATCH } from './loaders';
 export type { Caller, RequestContext } from './request-context';
 export type { ApiMetrics } from './api-metrics';
-export { MissingLinksBatcher } from './missing-links-batcher';
+export { MAX_BATCH, MissingLinksBatcher } from './missing-links-batcher';
 export { StalenessTracker } from './staleness-tracker';
 export type { StalenessCounts } from './staleness-tracker';
 export {

@@ -5,7 +5,7 @@ import { reasonsBatch } from './reasons';
 import type { RequestLoaders } from './request-context';
 
 /** Predictions per reasons read: a missingLinksBatch of 256 queries at k = 10 is 2,560. */
-const REASONS_BATCH = 4096;
+export const REASONS_BATCH = 4096;
 
 /** Fresh per request: caching across requests would serve stale properties. */
 export function createLoaders(db: Database): RequestLoaders {

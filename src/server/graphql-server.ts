@@ -1,5 +1,6 @@
 import { ApolloServer } from '@apollo/server';
 import type { ApolloServerPlugin } from '@apollo/server';
+import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { ASTVisitor, GraphQLError, Kind, ValidationContext } from 'graphql';
@@ -94,7 +95,13 @@ export function createGraphQLServer(api: ApiConfig): ApolloServer<ServerContext>
       maxIntrospectionDepthRule(),
       maxAliasesRule({ n: api.maxAliases, ...reportAsValidationError }),
     ],
-    plugins: [tracePlugin, queryCostPlugin(api.maxQueryCost)],
+    // Apollo's default cache-control plugin wraps every field's resolver to collect cache hints
+    // the schema never sets (a cost per field of every answer); /graphql says no-store itself.
+    plugins: [
+      tracePlugin,
+      queryCostPlugin(api.maxQueryCost),
+      ApolloServerPluginCacheControlDisabled(),
+    ],
     // The HTTP server owns shutdown (it drains in-flight requests first); Apollo's own handler
     // would stop mid-drain and re-raise the signal, killing the process.
     stopOnTerminationSignals: false,

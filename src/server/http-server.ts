@@ -9,22 +9,25 @@ import type { ApiConfig, HttpLimits } from '../config';
 import { ErrorCode, isKgcError, KgcError } from '../errors';
 import type { Database } from '../graph';
 import type { FoldInService, ServingModel } from '../model';
-import { createLoaders, MissingLinksBatcher, StalenessTracker } from '../resolvers';
+import { MissingLinksBatcher, StalenessTracker } from '../resolvers';
 import { AdminPage, isAdminPath, loadAdminPage, serveAdminPage } from './admin-page';
 import { authenticate } from './authenticate';
 import { setCorsHeaders } from './cors';
 import { guardServer, serverOptions } from './http-limits';
 import { isInternalCode } from './format-error';
+import { graphQLContext, internalQuery } from './graphql-context';
+import type { InternalQuery } from './graphql-context';
 import { createGraphQLServer, RequestTrace, ServerContext } from './graphql-server';
 import type { Logger } from './logger';
 import { ServerMetrics } from './metrics';
 import { readBody } from './read-body';
 import { errorCodeLabel, requestLabels } from './request-labels';
 import { ReadinessCheck } from './readiness';
-import { SERVICE_VERSION } from './service-version';
 
 export interface RunningServer {
   url: string;
+  /** Runs a query in-process without HTTP (the start-up warm-up: graphql-context.ts). */
+  query: InternalQuery;
   /** Stops accepting, lets in-flight requests finish (up to `drainMs`), then closes. */
   stop(drainMs?: number): Promise<void>;
 }
@@ -112,6 +115,7 @@ export async function listen(
   const address = server.address() as AddressInfo;
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${address.port}/graphql`,
+    query: internalQuery(apollo, deps),
     stop: async (drainMs = 10_000) => {
       draining = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -259,21 +263,7 @@ async function serveGraphQL(
   for (const [key, value] of Object.entries(request.headers)) {
     if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
   }
-  const context: ServerContext = {
-    db: deps.db,
-    model: deps.model(),
-    version: SERVICE_VERSION,
-    caller,
-    keysConfigured: deps.api.keys.length > 0,
-    loaders: createLoaders(deps.db),
-    missingLinks: deps.batcher,
-    metrics: deps.metrics,
-    registryScope: deps.registryScope,
-    staleness: deps.staleness,
-    foldIn: deps.foldIn,
-    trace,
-    logger: deps.logger,
-  };
+  const context = graphQLContext(deps, caller, trace);
   const result = await apollo.executeHTTPGraphQLRequest({
     httpGraphQLRequest: {
       method: request.method ?? 'GET',
@@ -283,6 +273,8 @@ async function serveGraphQL(
     },
     context: async () => context,
   });
+  // Answers reflect the graph and the model now: never cached (Apollo's cache control is off).
+  response.setHeader('cache-control', 'no-store');
   response.writeHead(result.status ?? 200, Object.fromEntries(result.headers));
   if (result.body.kind === 'complete') response.end(result.body.string);
   else {

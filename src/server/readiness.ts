@@ -23,9 +23,10 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 /**
- * `/readyz`: the database answers, its migrations are applied, a model is loaded. Each check
- * is bounded, so the endpoint answers within about a second whatever the database does.
- * Migrations, once seen applied, are not read again (they only ever grow by a deploy).
+ * `/readyz`: the database answers, its migrations are applied, a model is loaded, and the
+ * start-up work that would compete with serving is done (or ran past its bound: StartUpWork).
+ * Each check is bounded, so the endpoint answers within about a second whatever the database
+ * does. Migrations, once seen applied, are not read again (they only ever grow by a deploy).
  */
 export class ReadinessCheck {
   private migrationsApplied = false;
@@ -37,6 +38,8 @@ export class ReadinessCheck {
     private readonly model: () => ServingModel | undefined,
     /** Set while the active model version is refused (see ModelFollower). */
     private readonly fallback: () => ModelFallback | undefined = () => undefined,
+    /** Start-up work still running, by name (StartUpWork.waitingFor); empty: none. */
+    private readonly warmingUp: () => string[] = () => [],
   ) {}
 
   async check(): Promise<Readiness> {
@@ -68,6 +71,8 @@ export class ReadinessCheck {
     } else if (fallback) {
       degraded.push(`model: ${refused}; serving ${fallback.serving ?? 'none'} instead`);
     }
+    const warming = this.warmingUp();
+    if (warming.length > 0) reasons.push(`warming up: ${warming.join(', ')}`);
     return { ready: reasons.length === 0, reasons, ...(degraded.length > 0 ? { degraded } : {}) };
   }
 }

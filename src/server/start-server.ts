@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import type { Config } from '../config';
-import { Database, MigrationRunner, openDatabase, warmUpReasonReads } from '../graph';
+import { Database, MigrationRunner, openDatabase } from '../graph';
 import { loadServingModel } from '../model';
 import { StalenessTracker } from '../resolvers';
 import type { FoldInService } from '../model';
@@ -13,6 +13,9 @@ import { modelFallbackMetrics } from './model-fallback-metrics';
 import { FollowOptions, ModelFollower } from './model-follower';
 import { ReadinessCheck } from './readiness';
 import { stalenessMetrics } from './staleness-metrics';
+import { StartUpWork } from './start-up-work';
+import { warmUpServingPath } from './warm-up';
+import type { InternalQuery } from './graphql-context';
 
 export interface StartServerOptions {
   migrationsDir: string;
@@ -34,7 +37,11 @@ export type StartedServer = RunningServer & {
   foldIn: FoldInService;
   /** The served version's approximate top-k index (KGC_TOPK_INDEX=hnsw); `settled()` waits. */
   indexer: ApproxIndexBuilder;
-  /** Settles when the reasons reads are planned (failures are logged, never thrown). */
+  /**
+   * Settles when the start-up work /readyz waits for has finished (warm-up.ts: the API's reads
+   * planned and run, the GraphQL path's first queries; the entities the version lacks folded
+   * in; the approximate index built); failures are logged, never thrown.
+   */
   warmedUp: Promise<void>;
 };
 
@@ -68,6 +75,8 @@ export async function startServer(
   const logger = options.logger ?? silentLogger;
   const metrics = new ServerMetrics();
   const db = given ?? openServingDatabase(config, metrics);
+  // Set once the start-up work waits for the server to listen: a failed start ends that wait.
+  let notListening: (error: unknown) => void = () => undefined;
   try {
     await db.ping();
     const migrations = { dir: options.migrationsDir, chain: options.migrationChain };
@@ -92,6 +101,19 @@ export async function startServer(
     const model = () => foldIn.current();
     metrics.setModelVersion(model()?.version);
     const staleness = new StalenessTracker(db, { foldedIn: () => foldIn.foldedInCount() });
+    // Started before the server listens: /readyz never says ready before this work is done
+    // (or has run past its bound).
+    const startUp = new StartUpWork(config.readyMaxWaitMs, logger);
+    let listening: (query: InternalQuery) => void = () => undefined;
+    const served = new Promise<InternalQuery>((resolve, reject) => {
+      listening = resolve;
+      notListening = reject;
+    });
+    served.catch(() => undefined);
+    startUp.add('serving path', (signal) => warmUpServingPath(db, model, served, logger, signal));
+    if (config.foldIn.enabled) startUp.add('fold-in', () => foldIn.catchUp());
+    if (config.topKIndex.kind !== 'exact')
+      startUp.add('approximate index', () => indexer.settled());
     stalenessMetrics(metrics.registry, model, staleness);
     if (config.api.keys.length === 0) {
       logger.warn(
@@ -106,7 +128,13 @@ export async function startServer(
         logger,
         registryScope: options.follow?.scope ?? config.lifecycle.registryScope,
         metrics,
-        readiness: new ReadinessCheck(db, migrations, model, () => follower?.fallback()),
+        readiness: new ReadinessCheck(
+          db,
+          migrations,
+          model,
+          () => follower?.fallback(),
+          () => startUp.waitingFor(),
+        ),
         http: config.http,
         staleness,
         foldIn,
@@ -114,7 +142,8 @@ export async function startServer(
       config.http.host,
       config.http.port,
     );
-    const warmedUp = warmUp(db, logger);
+    listening(running.query);
+    const warmedUp = startUp.settled();
     return {
       ...running,
       db,
@@ -124,30 +153,18 @@ export async function startServer(
       indexer,
       warmedUp,
       stop: async (drainMs?: number) => {
-        await warmedUp;
+        startUp.stop();
         await indexer.stop();
         await foldIn.stop();
+        await warmedUp;
         await follower?.stop();
         await running.stop(drainMs);
         await db.close();
       },
     };
   } catch (error) {
+    notListening(error);
     await db.close();
     throw error;
-  }
-}
-
-/**
- * Plans the reasons reads in the background, so the first request that asks for reasons does
- * not wait seconds for Neo4j's planner.
- */
-async function warmUp(db: Database, logger: Logger): Promise<void> {
-  const started = Date.now();
-  try {
-    await warmUpReasonReads(db);
-    logger.info({ ms: Date.now() - started }, 'reasons reads planned');
-  } catch (error) {
-    logger.warn({ err: error }, 'planning the reasons reads failed (the first request will)');
   }
 }

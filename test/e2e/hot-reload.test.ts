@@ -109,6 +109,7 @@ describe('serving follows the registry: promotions and rollbacks without a resta
     expect(result.errors).toBeUndefined();
     expect(result.data?.model.version).toBe(first);
     // Reported: ready but degraded, and the metric says so.
+    await server.warmedUp;
     const ready = await readyz(server.url);
     expect(ready.status).toBe(200);
     expect(ready.body).toMatchObject({ ready: true, reasons: [] });
@@ -133,6 +134,7 @@ describe('serving follows the registry: promotions and rollbacks without a resta
     });
     try {
       expect(fresh.follower!.current()?.version).toBe(first);
+      await fresh.warmedUp;
       const ready = await readyz(fresh.url);
       expect(ready.status).toBe(200);
       expect(ready.body.degraded).toEqual([expect.stringContaining(`serving ${first} instead`)]);

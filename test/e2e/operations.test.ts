@@ -124,11 +124,14 @@ describe('operations: batching, readiness, metrics, logs', () => {
 
   it('is ready with a database, migrations and a model; /healthz is liveness only', async () => {
     const base = server.url.replace(/\/graphql$/, '');
+    // Not ready until the start-up work is done (readiness-warm-up.test.ts).
+    await server.warmedUp;
     const ready = await fetch(`${base}/readyz`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({ status: 'ready', ready: true, reasons: [] });
     const bare = await startServer(testServerConfig(), { migrationsDir: MIGRATIONS });
     try {
+      await bare.warmedUp;
       const notReady = await fetch(bare.url.replace(/graphql$/, 'readyz'));
       expect(notReady.status).toBe(503);
       expect(((await notReady.json()) as { reasons: string[] }).reasons).toEqual([

@@ -138,6 +138,8 @@ describe.each([
       { ...config, foldIn: { ...config.foldIn, enabled: false } },
       { migrationsDir: MIGRATIONS, modelDir },
     );
+    // Ready first: the start-up warm-up's own reads would add to the counts too.
+    await server.warmedUp;
     reads?.mockRestore();
     reads = jest.spyOn(server.metrics, 'observeNeo4jRead');
   });

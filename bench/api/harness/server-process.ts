@@ -10,6 +10,8 @@ export interface ApiProcess {
   pid: number;
   /** The server's own output (JSON log lines), for the report when something goes wrong. */
   logFile: string;
+  /** Date.now() when /readyz first answered 200. */
+  readyAt: number;
   stop(): Promise<void>;
 }
 
@@ -20,6 +22,12 @@ export interface ApiProcessOptions {
   /** Scratch folder: the server's state dir and its log. */
   work: string;
   readyTimeoutMs?: number;
+  /** KGC_LOG_LEVEL of the server (default warn; info logs every request with its ms). */
+  logLevel?: 'debug' | 'info' | 'warn' | 'error';
+  /** The `kgc` entry point (default this repository's bin/kgc.js). */
+  bin?: string;
+  /** How often /readyz is asked while not ready (default 250 ms). */
+  pollMs?: number;
 }
 
 /**
@@ -32,14 +40,20 @@ export async function startApiProcess(options: ApiProcessOptions): Promise<ApiPr
   const log = fs.openSync(logFile, 'a');
   const child = spawn(
     process.execPath,
-    [path.join(REPO_ROOT, 'bin', 'kgc.js'), 'serve', '--port', String(port), ...options.args],
+    [
+      options.bin ?? path.join(REPO_ROOT, 'bin', 'kgc.js'),
+      'serve',
+      '--port',
+      String(port),
+      ...options.args,
+    ],
     {
       cwd: REPO_ROOT,
       env: {
         PATH: process.env.PATH ?? '',
         HOME: process.env.HOME ?? '',
         KGC_STATE_DIR: path.join(options.work, 'state'),
-        KGC_LOG_LEVEL: 'warn',
+        KGC_LOG_LEVEL: options.logLevel ?? 'warn',
         KGC_HTTP_HOST: '127.0.0.1',
         ...options.env,
       },
@@ -70,12 +84,13 @@ export async function startApiProcess(options: ApiProcessOptions): Promise<ApiPr
       child.kill('SIGKILL');
       throw new Error(`kgc serve not ready in time:\n${tail(logFile)}`);
     }
-    await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, options.pollMs ?? 250));
   }
   return {
     base,
     pid: child.pid ?? -1,
     logFile,
+    readyAt: Date.now(),
     stop: async () => {
       if (exited !== undefined) return;
       child.kill('SIGTERM');

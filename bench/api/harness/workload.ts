@@ -12,6 +12,10 @@ const SINGLE =
 const SINGLE_VERSIONED =
   'query MissingLinks($entity: String!, $relation: String!) ' +
   '{ missingLinks(entity: $entity, relation: $relation, k: 10) { entity { id } logit modelVersion } }';
+/** What the fresh protocol's user asks for (issue 56): the calibrated probability and the rank. */
+const SINGLE_RANKED =
+  'query MissingLinks($entity: String!, $relation: String!) ' +
+  '{ missingLinks(entity: $entity, relation: $relation, k: 10) { rank probability } }';
 const SINGLE_REASONS =
   'query MissingLinks($entity: String!, $relation: String!) ' +
   '{ missingLinks(entity: $entity, relation: $relation, k: 10) { entity { id } logit ' +
@@ -69,6 +73,11 @@ export class Bodies {
       query: withVersion ? SINGLE_VERSIONED : SINGLE,
       variables: this.pick(),
     });
+  }
+
+  /** One missingLinks query (k 10) asking for `{ rank probability }`. */
+  ranked(): string {
+    return JSON.stringify({ query: SINGLE_RANKED, variables: this.pick() });
   }
 
   /** One missingLinks query (k 10) that asks for every prediction's reasons. */

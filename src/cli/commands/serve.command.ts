@@ -2,7 +2,7 @@ import path from 'node:path';
 import { Command } from 'commander';
 import { loadConfig } from '../../config';
 import { openModelStore } from '../../model';
-import { createLogger } from '../../server/logger';
+import { createServerLogger } from '../../server/logger';
 import { startServer } from '../../server/start-server';
 import type { CliOutput } from '../cli-output';
 import { integerOption } from './command-args';
@@ -28,7 +28,7 @@ export function serveCommand(_out: CliOutput): Command {
       const config = loadConfig();
       if (options.port !== undefined) config.http.port = options.port;
       const modelDir = options.model ?? config.modelDir;
-      const logger = createLogger(config.logLevel);
+      const logger = createServerLogger(config.logLevel);
       // The local default is ours to migrate; a server named by NEO4J_URI is refused below.
       if (config.neo4j.kind === 'local') {
         await (await openMigratedDatabase(config, (line) => logger.info(line))).close();

@@ -114,6 +114,17 @@ export class FoldInService {
     return this.polling;
   }
 
+  /**
+   * One scan of the graph now and every fold-in it queues, finished: a serving process waits
+   * for this before it says ready, so the fits of the entities the version lacks (the engine's
+   * threads, a swapped model) do not land on its first requests.
+   */
+  async catchUp(): Promise<void> {
+    if (!this.settings.enabled || this.stopped) return;
+    await this.poll();
+    await this.idle();
+  }
+
   /** Waits until nothing is queued or being folded (tests). */
   async idle(): Promise<void> {
     while (this.running) await this.running;
