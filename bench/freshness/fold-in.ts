@@ -22,6 +22,19 @@ import { datasetDir, takeDataOption } from '../datasets';
 import { option } from '../quality/cli-option';
 import { inductiveRanks, summarise, type RankSummary } from './inductive-ranks';
 import { foldInEdges, percentile } from './fold-in-edges';
+import {
+  bootstrapMrr,
+  foldedTopShare,
+  HARM_EDGES,
+  knownMrr,
+  modelIds,
+  sample,
+  versionGraph,
+} from './known-harm';
+import { negativePool } from '../../src/model/fold-in/negative-pool';
+import { FoldInCanary } from '../../src/model/fold-in/fold-in-canary';
+import { CANARY_EDGES } from '../../src/model/fold-in/canary-file';
+import { Scorer } from '../../src/model/scorer';
 import { heldOutHalves, inductiveSplit, type Named } from './inductive-split';
 
 /** Trains `train` (+ `valid`) within `budgetSeconds` into a temp folder; returns the model. */
@@ -52,9 +65,12 @@ async function trainWithin(
   return { model: await nativeEngine().loadModel(dir, 256 << 20), seconds, dir };
 }
 
-function row(label: string, s: { both: RankSummary; head: RankSummary; tail: RankSummary }) {
-  const f = (x: number) => x.toFixed(4);
-  return `| ${label} | ${f(s.both.mrr)} | ${f(s.both.hits10)} | ${f(s.head.mrr)} | ${f(s.tail.mrr)} |`;
+interface Scored {
+  both: RankSummary;
+  head: RankSummary;
+  tail: RankSummary;
+  /** 95% bootstrap interval of `both` over held-out entities. */
+  interval: [number, number];
 }
 
 async function scored(
@@ -62,13 +78,41 @@ async function scored(
   test: Named[],
   heldOut: Set<string>,
   all: Named[],
-) {
-  const { asHead, asTail } = await inductiveRanks(model, test, heldOut, all);
+  seed: number,
+): Promise<Scored> {
+  const { asHead, asTail, headOf, tailOf } = await inductiveRanks(model, test, heldOut, all);
   return {
     both: summarise([...asHead, ...asTail]),
     head: summarise(asHead),
     tail: summarise(asTail),
+    interval: bootstrapMrr([...asHead, ...asTail], [...headOf, ...tailOf], seed),
   };
+}
+
+/** A fold-in design: what `foldInAsync` is given beyond the settings. */
+interface Design {
+  label: string;
+  options: { tailSide?: boolean; negatives?: Native.FoldInNegatives };
+}
+
+/** One design's row: the new entities' ranks, the known edges after, the top-10 share. */
+interface DesignResult {
+  label: string;
+  scored: Scored;
+  knownAfter: number;
+  share: { top10: number; entities: number };
+  burstSeconds: number;
+}
+
+const f4 = (x: number) => x.toFixed(4);
+
+function designRow(r: DesignResult, knownBefore: number): string {
+  const s = r.scored;
+  return (
+    `| ${r.label} | ${f4(s.both.mrr)} | ${f4(s.interval[0])}-${f4(s.interval[1])} | ${f4(s.both.hits10)} ` +
+    `| ${f4(s.head.mrr)} | ${f4(s.tail.mrr)} | ${f4(r.knownAfter)} | ${(r.knownAfter - knownBefore).toFixed(4)} ` +
+    `| ${(100 * r.share.top10).toFixed(2)}% (${(100 * r.share.entities).toFixed(2)}%) | ${r.burstSeconds.toFixed(2)} |`
+  );
 }
 
 async function main(): Promise<void> {
@@ -91,42 +135,88 @@ async function main(): Promise<void> {
   // One half of the held-out entities (heldOutHalves), or all of them.
   const heldOut = half ? heldOutHalves(split, seed)[half] : new Set(split.heldOut);
   const testEdges = split.test.filter(([h, , t]) => heldOut.has(h) || heldOut.has(t));
+  const harmEdges = sample(split.knownTest, HARM_EDGES, seed);
   console.log(
     `${name}: ${split.known.length} known, ${split.heldOut.length} held out; train ${split.train.length}, ` +
-      `ingested ${split.ingested.length}, test edges ${split.test.length}`,
+      `ingested ${split.ingested.length}, test edges ${split.test.length}, known-known test edges ` +
+      `${split.knownTest.length} (${harmEdges.length} scored for the harm)`,
   );
   const modelDir = option(rest, 'model');
   const base = modelDir
-    ? { model: await nativeEngine().loadModel(modelDir, 256 << 20), seconds: NaN }
+    ? { model: await nativeEngine().loadModel(modelDir, 256 << 20), seconds: NaN, dir: modelDir }
     : await trainWithin('reduced', split.train, split.valid, budget);
+  console.log(`reduced model: ${base.dir} (epoch ${base.model.epoch})`);
   const model = base.model;
   const entities = foldInEdges(model, [...heldOut].sort(), split.ingested);
   const lists = entities.map(([, edges]) => edges);
+  const names = entities.map(([x]) => x);
 
-  const t0 = process.hrtime.bigint();
-  const rows = await model.foldInAsync(lists, settings);
-  const burstSeconds = Number(process.hrtime.bigint() - t0) / 1e9;
-  const grown = model.withEntities(
-    entities.map(([x]) => x),
-    rows,
-  );
-  const folded = await scored(grown, testEdges, heldOut, split.all);
-  const headOnlyRows = await model.foldInAsync(lists, { ...settings, tailSide: false });
-  const headOnly = await scored(
-    model.withEntities(
-      entities.map(([x]) => x),
-      headOnlyRows,
-    ),
-    testEdges,
-    heldOut,
-    split.all,
-  );
-  const none = await scored(model, testEdges, heldOut, split.all);
+  const graph = await versionGraph(model, split.train);
+  const reverse = (r: number) => model.reverseRelation(r);
+  const byRelation = await negativePool(graph, reverse);
+  const oneStratum = await negativePool(graph, reverse, { strata: 'one' });
+  const designs: Design[] = [
+    { label: 'head side only', options: { tailSide: false } },
+    { label: 'uniform pairs, weighted as its own queries (before)', options: {} },
+    { label: 'known queries, one stratum, training weight', options: { negatives: oneStratum } },
+    {
+      label: 'known queries by relation, training weight (default)',
+      options: { negatives: byRelation },
+    },
+  ];
+  const knownBefore = await knownMrr(model, harmEdges, split.all);
+  const unanswered = await scored(model, testEdges, heldOut, split.all, seed);
+  const results: DesignResult[] = [];
+  for (const design of designs) {
+    const t0 = process.hrtime.bigint();
+    const rows = await model.foldInAsync(lists, { ...settings, ...design.options });
+    const burstSeconds = Number(process.hrtime.bigint() - t0) / 1e9;
+    const grown = model.withEntities(names, rows);
+    results.push({
+      label: design.label,
+      scored: await scored(grown, testEdges, heldOut, split.all, seed),
+      knownAfter: await knownMrr(grown, harmEdges, split.all),
+      share: foldedTopShare(grown, model.entities.length, harmEdges, split.all),
+      burstSeconds,
+    });
+    console.log(designRow(results.at(-1)!, knownBefore));
+  }
+  const chosen = designs.at(-1)!;
+
+  // The server's canary (fold-in-canary.ts) on 500 held-out known edges (valid: disjoint from
+  // the harm's test edges): what is served once it holds back the entities that harm them.
+  const scorer = Scorer.load(base.dir);
+  const canaryEdges = sample(split.valid, CANARY_EDGES, seed + 1);
+  const canary = (await FoldInCanary.build(scorer, modelIds(model, canaryEdges), graph))!;
+  const maxHarm = readFoldIn({}).maxHarm;
+  const burstStart = process.hrtime.bigint();
+  const chosenRows = await model.foldInAsync(lists, { ...settings, ...chosen.options });
+  const d = chosenRows.length / Math.max(1, lists.length);
+  const candidates = lists.map((edges, i) => ({
+    row: chosenRows.subarray(i * d, (i + 1) * d),
+    edges,
+  }));
+  const verdict = await canary.admit({ rows: new Float32Array(0), edges: [] }, candidates, maxHarm);
+  const canaryBurstSeconds = Number(process.hrtime.bigint() - burstStart) / 1e9;
+  const admittedNames = verdict.admitted.map((i) => names[i]!);
+  const admittedRows = new Float32Array(verdict.admitted.length * d);
+  verdict.admitted.forEach((i, k) => admittedRows.set(candidates[i]!.row, k * d));
+  const guarded = model.withEntities(admittedNames, admittedRows);
+  results.push({
+    label: `default with the canary (KGC_FOLD_IN_MAX_HARM ${maxHarm}: ${admittedNames.length} of ${names.length} served)`,
+    scored: await scored(guarded, testEdges, heldOut, split.all, seed),
+    knownAfter: await knownMrr(guarded, harmEdges, split.all),
+    share: foldedTopShare(guarded, model.entities.length, harmEdges, split.all),
+    burstSeconds: canaryBurstSeconds,
+  });
+  console.log(designRow(results.at(-1)!, knownBefore));
 
   const single: number[] = [];
+  const none = { rows: new Float32Array(0), edges: [] };
   for (const edges of lists.slice(0, 200)) {
     const t = process.hrtime.bigint();
-    await model.foldInAsync([edges], settings);
+    const row = await model.foldInAsync([edges], { ...settings, ...chosen.options });
+    await canary.admit(none, [{ row, edges }], maxHarm);
     single.push(Number(process.hrtime.bigint() - t) / 1e6);
   }
   single.sort((a, b) => a - b);
@@ -134,31 +224,45 @@ async function main(): Promise<void> {
   const table = [
     `${name}, seed ${seed}, budget ${budget} s, fold-in ${JSON.stringify(settings)}, ` +
       `${half ? `${half} half of the held-out entities (${testEdges.length} test edges), ` : ''}` +
-      `${os.cpus().length} cores (${os.cpus()[0]?.model})`,
+      `${os.cpus().length} cores (${os.cpus()[0]?.model}); negative pools: ${byRelation?.heads.length} ` +
+      `queries by relation, ${oneStratum?.heads.length} in one stratum`,
     '',
-    '| model | MRR | H@10 | MRR as head | MRR as tail |',
-    '|---|---:|---:|---:|---:|',
-    row('no fold-in (today)', none),
-    row('fold-in, head side only', headOnly),
-    row('fold-in (default)', folded),
+    `New entities' test edges (MRR with a 95% bootstrap interval over entities, H@10, each side); ` +
+      `the known entities' test edges (${harmEdges.length}, both directions) after the fold-in and ` +
+      `the change from before it (${f4(knownBefore)}); the folded entities' share of those ` +
+      `queries' top 10 (their share of all entities); the burst's time.`,
+    '',
+    '| fold-in | MRR | 95% interval | H@10 | MRR as head | MRR as tail | known edges MRR | harm | folded share of top 10 | burst s |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    `| none (ENTITY_NOT_IN_MODEL) | ${f4(unanswered.both.mrr)} | - | ${f4(unanswered.both.hits10)} | ${f4(unanswered.head.mrr)} | ${f4(unanswered.tail.mrr)} | ${f4(knownBefore)} | 0 | 0 | - |`,
+    ...results.map((r) => designRow(r, knownBefore)),
   ];
   if (rest.includes('--full-retrain')) {
     const fullDir = option(rest, 'full-model');
     const full = fullDir
-      ? { model: await nativeEngine().loadModel(fullDir, 256 << 20) }
+      ? { model: await nativeEngine().loadModel(fullDir, 256 << 20), dir: fullDir }
       : await trainWithin('full', [...split.train, ...split.ingested], split.valid, budget);
-    const retrained = await scored(full.model, testEdges, heldOut, split.all);
-    table.push(row('full retrain, same budget', retrained));
+    const retrained = await scored(full.model, testEdges, heldOut, split.all, seed);
+    const knownFull = await knownMrr(full.model, harmEdges, split.all);
+    const folded = results.find((r) => r.label.includes('(default)'))!;
+    const lower = Math.min(knownBefore, knownFull);
     table.push(
+      `| full retrain (${full.dir}, epoch ${full.model.epoch}) | ${f4(retrained.both.mrr)} | ` +
+        `${f4(retrained.interval[0])}-${f4(retrained.interval[1])} | ${f4(retrained.both.hits10)} | ` +
+        `${f4(retrained.head.mrr)} | ${f4(retrained.tail.mrr)} | ${f4(knownFull)} | ` +
+        `${(knownFull - knownBefore).toFixed(4)} | - | - |`,
       '',
-      `fold-in / full retrain MRR: ${(folded.both.mrr / retrained.both.mrr).toFixed(3)}`,
+      'Targets (the default against the full retrain):',
+      `- harm: known edges ${f4(folded.knownAfter)} >= min(before ${f4(knownBefore)}, full ${f4(knownFull)}) - .01 = ${f4(lower - 0.01)}: ${folded.knownAfter >= lower - 0.01 ? 'pass' : 'FAIL'}`,
+      `- as head ${(folded.scored.head.mrr / retrained.head.mrr).toFixed(3)} of the full retrain's (>= .85): ${folded.scored.head.mrr >= 0.85 * retrained.head.mrr ? 'pass' : 'FAIL'}`,
+      `- as tail ${(folded.scored.tail.mrr / retrained.tail.mrr).toFixed(3)} (.85-1.15): ${Math.abs(folded.scored.tail.mrr / retrained.tail.mrr - 1) <= 0.15 ? 'pass' : 'FAIL'}`,
+      `- overall ${(folded.scored.both.mrr / retrained.both.mrr).toFixed(3)} (>= .85): ${folded.scored.both.mrr >= 0.85 * retrained.both.mrr ? 'pass' : 'FAIL'}`,
     );
   }
   table.push(
     '',
-    `burst: ${entities.length} entities folded in ${burstSeconds.toFixed(2)} s ` +
-      `(${((1000 * burstSeconds) / Math.max(1, entities.length)).toFixed(2)} ms each)`,
-    `one at a time (${single.length}): p50 ${percentile(single, 0.5).toFixed(2)} ms, ` +
+    `burst (default, canary included): ${entities.length} entities folded in ${canaryBurstSeconds.toFixed(2)} s`,
+    `one at a time (${single.length}, default, canary included): p50 ${percentile(single, 0.5).toFixed(2)} ms, ` +
       `p99 ${percentile(single, 0.99).toFixed(2)} ms`,
     `training of the reduced model: ${Number.isNaN(base.seconds) ? 'loaded' : `${base.seconds.toFixed(0)} s`}`,
   );

@@ -21,14 +21,15 @@ export function summarise(ranks: number[]): RankSummary {
  * of the query that asks for the known end, and as the candidate tail of the query from the
  * known end. Candidates are all the model's entities; every other true answer in `all` is
  * filtered out. An edge whose held-out end or relation the model lacks ranks at infinity
- * (what serving answers today: ENTITY_NOT_IN_MODEL).
+ * (what serving answers today: ENTITY_NOT_IN_MODEL). `headOf[i]` / `tailOf[i]`: the held-out
+ * end of rank i (with an empty `heldOut`, each edge's tail: both directions of known edges).
  */
 export async function inductiveRanks(
   model: Native.NeptuneModel,
   test: Named[],
   heldOut: Set<string>,
   all: Named[],
-): Promise<{ asHead: number[]; asTail: number[] }> {
+): Promise<{ asHead: number[]; asTail: number[]; headOf: string[]; tailOf: string[] }> {
   const entity = new Map(model.entities.map((e, i) => [e, i]));
   const relation = new Map(model.relations.map((r, i) => [r, i]));
   // True answers per (head name, model relation id) query, over the whole graph.
@@ -46,22 +47,23 @@ export async function inductiveRanks(
     add(h, id, t);
     add(t, model.reverseRelation(id), h);
   }
-  const queries: { head: number; rel: number; tail: number; side: 'head' | 'tail' }[] = [];
-  const missing = { head: 0, tail: 0 };
+  const queries: { head: number; rel: number; tail: number; side: 'head' | 'tail'; x: string }[] =
+    [];
+  const missing: string[] = [];
   for (const [h, r, t] of test) {
     const rel = relation.get(r);
     const [hid, tid] = [entity.get(h), entity.get(t)];
     if (rel === undefined || hid === undefined || tid === undefined) {
-      missing.head += 1;
-      missing.tail += 1;
+      missing.push(heldOut.has(h) ? h : t);
       continue;
     }
     const reverse = model.reverseRelation(rel);
     // The held-out end x: as head of (x, r') -> known; as candidate of (known, r'') -> x.
     const [x, known, forward] = heldOut.has(h) ? [hid, tid, rel] : [tid, hid, reverse];
     const back = forward === rel ? reverse : rel;
-    queries.push({ head: x, rel: forward, tail: known, side: 'head' });
-    queries.push({ head: known, rel: back, tail: x, side: 'tail' });
+    const name = heldOut.has(h) ? h : t;
+    queries.push({ head: x, rel: forward, tail: known, side: 'head', x: name });
+    queries.push({ head: known, rel: back, tail: x, side: 'tail', x: name });
   }
   const excludes = queries.map((q) => {
     const key = `${model.entities[q.head]}\t${q.rel}`;
@@ -75,9 +77,14 @@ export async function inductiveRanks(
     excludes,
   );
   const out = {
-    asHead: Array<number>(missing.head).fill(Infinity),
-    asTail: Array<number>(missing.tail).fill(Infinity),
+    asHead: missing.map(() => Infinity),
+    asTail: missing.map(() => Infinity),
+    headOf: [...missing],
+    tailOf: [...missing],
   };
-  queries.forEach((q, i) => (q.side === 'head' ? out.asHead : out.asTail).push(ranks[i]!));
+  queries.forEach((q, i) => {
+    (q.side === 'head' ? out.asHead : out.asTail).push(ranks[i]!);
+    (q.side === 'head' ? out.headOf : out.tailOf).push(q.x);
+  });
   return out;
 }

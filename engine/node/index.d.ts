@@ -106,6 +106,13 @@ export declare class NeptuneModel {
    */
   foldInAsync(entities: Array<Array<FoldInEdge>>, options?: FoldInOptions | undefined | null, signal?: AbortSignal | undefined | null): Promise<Float32Array>
   /**
+   * The logit of each `(heads[i], relations[i])` (model relations) against each of `rows`
+   * (entity rows outside the model, `rows.length / d_e` of them, as `foldInAsync` gives
+   * them): `heads.length x rows`, row-major, on the libuv thread pool. The arguments are
+   * copied.
+   */
+  logitsAgainstAsync(heads: Uint32Array, relations: Uint32Array, rows: Float32Array): Promise<Float32Array>
+  /**
    * A new model with entities `names` appended (ids from `entities.length` on) with rows
    * `embeddings` (`names.length x d_e`, as `foldInAsync` gives them); this model is
    * unchanged. Names already present or given twice, a wrong length or a non-finite value
@@ -213,6 +220,22 @@ export interface FoldInOptions {
    * step scores all entities). Under the softmax loss fold-in stays exact.
    */
   candidates?: number
+  /**
+   * The tail side's negatives: known queries of the graph the model was trained on, each
+   * standing for the known queries of its stratum (default: a uniform sample of (entity,
+   * relation) pairs weighted as the entity's own queries).
+   */
+  negatives?: FoldInNegatives
+}
+
+/**
+ * Known queries `(heads[k], relations[k])` (model entity and relation ids), query k standing
+ * for `standsFor[k]` known queries (at least 1).
+ */
+export interface FoldInNegatives {
+  heads: Uint32Array
+  relations: Uint32Array
+  standsFor: Float64Array
 }
 
 /** Whether this build has the GPU training backend (`KGC_GPU=1 npm run setup`). */

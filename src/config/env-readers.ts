@@ -39,6 +39,21 @@ export function readInt(
   return parsed;
 }
 
+export function readNumber(
+  env: Env,
+  name: string,
+  fallback: number,
+  range: { min: number; max: number },
+): number {
+  const value = raw(env, name);
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!/^-?(\d+\.?\d*|\.\d+)$/.test(value) || parsed < range.min || parsed > range.max) {
+    throw invalid(name, value, `a number from ${range.min} to ${range.max}`);
+  }
+  return parsed;
+}
+
 export function readEnum<T extends string>(
   env: Env,
   name: string,

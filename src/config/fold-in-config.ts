@@ -1,4 +1,4 @@
-import { Env, readEnum, readInt } from './env-readers';
+import { Env, readEnum, readInt, readNumber } from './env-readers';
 
 /** Fold-in of entities added after training (docs/api.md, "New entities: fold-in"). */
 export interface FoldInConfig {
@@ -19,6 +19,11 @@ export interface FoldInConfig {
   pollMs: number;
   /** How long a request for a new entity waits for its fold-in before ENTITY_NOT_IN_MODEL. */
   waitMs: number;
+  /**
+   * The most a fold-in may lower the version's canary MRR (its held-out known edges); entities
+   * that would lower it further are held back until the next retraining.
+   */
+  maxHarm: number;
 }
 
 export function readFoldIn(env: Env): FoldInConfig {
@@ -30,5 +35,6 @@ export function readFoldIn(env: Env): FoldInConfig {
     maxEdges: readInt(env, 'KGC_FOLD_IN_MAX_EDGES', 1000, { min: 1, max: 1_000_000 }),
     pollMs: 1000 * readInt(env, 'KGC_FOLD_IN_POLL_SECONDS', 2, { min: 1, max: 3600 }),
     waitMs: readInt(env, 'KGC_FOLD_IN_WAIT_MS', 5000, { min: 0, max: 600_000 }),
+    maxHarm: readNumber(env, 'KGC_FOLD_IN_MAX_HARM', 0.005, { min: 0, max: 1 }),
   };
 }

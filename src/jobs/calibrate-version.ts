@@ -1,6 +1,6 @@
 import { rejectionsOf } from '../graph';
 import type { EdgeKey } from '../graph';
-import { calibrateModelDir, Scorer } from '../model';
+import { calibrateModelDir, Scorer, writeCanaryFile } from '../model';
 import type { CalibrationSummary, TrainingArrays } from '../model';
 import type { StepContext } from './step-context';
 
@@ -54,6 +54,8 @@ export async function calibrateVersion(
     if (h === undefined || r === undefined || t === undefined) continue;
     (stableHash(edge) % 3 === 0 ? measureNegatives : fitNegatives).push(h, r, t);
   }
+  // The version's canary for fold-in: held-out test edges between entities it knows.
+  writeCanaryFile(dir, toModel(data.test), ctx.split.seed);
   const known = new Uint32Array(data.train.length + data.valid.length + data.test.length);
   known.set(data.train, 0);
   known.set(data.valid, data.train.length);

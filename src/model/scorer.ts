@@ -128,6 +128,11 @@ export class Scorer {
   }
 
   /** The relation's index, or undefined when the model has not seen it. */
+  /** The model relation of the head question of base relation `relation`. */
+  reverseRelation(relation: number): number {
+    return this.model.reverseRelation(relation);
+  }
+
   findRelation(name: string): number | undefined {
     return this.relationIndex.get(name);
   }
@@ -218,7 +223,14 @@ export class Scorer {
    */
   async foldInAsync(
     entities: FoldInEdge[][],
-    options: { steps?: number; lr?: number; seed?: number; candidates?: number },
+    options: {
+      steps?: number;
+      lr?: number;
+      seed?: number;
+      candidates?: number;
+      /** The tail side's negatives: the version's known queries (negative-pool.ts). */
+      negatives?: Native.FoldInNegatives;
+    },
     signal?: AbortSignal,
   ): Promise<Float32Array> {
     try {
@@ -344,6 +356,19 @@ export class Scorer {
       const { heads, relations, lists } = this.engineArguments(queries, excludes);
       const tails = Uint32Array.from(queries, (q) => q.tail);
       return await this.model.filteredRanksAsync(heads, relations, tails, lists);
+    } catch (error) {
+      throw mapEngineError(error);
+    }
+  }
+
+  /**
+   * Each query's logit against each of `rows` (entity rows outside this model, as `foldInAsync`
+   * gives them): `queries.length x rows`, row-major, on the engine's worker threads.
+   */
+  async logitsAgainstAsync(queries: ScoringQuery[], rows: Float32Array): Promise<Float32Array> {
+    try {
+      const { heads, relations } = this.engineArguments(queries, []);
+      return await this.model.logitsAgainstAsync(heads, relations, rows);
     } catch (error) {
       throw mapEngineError(error);
     }

@@ -13,6 +13,7 @@ import { readTypesFile, TYPES_FILE } from './types/types-file';
 import { ErrorCode, KgcError } from '../errors';
 import { ServingTypes } from './types/serving-types';
 import { ServedSuggestions } from './suggestions/served-suggestions';
+import { readCanaryFile } from './fold-in/canary-file';
 import type { FoldedRows } from './fold-in/fold-in-cache';
 
 /** The model answering queries, where it came from, and the version its answers carry. */
@@ -44,6 +45,10 @@ export interface ServingModel {
    * no rows for them: reasons that touch one are read from Neo4j.
    */
   folded?: { ids: ReadonlySet<string>; baseEntities: number };
+  /** Entities whose fold-in was held back (fold-in-canary.ts): they say so when asked for. */
+  foldInHeldBack?: ReadonlySet<string>;
+  /** The version's canary edges (canary.json, flat [h, r, t, ...]); absent: older versions. */
+  canary?: Uint32Array;
 }
 
 /**
@@ -72,6 +77,7 @@ function servingModel(scorer: Scorer, dir: string, source: string, version: stri
     : null;
   const rules = readRules(dir);
   const snapshot = readSnapshotRecord(dir);
+  const canary = readCanaryFile(dir, scorer.entities.length, scorer.relations.length);
   return {
     scorer,
     source,
@@ -81,6 +87,7 @@ function servingModel(scorer: Scorer, dir: string, source: string, version: stri
     ...servingTypes(dir, scorer, source),
     suggestions: new ServedSuggestions(dir, scorer.entities),
     ...(snapshot ? { snapshot } : {}),
+    ...(canary ? { canary } : {}),
   };
 }
 

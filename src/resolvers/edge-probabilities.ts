@@ -74,7 +74,10 @@ function resolveEdge(
   for (const end of ['head', 'tail'] as const) {
     ids[end] = model.scorer.findEntity(edge[end]);
     if (ids[end] === undefined) {
-      return new KgcError(ErrorCode.ENTITY_NOT_IN_MODEL, notInModel(`${at}.${end}`, edge[end]));
+      return new KgcError(
+        ErrorCode.ENTITY_NOT_IN_MODEL,
+        notInModel(`${at}.${end}`, edge[end], model.foldInHeldBack?.has(edge[end])),
+      );
     }
   }
   return { entity: ids.head as number, relation, tail: ids.tail as number };

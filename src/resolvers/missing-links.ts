@@ -66,7 +66,10 @@ async function resolveIds(
   }
   const entity = model.scorer.findEntity(args.entity);
   if (entity === undefined) {
-    return new KgcError(ErrorCode.ENTITY_NOT_IN_MODEL, notInModel('Argument entity', args.entity));
+    return new KgcError(
+      ErrorCode.ENTITY_NOT_IN_MODEL,
+      notInModel('Argument entity', args.entity, model.foldInHeldBack?.has(args.entity)),
+    );
   }
   return { entity, relation };
 }

@@ -9,6 +9,8 @@ export interface StalenessCounts {
   /** Edges now minus edges of its snapshot (in scope, at least 0); null: no snapshot record. */
   newEdges: number | null;
   foldedIn: number;
+  /** New entities whose fold-in was held back: it would have harmed the version's answers. */
+  foldInHeldBack: number;
   sinceVersion: string;
 }
 
@@ -20,6 +22,8 @@ export type FoldedInCount = (version: string) => number;
 
 export interface StalenessOptions {
   foldedIn?: FoldedInCount;
+  /** Entities whose fold-in the canary held back (same shape). Default: none. */
+  heldBack?: FoldedInCount;
   /** At most one entity scan per this interval; a read that needs a fresher one waits for it. */
   minScanIntervalMs?: number;
   /** A scan is redone after this long even when the graph's counts have not moved. */
@@ -49,6 +53,7 @@ export class StalenessTracker {
   private scanning: Promise<EntityScan> | undefined;
   private latest: StalenessCounts | undefined;
   private readonly foldedIn: FoldedInCount;
+  private readonly heldBack: FoldedInCount;
   private readonly minScanIntervalMs: number;
   private readonly maxScanAgeMs: number;
 
@@ -57,6 +62,7 @@ export class StalenessTracker {
     options: StalenessOptions = {},
   ) {
     this.foldedIn = options.foldedIn ?? (() => 0);
+    this.heldBack = options.heldBack ?? (() => 0);
     this.minScanIntervalMs = options.minScanIntervalMs ?? 1000;
     this.maxScanAgeMs = options.maxScanAgeMs ?? 5 * 60_000;
   }
@@ -77,6 +83,7 @@ export class StalenessTracker {
       newEntities: scan.newEntities,
       newEdges: model.snapshot ? Math.max(0, edges - model.snapshot.triples) : null,
       foldedIn: this.foldedIn(model.version),
+      foldInHeldBack: this.heldBack(model.version),
       sinceVersion: model.version,
     };
     this.latest = counts;

@@ -23,6 +23,12 @@ export class Staleness {
   })
   foldedIn!: number;
 
+  @Field((_type) => Int, {
+    description:
+      "New entities whose fold-in was held back: folding them in would have lowered the version's MRR on its held-out known edges by more than KGC_FOLD_IN_MAX_HARM; they answer ENTITY_NOT_IN_MODEL until their edges change or a retraining",
+  })
+  foldInHeldBack!: number;
+
   @Field((_type) => String, { description: 'The serving version these counts are against' })
   sinceVersion!: string;
 }

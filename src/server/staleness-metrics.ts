@@ -64,4 +64,9 @@ export function stalenessMetrics(
     'New entities answered by fold-in for the serving model version',
     (c) => c.foldedIn,
   );
+  gauge(
+    'kgc_fold_in_held_back_entities',
+    "New entities whose fold-in was held back for the serving model version (it would have harmed the version's held-out answers)",
+    (c) => c.foldInHeldBack,
+  );
 }

@@ -100,7 +100,10 @@ export async function startServer(
     foldIn.start();
     const model = () => foldIn.current();
     metrics.setModelVersion(model()?.version);
-    const staleness = new StalenessTracker(db, { foldedIn: () => foldIn.foldedInCount() });
+    const staleness = new StalenessTracker(db, {
+      foldedIn: () => foldIn.foldedInCount(),
+      heldBack: () => foldIn.heldBackCount(),
+    });
     // Started before the server listens: /readyz never says ready before this work is done
     // (or has run past its bound).
     const startUp = new StartUpWork(config.readyMaxWaitMs, logger);

@@ -37,6 +37,8 @@ describe('missingLinks and the read queries over HTTP, against the live graph', 
       migrationsDir: MIGRATIONS,
       modelDir: graph.modelDir,
     });
+    // Compared bit for bit once ready: the warm-up's own queries would share the batcher.
+    await server.warmedUp;
   });
 
   afterAll(async () => {

@@ -52,6 +52,9 @@ describe('operations: batching, readiness, metrics, logs', () => {
       modelDir: graph.modelDir,
       logger: sink.logger,
     });
+    // As a load balancer would: traffic once /readyz says ready (the warm-up's own queries
+    // share the batcher, and a batch's scoring differs from one query's in the last bits).
+    await server.warmedUp;
   });
 
   afterAll(async () => {

@@ -79,6 +79,8 @@ describe('one request has a bounded cost', () => {
       { outDir: modelDir },
     );
     server = await startServer(testServerConfig(), { migrationsDir: MIGRATIONS, modelDir });
+    // Timed once ready: the start-up warm-up would compete with the probes.
+    await server.warmedUp;
     base = server.url.replace(/\/graphql$/, '');
   }, 180_000);
 

@@ -101,7 +101,7 @@ pub use evaluate::{
     evaluate, evaluate_sample, evaluate_typed, filtered_ranks, filtered_ranks_with, RankedTail,
     Split,
 };
-pub use fold_in::{fold_in, FoldInEdge, FoldInSettings};
+pub use fold_in::{fold_in, fold_in_with_pool, FoldInEdge, FoldInSettings, NegativePool};
 pub use graph_sizing::GraphSize;
 pub use model::{Model, Prediction, TopKScan};
 pub use presets::{Overrides, PRESETS};

@@ -307,6 +307,34 @@ impl Model {
         Ok(out)
     }
 
+    /// The logit of each query against each of `rows` (entity rows not in the model, `rows.len()
+    /// / d_e` of them, row-major): `queries.len() x rows`, row-major. What the entities' logits
+    /// would be were they appended (`with_entities`), without copying the model: a fold-in's
+    /// canary counts how many of them outrank a known answer.
+    pub fn logits_against(&self, queries: &[(u32, u32)], rows: &[f32]) -> Result<Vec<f32>> {
+        let d = self.params.d_e;
+        if !rows.len().is_multiple_of(d) {
+            return Err(Error::arg(
+                "rows",
+                format!("has {} values, not a multiple of d_e = {d}", rows.len()),
+            ));
+        }
+        let (q, b) = (queries.len(), rows.len() / d);
+        let x = self.hidden_vectors(queries)?;
+        let mut out = vec![0.0f32; q * b];
+        if q > 0 && b > 0 {
+            // out = x · rowsᵀ                                              (Q x B)
+            crate::linalg::matmul(
+                &mut out,
+                crate::linalg::Op::n(&x, q, d),
+                crate::linalg::Op::t(rows, b, d),
+                false,
+                true,
+            );
+        }
+        Ok(out)
+    }
+
     /// Checks the model and every query, and computes the cores of their relations not cached
     /// yet (`prepare` skips cached relations and deduplicates the rest).
     fn prepare_queries(&self, queries: &[(u32, u32)]) -> Result<()> {

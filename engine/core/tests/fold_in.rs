@@ -7,8 +7,8 @@ mod common;
 use neptune_core::fold_in::fold_in_objective;
 use neptune_core::params::Params;
 use neptune_core::{
-    fold_in, Activation, Config, FoldInEdge, FoldInSettings, InitScheme, InverseMode, Loss, Model,
-    Trainer,
+    fold_in, fold_in_with_pool, Activation, Config, FoldInEdge, FoldInSettings, InitScheme,
+    InverseMode, Loss, Model, NegativePool, Trainer,
 };
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -134,7 +134,13 @@ fn bce(l: f64, y: f64) -> f64 {
 
 /// The fold-in loss computed naively in f64 from the model's tensors (module docs of
 /// `fold_in` and its `tail_side`).
-fn reference_loss(m: &Model, edges: &[FoldInEdge], row: &[f64], s: &FoldInSettings) -> f64 {
+fn reference_loss(
+    m: &Model,
+    edges: &[FoldInEdge],
+    row: &[f64],
+    s: &FoldInSettings,
+    pool: Option<&NegativePool>,
+) -> f64 {
     let n = m.params.n_ent;
     let nf = n as f64;
     let mut queries: Vec<(u32, Vec<u32>)> = Vec::new();
@@ -204,15 +210,34 @@ fn reference_loss(m: &Model, edges: &[FoldInEdge], row: &[f64], s: &FoldInSettin
         for &q in &tail_of {
             loss += bce(cell(q), y_pos) / (q_u * z);
         }
-        let negs = neptune_core::fold_in::negative_queries(m, s.seed);
-        for &q in &negs {
-            loss += bce(cell(q), y_neg) * nf / (negs.len() as f64 * z);
+        match pool {
+            // Each pooled query weighs as the known queries it stands for, each a cell of u's.
+            Some(pool) => {
+                for (&q, &t) in pool.queries.iter().zip(&pool.stands_for) {
+                    loss += bce(cell(q), y_neg) * t / (q_u * z);
+                }
+            }
+            None => {
+                let negs = neptune_core::fold_in::negative_queries(m, s.seed);
+                for &q in &negs {
+                    loss += bce(cell(q), y_neg) * nf / (negs.len() as f64 * z);
+                }
+            }
         }
     }
     loss
 }
 
-fn check_gradient(loss: Loss, mode: InverseMode, tail_side: bool) {
+/// A pool of known queries with uneven weights.
+fn pool() -> NegativePool {
+    NegativePool::new(
+        vec![(1, 0), (4, 1), (9, 2), (15, 0), (20, 1)],
+        vec![3.0, 1.0, 7.5, 2.0, 12.0],
+    )
+    .unwrap()
+}
+
+fn check_gradient(loss: Loss, mode: InverseMode, tail_side: bool, pool: Option<&NegativePool>) {
     let m = random_model(loss, mode);
     let s = FoldInSettings {
         tail_side,
@@ -220,9 +245,9 @@ fn check_gradient(loss: Loss, mode: InverseMode, tail_side: bool) {
         ..FoldInSettings::default()
     };
     let row: Vec<f32> = (0..6).map(|i| 0.3 * (i as f32 - 2.5)).collect();
-    let (got_loss, got_grad) = fold_in_objective(&m, &edges(), &row, &s).unwrap();
+    let (got_loss, got_grad) = fold_in_objective(&m, &edges(), &row, &s, pool).unwrap();
     let row64: Vec<f64> = row.iter().map(|&v| v as f64).collect();
-    let want = reference_loss(&m, &edges(), &row64, &s);
+    let want = reference_loss(&m, &edges(), &row64, &s, pool);
     assert!(
         (got_loss - want).abs() < 1e-5 * want.abs().max(1.0),
         "{loss:?} {mode:?} {tail_side}: loss {got_loss} vs {want}"
@@ -232,7 +257,8 @@ fn check_gradient(loss: Loss, mode: InverseMode, tail_side: bool) {
         let (mut up, mut down) = (row64.clone(), row64.clone());
         up[i] += h;
         down[i] -= h;
-        let fd = (reference_loss(&m, &edges(), &up, &s) - reference_loss(&m, &edges(), &down, &s))
+        let fd = (reference_loss(&m, &edges(), &up, &s, pool)
+            - reference_loss(&m, &edges(), &down, &s, pool))
             / (2.0 * h);
         let g = got_grad[i] as f64;
         assert!(
@@ -246,8 +272,9 @@ fn check_gradient(loss: Loss, mode: InverseMode, tail_side: bool) {
 fn gradient_matches_finite_differences() {
     for loss in [Loss::Bce, Loss::Softmax] {
         for mode in [InverseMode::NewRelation, InverseMode::SameRelation] {
-            check_gradient(loss, mode, false);
-            check_gradient(loss, mode, true);
+            check_gradient(loss, mode, false, None);
+            check_gradient(loss, mode, true, None);
+            check_gradient(loss, mode, true, Some(&pool()));
         }
     }
 }
@@ -266,8 +293,9 @@ fn the_loss_falls_and_the_seed_decides_the_start() {
     };
     let start = fit(0, 1);
     let end = fit(40, 1);
-    let (l0, _) = fold_in_objective(&m, &edges(), &start, &FoldInSettings::default()).unwrap();
-    let (l1, _) = fold_in_objective(&m, &edges(), &end, &FoldInSettings::default()).unwrap();
+    let (l0, _) =
+        fold_in_objective(&m, &edges(), &start, &FoldInSettings::default(), None).unwrap();
+    let (l1, _) = fold_in_objective(&m, &edges(), &end, &FoldInSettings::default(), None).unwrap();
     assert!(l1 < 0.9 * l0, "loss {l0} -> {l1}");
     assert_eq!(fit(40, 1), end, "deterministic for a seed");
     assert_ne!(fit(0, 2), start, "the seed moves the start");
@@ -407,10 +435,18 @@ fn candidates_start_from_an_exact_step_and_leave_softmax_exact() {
     // Later steps score the candidates only: a different, nearby fit.
     let (sampled, exact) = (fit(&bce, 40, 8), fit(&bce, 40, 0));
     assert_ne!(sampled, exact);
-    let (l_s, _) = fold_in_objective(&bce, &edges(), &sampled, &FoldInSettings::default()).unwrap();
-    let (l_e, _) = fold_in_objective(&bce, &edges(), &exact, &FoldInSettings::default()).unwrap();
-    let (l_0, _) =
-        fold_in_objective(&bce, &edges(), &fit(&bce, 0, 0), &FoldInSettings::default()).unwrap();
+    let (l_s, _) =
+        fold_in_objective(&bce, &edges(), &sampled, &FoldInSettings::default(), None).unwrap();
+    let (l_e, _) =
+        fold_in_objective(&bce, &edges(), &exact, &FoldInSettings::default(), None).unwrap();
+    let (l_0, _) = fold_in_objective(
+        &bce,
+        &edges(),
+        &fit(&bce, 0, 0),
+        &FoldInSettings::default(),
+        None,
+    )
+    .unwrap();
     assert!(
         l_s < l_0 - 0.8 * (l_0 - l_e),
         "exact loss {l_0} -> {l_e}, sampled -> {l_s}"
@@ -520,4 +556,86 @@ fn with_entities_appends_rows_and_checks_names() {
     );
     assert!(msg(m.with_entities(vec!["x".into()], &rows)).contains("expected 1 names x d_e = 6"));
     assert!(msg(m.with_entities(vec!["x".into()], &[f32::NAN; 6])).contains("not finite"));
+}
+
+#[test]
+fn a_pool_weighed_as_training_pushes_the_row_down_where_it_is_no_answer() {
+    let m = random_model(Loss::Bce, InverseMode::NewRelation);
+    let never = AtomicBool::new(false);
+    let s = FoldInSettings {
+        steps: 40,
+        lr: 0.1,
+        ..FoldInSettings::default()
+    };
+    // Every (head, model relation) pair of the small model, standing for many queries each: a
+    // column as heavy as a graph whose entities have far more queries than this one.
+    let queries: Vec<(u32, u32)> = (0..N as u32)
+        .flat_map(|h| (0..m.n_model_relations() as u32).map(move |r| (h, r)))
+        .collect();
+    let heavy = NegativePool::new(queries.clone(), vec![50.0; queries.len()]).unwrap();
+    let fit = |pool: Option<&NegativePool>| {
+        let rows = fold_in_with_pool(&m, &[edges()], &s, pool, &never)
+            .unwrap()
+            .unwrap();
+        let grown = m.with_entities(vec!["u".into()], &rows).unwrap();
+        // u's mean logit as a candidate of every pooled query (u answers none of them).
+        let scores = grown.scores(&queries).unwrap();
+        let n = grown.n_entities();
+        scores.chunks(n).map(|row| row[N] as f64).sum::<f64>() / queries.len() as f64
+    };
+    let (uniform, pooled) = (fit(None), fit(Some(&heavy)));
+    assert!(
+        pooled < uniform - 0.1,
+        "the pool's pressure lowers u's logits in queries it does not answer: {pooled} vs {uniform}"
+    );
+}
+
+#[test]
+fn a_pool_is_checked() {
+    let m = random_model(Loss::Bce, InverseMode::NewRelation);
+    let never = AtomicBool::new(false);
+    let err = |e: neptune_core::Error| e.to_string();
+    assert!(err(NegativePool::new(vec![(0, 0)], vec![]).unwrap_err())
+        .contains("1 queries but 0 weights"));
+    assert!(err(NegativePool::new(vec![], vec![]).unwrap_err()).contains("empty"));
+    assert!(
+        err(NegativePool::new(vec![(0, 0)], vec![f64::NAN]).unwrap_err())
+            .contains("query 0 stands for NaN")
+    );
+    let out_of_range = NegativePool::new(vec![(0, 0), (N as u32, 1)], vec![1.0, 1.0]).unwrap();
+    let msg = err(fold_in_with_pool(
+        &m,
+        &[edges()],
+        &FoldInSettings::default(),
+        Some(&out_of_range),
+        &never,
+    )
+    .unwrap_err());
+    assert!(msg.contains("query 1 (23, 1) is out of range"), "{msg}");
+}
+
+#[test]
+fn logits_against_rows_equal_the_appended_entities_scores() {
+    let m = random_model(Loss::Bce, InverseMode::NewRelation);
+    let rows: Vec<f32> = (0..18).map(|i| 0.07 * i as f32 - 0.5).collect();
+    let queries = [(2u32, 1u32), (0, 4), (22, 3)];
+    let got = m.logits_against(&queries, &rows).unwrap();
+    let grown = m
+        .with_entities(vec!["a".into(), "b".into(), "c".into()], &rows)
+        .unwrap();
+    let all = grown.scores(&queries).unwrap();
+    for (q, _) in queries.iter().enumerate() {
+        for b in 0..3 {
+            let (want, have) = (all[q * (N + 3) + N + b], got[q * 3 + b]);
+            assert!(
+                (want - have).abs() < 1e-5,
+                "query {q}, row {b}: {have} vs {want}"
+            );
+        }
+    }
+    let msg = m
+        .logits_against(&queries, &rows[..5])
+        .unwrap_err()
+        .to_string();
+    assert!(msg.contains("not a multiple of d_e = 6"), "{msg}");
 }

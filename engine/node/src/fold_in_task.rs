@@ -5,11 +5,11 @@
 use crate::errors::{
     argument_error, engine_error, guarded, reject, EngineError, EngineErrorCode, EngineResult,
 };
-use napi::bindgen_prelude::Float32Array;
+use napi::bindgen_prelude::{Float32Array, Float64Array, Uint32Array};
 use napi::{Env, Task};
 use napi_derive::napi;
 use neptune_core::fold_in::MAX_STEPS;
-use neptune_core::{FoldInSettings, Model};
+use neptune_core::{FoldInSettings, Model, NegativePool};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
@@ -38,6 +38,44 @@ pub struct FoldInOptions {
     /// Candidates per entity between full passes (an integer, 0 to 1,000,000; default 0: every
     /// step scores all entities). Under the softmax loss fold-in stays exact.
     pub candidates: Option<f64>,
+    /// The tail side's negatives: known queries of the graph the model was trained on, each
+    /// standing for the known queries of its stratum (default: a uniform sample of (entity,
+    /// relation) pairs weighted as the entity's own queries).
+    pub negatives: Option<FoldInNegatives>,
+}
+
+/// Known queries `(heads[k], relations[k])` (model entity and relation ids), query k standing
+/// for `standsFor[k]` known queries (at least 1).
+#[napi(object)]
+pub struct FoldInNegatives {
+    pub heads: Uint32Array,
+    pub relations: Uint32Array,
+    pub stands_for: Float64Array,
+}
+
+/// The core's pool from the JS options' negatives, checked.
+pub(crate) fn negative_pool(
+    options: &mut Option<FoldInOptions>,
+) -> EngineResult<Option<NegativePool>> {
+    let Some(n) = options.as_mut().and_then(|o| o.negatives.take()) else {
+        return Ok(None);
+    };
+    if n.heads.len() != n.relations.len() {
+        return Err(argument_error(format!(
+            "options.negatives: {} heads but {} relations",
+            n.heads.len(),
+            n.relations.len()
+        )));
+    }
+    let queries = n
+        .heads
+        .iter()
+        .zip(n.relations.iter())
+        .map(|(&h, &r)| (h, r))
+        .collect();
+    NegativePool::new(queries, n.stands_for.to_vec())
+        .map(Some)
+        .map_err(engine_error)
 }
 
 /// The core's settings from the JS options, checked.
@@ -96,6 +134,7 @@ pub struct FoldInTask {
     pub(crate) model: Arc<Model>,
     pub(crate) entities: Vec<Vec<neptune_core::FoldInEdge>>,
     pub(crate) settings: FoldInSettings,
+    pub(crate) pool: Option<NegativePool>,
     pub(crate) cancel: Arc<AtomicBool>,
 }
 
@@ -105,7 +144,15 @@ impl Task for FoldInTask {
 
     fn compute(&mut self) -> napi::Result<Self::Output> {
         Ok(guarded(|| {
-            match neptune_core::fold_in(&self.model, &self.entities, &self.settings, &self.cancel) {
+            let pool = self.pool.as_ref();
+            let (model, entities) = (&self.model, &self.entities);
+            match neptune_core::fold_in_with_pool(
+                model,
+                entities,
+                &self.settings,
+                pool,
+                &self.cancel,
+            ) {
                 Ok(Some(rows)) => Ok(rows),
                 Ok(None) => Err(napi::Error::new(
                     EngineErrorCode::EngineAborted,

@@ -11,6 +11,7 @@ mod estimate_task;
 mod evaluate_task;
 mod fold_in_task;
 mod load_task;
+mod logits_task;
 mod model;
 #[cfg(feature = "test-exports")]
 mod panic_check;

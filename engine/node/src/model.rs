@@ -2,7 +2,10 @@
 //! ownership of the Rust buffers (no copy).
 
 use crate::errors::{argument_error, engine_error, EngineError};
-use crate::fold_in_task::{core_edges, fold_in_settings, FoldInEdgeJs, FoldInOptions, FoldInTask};
+use crate::fold_in_task::{
+    core_edges, fold_in_settings, negative_pool, FoldInEdgeJs, FoldInOptions, FoldInTask,
+};
+use crate::logits_task::LogitsTask;
 use crate::rank_task::RankTask;
 use crate::score_task::ScoreTask;
 use crate::suggest_task::{SuggestExclusions, SuggestTask};
@@ -295,9 +298,10 @@ impl NeptuneModel {
     pub fn fold_in_async(
         &self,
         entities: Vec<Vec<FoldInEdgeJs>>,
-        options: Option<FoldInOptions>,
+        mut options: Option<FoldInOptions>,
         signal: Option<AbortSignal>,
     ) -> Result<AsyncTask<FoldInTask>, EngineError> {
+        let pool = negative_pool(&mut options)?;
         let settings = fold_in_settings(options)?;
         let cancel = Arc::new(AtomicBool::new(false));
         if let Some(signal) = &signal {
@@ -308,9 +312,28 @@ impl NeptuneModel {
             model: Arc::clone(&self.inner),
             entities: core_edges(entities),
             settings,
+            pool,
             cancel,
         };
         Ok(AsyncTask::with_optional_signal(task, signal))
+    }
+
+    /// The logit of each `(heads[i], relations[i])` (model relations) against each of `rows`
+    /// (entity rows outside the model, `rows.length / d_e` of them, as `foldInAsync` gives
+    /// them): `heads.length x rows`, row-major, on the libuv thread pool. The arguments are
+    /// copied.
+    #[napi(catch_unwind, ts_return_type = "Promise<Float32Array>")]
+    pub fn logits_against_async(
+        &self,
+        heads: Uint32Array,
+        relations: Uint32Array,
+        rows: Float32Array,
+    ) -> Result<AsyncTask<LogitsTask>, EngineError> {
+        Ok(AsyncTask::new(LogitsTask {
+            model: Arc::clone(&self.inner),
+            queries: query_pairs(&heads, &relations)?,
+            rows: rows.to_vec(),
+        }))
     }
 
     /// A new model with entities `names` appended (ids from `entities.length` on) with rows

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Scorer } from '../scorer';
+import { writeCanaryFile } from '../fold-in/canary-file';
 import { calibrateModelDir } from './calibrate-model';
 import type { CalibrationSummary } from './calibration-file';
 import { readTripleFile } from './triple-file';
@@ -68,6 +69,8 @@ export async function calibrateDatasetModel(
     Uint32Array,
     Uint32Array,
   ];
+  // The model's canary for fold-in: held-out test edges (model ids) it keeps beside its weights.
+  writeCanaryFile(modelDir, test, options.seed ?? 0);
   const summary = await calibrateModelDir(
     modelDir,
     {

@@ -1,7 +1,9 @@
-import type { FoldedTypeFacts } from './fold-in-edges';
+import type { FoldedTypeFacts, FoldInEdge } from './fold-in-edges';
 
 interface Folded {
   fingerprint: string;
+  /** The edges it was fitted to (the canary filters the questions it answers). */
+  edges: readonly FoldInEdge[];
   /** d_e floats. */
   row: Float32Array;
   types: FoldedTypeFacts;
@@ -13,6 +15,7 @@ export interface FoldedRows {
   /** `names.length x d_e`, row i for names[i]. */
   embeddings: Float32Array;
   types: FoldedTypeFacts[];
+  edges: (readonly FoldInEdge[])[];
 }
 
 /**
@@ -36,9 +39,15 @@ export class FoldInCache {
     return this.folded.get(id)?.fingerprint !== fingerprint;
   }
 
-  put(id: string, fingerprint: string, row: Float32Array, types: FoldedTypeFacts): void {
+  put(
+    id: string,
+    fingerprint: string,
+    row: Float32Array,
+    types: FoldedTypeFacts,
+    edges: readonly FoldInEdge[],
+  ): void {
     // A refreshed entity keeps its place: the others' ids in the next model do not move.
-    this.folded.set(id, { fingerprint, row: Float32Array.from(row), types });
+    this.folded.set(id, { fingerprint, row: Float32Array.from(row), types, edges });
   }
 
   /** The entity has no usable edge now (or is gone): it is served no more; true if it was. */
@@ -46,16 +55,19 @@ export class FoldInCache {
     return this.folded.delete(id);
   }
 
-  rows(): FoldedRows {
-    const names = [...this.folded.keys()];
+  /** Every folded entity's rows, or those not in `except`. */
+  rows(except?: ReadonlySet<string>): FoldedRows {
+    const names = [...this.folded.keys()].filter((name) => !except?.has(name));
     const dimension = this.folded.values().next().value?.row.length ?? 0;
     const embeddings = new Float32Array(names.length * dimension);
     const types: FoldedTypeFacts[] = [];
+    const edges: (readonly FoldInEdge[])[] = [];
     names.forEach((name, i) => {
       const entry = this.folded.get(name) as Folded;
       embeddings.set(entry.row, i * dimension);
       types.push(entry.types);
+      edges.push(entry.edges);
     });
-    return { names, embeddings, types };
+    return { names, embeddings, types, edges };
   }
 }

@@ -5,6 +5,11 @@ import { foldInInput } from './fold-in-edges';
 import type { FoldInEdge, FoldInInput } from './fold-in-edges';
 import type { FoldInSettings, FoldInSource } from './fold-in-source';
 import { FoldInQueue } from './fold-in-queue';
+import { FoldInCanary } from './fold-in-canary';
+import type { Candidate } from './fold-in-canary';
+import { canaryEdges } from './canary-edges';
+import { negativePool } from './negative-pool';
+import type { NegativePool } from './negative-pool';
 
 /** Where fold-in reports what went wrong (pino's shape; the server hands its logger in). */
 interface FoldInLog {
@@ -25,6 +30,12 @@ interface VersionState {
    * edge to a known one: another source's subgraph) are not read again on every graph change.
    */
   degrees: Map<string, number>;
+  /** The version's known queries sampled as fold-in's negatives (made on the first fold-in). */
+  negatives?: Promise<NegativePool | undefined>;
+  /** The version's held-out edges that fold-ins must not harm (made on the first fold-in). */
+  canary?: Promise<FoldInCanary | undefined>;
+  /** Entities held back by the canary, with the edge set they were held back for. */
+  heldBack: Map<string, string>;
 }
 
 /** Same seed for every fit: one edge set gives one embedding. */
@@ -66,6 +77,12 @@ export class FoldInService {
   foldedInCount(): number {
     const base = this.base();
     return base && this.state?.base === base ? this.state.cache.size : 0;
+  }
+
+  /** Entities whose fold-in the canary held back for the active version. */
+  heldBackCount(): number {
+    const base = this.base();
+    return base && this.state?.base === base ? this.state.heldBack.size : 0;
   }
 
   /** Entities whose edges changed (a write-back): fold them in or refresh them, in the background. */
@@ -141,7 +158,13 @@ export class FoldInService {
   private stateFor(base: ServingModel): VersionState {
     if (this.state?.base !== base) {
       // A new version (or a rollback): its own entities need no fold-in, the rest start over.
-      this.state = { base, cache: new FoldInCache(), served: base, degrees: new Map() };
+      this.state = {
+        base,
+        cache: new FoldInCache(),
+        served: base,
+        degrees: new Map(),
+        heldBack: new Map(),
+      };
     }
     return this.state;
   }
@@ -203,6 +226,73 @@ export class FoldInService {
     }
   }
 
+  /**
+   * The version's known queries as fold-in's negatives (weighted as training weighs a row's
+   * column, so a folded row is pushed down where it is no answer); without a graph (graph.bin),
+   * the engine's uniform sample.
+   */
+  private negativesOf(state: VersionState): Promise<NegativePool | undefined> {
+    const { graph, scorer } = state.base;
+    state.negatives ??= graph
+      ? negativePool(graph, (r) => scorer.reverseRelation(r)).catch((error: unknown) => {
+          this.log?.warn({ err: error }, 'fold-in: sampling the known queries failed');
+          return undefined;
+        })
+      : Promise.resolve(undefined);
+    return state.negatives;
+  }
+
+  /**
+   * The candidates (by index) whose rows keep the version's canary MRR within maxHarm of its
+   * own, the rows already served counted first; all of them without a canary.
+   */
+  private async admit(
+    state: VersionState,
+    fit: { id: string }[],
+    candidates: Candidate[],
+  ): Promise<Set<number>> {
+    const everyone = new Set(candidates.map((_, i) => i));
+    const canary = await this.canaryOf(state);
+    if (!canary || this.settings.maxHarm >= 1) return everyone;
+    const served = state.cache.rows(new Set(fit.map((f) => f.id)));
+    const verdict = await canary.admit(
+      { rows: served.embeddings, edges: served.edges },
+      candidates,
+      this.settings.maxHarm,
+    );
+    const admitted = new Set(verdict.admitted);
+    if (admitted.size < candidates.length) {
+      this.log?.warn(
+        {
+          version: state.base.version,
+          heldBack: fit
+            .filter((_, i) => !admitted.has(i))
+            .map((f) => f.id)
+            .slice(0, 20),
+          count: candidates.length - admitted.size,
+          canaryMrr: verdict.before,
+          withFolded: verdict.after,
+          maxHarm: this.settings.maxHarm,
+        },
+        "fold-in held back: these entities would lower the version's answers on its held-out edges by more than KGC_FOLD_IN_MAX_HARM",
+      );
+    }
+    return admitted;
+  }
+
+  /** The version's canary: its canary.json, else a sample of its graph; none without either. */
+  private canaryOf(state: VersionState): Promise<FoldInCanary | undefined> {
+    const { scorer, graph, canary } = state.base;
+    state.canary ??= (async () => {
+      const edges = canary ?? (graph ? canaryEdges(graph) : undefined);
+      return edges ? FoldInCanary.build(scorer, edges, graph) : undefined;
+    })().catch((error: unknown) => {
+      this.log?.warn({ err: error }, 'fold-in: building the canary failed (fold-ins unchecked)');
+      return undefined;
+    });
+    return state.canary;
+  }
+
   /** Reads the batch's edges, fits what is new or changed in one engine call, swaps the model. */
   private async foldBatch(ids: string[]): Promise<void> {
     const base = this.base();
@@ -216,12 +306,15 @@ export class FoldInService {
       if (base.scorer.findEntity(id) !== undefined) return;
       const input = hood && foldInInput(base.scorer, hood);
       if (!input) changed = state.cache.drop(id) || changed;
+      else if (state.heldBack.get(id) === input.fingerprint) return;
       else if (state.cache.isStale(id, input.fingerprint)) fit.push({ id, input });
     });
     if (fit.length > 0) {
       const started = Date.now();
       const edges: FoldInEdge[][] = fit.map((f) => f.input.edges);
+      const negatives = await this.negativesOf(state);
       const rows = await base.scorer.foldInAsync(edges, {
+        ...(negatives ? { negatives } : {}),
         steps: this.settings.steps,
         candidates: this.settings.candidates,
         ...(this.settings.lr !== undefined ? { lr: this.settings.lr } : {}),
@@ -233,21 +326,42 @@ export class FoldInService {
         return;
       }
       const d = rows.length / fit.length;
-      fit.forEach(({ id, input }, i) =>
-        state.cache.put(id, input.fingerprint, rows.subarray(i * d, (i + 1) * d), input.types),
-      );
+      const candidates = fit.map(({ input }, i) => ({
+        row: rows.subarray(i * d, (i + 1) * d),
+        edges: input.edges,
+      }));
+      const admitted = await this.admit(state, fit, candidates);
+      if (this.state !== state) {
+        this.queue.add(ids, true);
+        return;
+      }
+      fit.forEach(({ id, input }, i) => {
+        if (admitted.has(i)) {
+          state.heldBack.delete(id);
+          state.cache.put(id, input.fingerprint, candidates[i]!.row, input.types, input.edges);
+        } else {
+          state.heldBack.set(id, input.fingerprint);
+          state.cache.drop(id);
+        }
+      });
       changed = true;
       this.log?.info(
         {
           version: base.version,
-          entities: fit.length,
+          entities: admitted.size,
+          heldBack: fit.length - admitted.size,
           folded: state.cache.size,
           ms: Date.now() - started,
         },
         'folded in new entities',
       );
     }
-    if (changed) state.served = withFoldedEntities(base, state.cache.rows());
+    if (changed) {
+      state.served = {
+        ...withFoldedEntities(base, state.cache.rows()),
+        foldInHeldBack: new Set(state.heldBack.keys()),
+      };
+    }
     this.queue.settle(ids, state.served);
   }
 }

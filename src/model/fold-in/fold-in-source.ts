@@ -43,4 +43,6 @@ export interface FoldInSettings {
   pollMs: number;
   /** How long a request for a foldable entity waits for its fold-in. */
   waitMs: number;
+  /** The most the folded entities may lower the canary's MRR (fold-in-canary.ts). */
+  maxHarm: number;
 }

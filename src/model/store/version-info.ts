@@ -92,7 +92,9 @@ export const TENSORS_FILE = 'model.safetensors';
  * path rules (model/rules; absent: reasons from similar entities only); graph.bin, the snapshot's
  * edges in the model's ids (model/rules/graph-file.ts; absent: reasons read from Neo4j directly);
  * suggestions.bin (older versions: suggestions.json), the best missing edges across the graph,
- * written after promotion (model/suggestions; absent: an empty review queue).
+ * written after promotion (model/suggestions; absent: an empty review queue); canary.json,
+ * held-out edges that fold-ins must not harm (model/fold-in/canary-file.ts; absent: a sample of
+ * graph.bin stands in).
  */
 
 export const REQUIRED_FILES = [

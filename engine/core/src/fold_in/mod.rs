@@ -22,7 +22,7 @@ mod objective;
 mod queries;
 mod tail_side;
 
-pub use tail_side::{negative_queries, NEGATIVES};
+pub use tail_side::{negative_queries, NegativePool, NEGATIVES};
 
 use crate::config::Loss;
 use crate::error::{Error, Result};
@@ -99,6 +99,19 @@ pub fn fold_in(
     settings: &FoldInSettings,
     cancel: &AtomicBool,
 ) -> Result<Option<Vec<f32>>> {
+    fold_in_with_pool(model, entities, settings, None, cancel)
+}
+
+/// [`fold_in`] with the tail side's negatives from `pool` (the known queries of the graph the
+/// model was trained on, weighted as training weighs them) instead of a uniform sample of
+/// (entity, relation) pairs weighted as the entity's own queries.
+pub fn fold_in_with_pool(
+    model: &Model,
+    entities: &[Vec<FoldInEdge>],
+    settings: &FoldInSettings,
+    pool: Option<&NegativePool>,
+    cancel: &AtomicBool,
+) -> Result<Option<Vec<f32>>> {
     check_settings(settings)?;
     model.validate()?;
     let n = model.n_entities();
@@ -115,7 +128,7 @@ pub fn fold_in(
         }
     }
     let noise = initial_noise(model, settings.seed)?;
-    let negatives = negatives(model, settings)?;
+    let negatives = negatives(model, settings, pool)?;
     let rows: Vec<Result<Option<Vec<f32>>>> = chunks
         .par_iter()
         .map(|batch| fit(model, batch, &noise, &negatives, settings, cancel))
@@ -138,6 +151,7 @@ pub fn fold_in_objective(
     edges: &[FoldInEdge],
     row: &[f32],
     settings: &FoldInSettings,
+    pool: Option<&NegativePool>,
 ) -> Result<(f64, Vec<f32>)> {
     model.validate()?;
     let d = model.params.d_e;
@@ -150,7 +164,7 @@ pub fn fold_in_objective(
     let mut batch = Batch::new();
     batch.push(model, 0, edges)?;
     let mut grad = vec![0.0f32; d];
-    let negatives = negatives(model, settings)?;
+    let negatives = negatives(model, settings, pool)?;
     let positives = positives(model, &batch, settings)?;
     let sides = (&positives, &*negatives, settings.tail_side);
     let losses = objective(
@@ -165,10 +179,18 @@ pub fn fold_in_objective(
     Ok((losses[0], grad))
 }
 
-/// The tail side's sampled negative columns (none without the tail side), kept for the seed.
-fn negatives(model: &Model, s: &FoldInSettings) -> Result<Arc<Columns>> {
+/// The tail side's negative columns (none without the tail side): the pool's, or a uniform
+/// sample kept for the seed.
+fn negatives(
+    model: &Model,
+    s: &FoldInSettings,
+    pool: Option<&NegativePool>,
+) -> Result<Arc<Columns>> {
     if !s.tail_side {
         return Ok(Arc::new(Columns::default()));
+    }
+    if let Some(pool) = pool {
+        return tail_side::pool_columns(model, pool);
     }
     // Kept per model and seed (a single-entity fold-in would otherwise spend milliseconds).
     model

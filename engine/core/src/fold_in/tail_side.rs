@@ -12,13 +12,18 @@
 //! rows (the mean queries per entity). With the head side averaged over `u`'s `Q_u` queries, the
 //! positives weigh `1 / (Q_u N)` each and the sample `(T / N) / (Q_u M)` each, with `T / N` taken
 //! as `Q_u` (an average entity's column weighs as much as its rows): `1 / M`.
+//! That takes `T / N`, the known queries per entity, as `Q_u`: a new entity with few edges (few
+//! queries of its own) gets far less pressure from its column than training would give it, and
+//! its row climbs into known queries' answers. A [`NegativePool`] (a stratified sample of the
+//! known queries, each standing for the queries of its stratum) gives the column training's
+//! weight instead: sample `k` weighs `stands_for[k] / (Q_u N)`, in all `T / (Q_u N)`.
 //! Under the softmax loss a cell's logit is shifted by its query's log-sum-exp over the known
 //! entities (`u`'s probability were it added to that query's softmax, to first order), targets
 //! `1 - eps` and 0, and the weights are those times N (softmax means over queries, not cells).
 
 use super::queries::Batch;
 use crate::config::Loss;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::kernels::dot;
 use crate::model::Model;
 use crate::real::{sigmoid, softplus};
@@ -28,11 +33,97 @@ use crate::scoring::{hidden_into, ScoreBuffers};
 /// Known queries sampled as the negatives of the column.
 pub const NEGATIVES: usize = 256;
 
-/// Known queries' hidden vectors `x` (rows x d_e) and logit shifts (0 under BCE).
+/// Known queries' hidden vectors `x` (rows x d_e) and logit shifts (0 under BCE); for a pool's
+/// negatives, the known queries each stands for (empty: the uniform sample's weights).
 #[derive(Debug, Default)]
 pub(super) struct Columns {
     x: Vec<f32>,
     shift: Vec<f64>,
+    stands_for: Vec<f64>,
+}
+
+/// Known queries standing in, as the tail side's negatives, for every query of the graph the
+/// model was trained on: `queries[k]` (a known head, a model relation) stands for
+/// `stands_for[k]` of them (a stratified sample: its stratum's known queries over the samples
+/// taken of it), so the sum of `stands_for` is the number of known queries `T`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NegativePool {
+    pub queries: Vec<(u32, u32)>,
+    pub stands_for: Vec<f64>,
+}
+
+impl NegativePool {
+    /// Checks the lengths and weights (finite, at least one); ids are checked against a model
+    /// when it is used.
+    pub fn new(queries: Vec<(u32, u32)>, stands_for: Vec<f64>) -> Result<NegativePool> {
+        if queries.len() != stands_for.len() {
+            return Err(Error::arg(
+                "negatives",
+                format!("{} queries but {} weights", queries.len(), stands_for.len()),
+            ));
+        }
+        if queries.is_empty() {
+            return Err(Error::arg("negatives", "the pool is empty".to_string()));
+        }
+        if let Some(k) = stands_for
+            .iter()
+            .position(|w| !(w.is_finite() && *w >= 1.0))
+        {
+            return Err(Error::arg(
+                "negatives",
+                format!(
+                    "query {k} stands for {} queries (at least 1)",
+                    stands_for[k]
+                ),
+            ));
+        }
+        Ok(NegativePool {
+            queries,
+            stands_for,
+        })
+    }
+
+    fn check(&self, model: &Model) -> Result<()> {
+        let (n, nr) = (model.n_entities(), model.n_model_relations());
+        match self
+            .queries
+            .iter()
+            .position(|&(h, r)| h as usize >= n || r as usize >= nr)
+        {
+            Some(k) => Err(Error::arg(
+                "negatives",
+                format!(
+                    "query {k} ({}, {}) is out of range (model has {n} entities, {nr} relations)",
+                    self.queries[k].0, self.queries[k].1
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// A hash of the pool: its columns are kept per model under it.
+    fn key(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.queries.hash(&mut h);
+        self.stands_for
+            .iter()
+            .for_each(|w| w.to_bits().hash(&mut h));
+        h.finish()
+    }
+}
+
+/// The columns of a pool's queries, kept per model and pool (one fold-in would otherwise spend
+/// milliseconds on them).
+pub(super) fn pool_columns(model: &Model, pool: &NegativePool) -> Result<std::sync::Arc<Columns>> {
+    pool.check(model)?;
+    model
+        .fold_in_memo
+        .get_or_make(("fold-in negative pool", pool.key()), || {
+            let mut c = columns(model, &pool.queries)?;
+            c.stands_for = pool.stands_for.clone();
+            Ok::<_, Error>(c)
+        })
 }
 
 /// The columns of `queries` (known heads, model relations).
@@ -53,7 +144,11 @@ pub(super) fn columns(model: &Model, queries: &[(u32, u32)]) -> Result<Columns> 
             })
             .collect(),
     };
-    Ok(Columns { x, shift })
+    Ok(Columns {
+        x,
+        shift,
+        stands_for: Vec::new(),
+    })
 }
 
 /// `NEGATIVES` known queries `(h, r)`, uniform over heads and model relations, seeded.
@@ -97,7 +192,11 @@ pub(super) fn add_loss_and_grad(
             loss += cell(&pos.x[p * d..][..d], pos.shift[p], y_pos, 1.0 / (q_u * z));
         }
         for k in 0..neg.shift.len() {
-            loss += cell(&neg.x[k * d..][..d], neg.shift[k], y_neg, n / (m * z));
+            let w = match neg.stands_for.get(k) {
+                Some(&t) => t / (q_u * z),
+                None => n / (m * z),
+            };
+            loss += cell(&neg.x[k * d..][..d], neg.shift[k], y_neg, w);
         }
         losses[e] += loss;
     }

@@ -64,7 +64,7 @@ describe('the fold-in cache of one version', () => {
   it('asks for a fit when an entity is new or its edge set changed, not when it is the same', () => {
     const cache = new FoldInCache();
     expect(cache.isStale('x', 'f1')).toBe(true);
-    cache.put('x', 'f1', Float32Array.of(1, 2), types);
+    cache.put('x', 'f1', Float32Array.of(1, 2), types, []);
     expect(cache.isStale('x', 'f1')).toBe(false);
     expect(cache.isStale('x', 'f2')).toBe(true);
     expect(cache.size).toBe(1);
@@ -72,9 +72,9 @@ describe('the fold-in cache of one version', () => {
 
   it('keeps a refreshed entity in its place and drops one that lost its usable edges', () => {
     const cache = new FoldInCache();
-    cache.put('x', 'f1', Float32Array.of(1, 2), types);
-    cache.put('y', 'f1', Float32Array.of(3, 4), types);
-    cache.put('x', 'f2', Float32Array.of(5, 6), types);
+    cache.put('x', 'f1', Float32Array.of(1, 2), types, []);
+    cache.put('y', 'f1', Float32Array.of(3, 4), types, []);
+    cache.put('x', 'f2', Float32Array.of(5, 6), types, []);
     let rows = cache.rows();
     expect(rows.names).toEqual(['x', 'y']);
     expect([...rows.embeddings]).toEqual([5, 6, 3, 4]);
@@ -88,7 +88,7 @@ describe('the fold-in cache of one version', () => {
   it('copies the row it is given (the engine may reuse its buffer)', () => {
     const cache = new FoldInCache();
     const row = Float32Array.of(1, 2);
-    cache.put('x', 'f1', row, types);
+    cache.put('x', 'f1', row, types, []);
     row[0] = 9;
     expect([...cache.rows().embeddings]).toEqual([1, 2]);
   });

@@ -27,6 +27,24 @@ class FakeScorer {
   withEntities(names: string[], rows: Float32Array) {
     return new FakeScorer([...this.entities, ...names], this.relations, rows);
   }
+  reverseRelation(r: number) {
+    return r + this.relations.length;
+  }
+  /** The canary's questions all rank their answers first, at logit 0. */
+  async filteredRanksAsync(queries: unknown[]) {
+    return {
+      ranks: new Float64Array(queries.length).fill(1),
+      logits: new Float32Array(queries.length),
+    };
+  }
+  /** A row's logit in every question: its edge count less 2 (one edge: below every answer). */
+  async logitsAgainstAsync(queries: unknown[], rows: Float32Array) {
+    const k = rows.length / 2;
+    return Float32Array.from(
+      { length: queries.length * k },
+      (_, i) => (rows[2 * (i % k)] as number) - 2,
+    );
+  }
 }
 
 const settings: FoldInSettings = {
@@ -37,11 +55,18 @@ const settings: FoldInSettings = {
   maxEdges: 100,
   pollMs: 60_000,
   waitMs: 1000,
+  maxHarm: 0.005,
 };
 
-function model(version: string, entities = ['a', 'b', 'c']) {
+function model(version: string, entities = ['a', 'b', 'c'], canary?: Uint32Array) {
   const scorer = new FakeScorer(entities);
-  const served = { scorer, source: version, version, calibration: null } as unknown as ServingModel;
+  const served = {
+    scorer,
+    source: version,
+    version,
+    calibration: null,
+    ...(canary ? { canary } : {}),
+  } as unknown as ServingModel;
   return { served, scorer };
 }
 
@@ -247,5 +272,52 @@ describe('FoldInService', () => {
     release();
     await service.idle();
     expect(service.foldedInCount()).toBe(1);
+  });
+
+  it("holds back an entity whose row would lower the canary's MRR, and says so", async () => {
+    const graph = new Map([
+      ['x', { labels: [], edges: [edge('a')] }],
+      ['y', { labels: [], edges: [edge('a'), edge('b'), edge('c')] }],
+    ]);
+    // Canary edges (a, r, b) and (b, r, c): four questions, each answered first at logit 0.
+    const first = model('v1', undefined, Uint32Array.of(0, 0, 1, 1, 0, 2));
+    const { service, touch } = fixture(graph, first.served);
+    await service.poll();
+    await service.idle();
+    // x's logit (-1) stays below every answer; y's (1) would outrank all four: MRR 1 -> 0.5.
+    const now = service.current()!;
+    expect(now.scorer.findEntity('x')).toBe(3);
+    expect(now.scorer.findEntity('y')).toBeUndefined();
+    expect(now.foldInHeldBack?.has('y')).toBe(true);
+    expect(service.foldedInCount()).toBe(1);
+    expect(service.heldBackCount()).toBe(1);
+    // Held back for this edge set: a request does not refit it.
+    expect(await service.ensure('y')).toBeUndefined();
+    expect(first.scorer.fits.flat()).toHaveLength(2);
+    // Its edges change to one edge: fitted again, harmless now, served.
+    graph.set('y', { labels: [], edges: [edge('c')] });
+    touch();
+    await service.poll();
+    await service.idle();
+    expect(service.current()!.scorer.findEntity('y')).toBe(4);
+    expect(service.heldBackCount()).toBe(0);
+  });
+
+  it('serves every fit when the tolerance is 1 (the canary off)', async () => {
+    const graph = new Map([['y', { labels: [], edges: [edge('a'), edge('b'), edge('c')] }]]);
+    const first = model('v1', undefined, Uint32Array.of(0, 0, 1)).served;
+    const active = first;
+    const service = new FoldInService(
+      () => active,
+      {
+        neighbourhoods: async (ids) => ids.map((id) => graph.get(id)),
+        stamp: async () => '1',
+        entityPages: async function* () {
+          yield { ids: ['y'], degrees: [3] };
+        },
+      },
+      { ...settings, maxHarm: 1 },
+    );
+    expect((await service.ensure('y'))?.scorer.findEntity('y')).toBe(3);
   });
 });

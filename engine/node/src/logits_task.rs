@@ -1,0 +1,31 @@
+//! `NeptuneModel.logitsAgainstAsync`: queries' logits against entity rows outside the model (a
+//! fold-in's canary), on the libuv thread pool.
+
+use crate::errors::{engine_error, guarded, reject, EngineResult};
+use napi::bindgen_prelude::Float32Array;
+use napi::{Env, Task};
+use neptune_core::Model;
+use std::sync::Arc;
+
+pub struct LogitsTask {
+    pub(crate) model: Arc<Model>,
+    pub(crate) queries: Vec<(u32, u32)>,
+    pub(crate) rows: Vec<f32>,
+}
+
+impl Task for LogitsTask {
+    type Output = EngineResult<Vec<f32>>;
+    type JsValue = Float32Array;
+
+    fn compute(&mut self) -> napi::Result<Self::Output> {
+        Ok(guarded(|| {
+            self.model
+                .logits_against(&self.queries, &self.rows)
+                .map_err(engine_error)
+        }))
+    }
+
+    fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<Float32Array> {
+        output.map(Float32Array::new).or_else(|e| reject(env, e))
+    }
+}

@@ -1,0 +1,157 @@
+import type { Direction } from '../../direction';
+import type { GraphIndex } from '../rules/graph-index';
+import type { Scorer } from '../scorer';
+import type { FoldInEdge } from './fold-in-edges';
+
+/** One canary question: `entity`'s `relation` in `direction`, whose answer is `answer`. */
+interface CanaryQuery {
+  entity: number;
+  relation: number;
+  direction: Direction;
+  answer: number;
+}
+
+/** An entity to admit: its fitted row and its edges (it is a true answer where they say so). */
+export interface Candidate {
+  row: Float32Array;
+  edges: readonly FoldInEdge[];
+}
+
+/** What admitting some candidates does to the canary's MRR. */
+export interface CanaryVerdict {
+  /** The canary's MRR on the version alone. */
+  before: number;
+  /** Its MRR with the admitted rows (and the rows already served). */
+  after: number;
+  /** Indices of the candidates admitted (their rows may be served). */
+  admitted: number[];
+}
+
+/**
+ * Known edges of a version that folded-in entities must not crowd out (issue 57): each edge
+ * asked in both directions, ranked (filtered by the version's graph) once on the version. A
+ * folded row changes a question's rank only by outranking its answer, so the rank with rows
+ * appended is the version's plus the rows whose logit beats the answer's (ties half): one
+ * engine product of the questions against the rows, never the whole model again.
+ */
+export class FoldInCanary {
+  private constructor(
+    private readonly scorer: Scorer,
+    private readonly queries: CanaryQuery[],
+    private readonly ranks: Float64Array,
+    private readonly answerLogits: Float32Array,
+  ) {
+    this.queries.forEach((query, i) => {
+      const key = `${query.entity} ${query.relation} ${query.direction}`;
+      this.byQuestion.set(key, [...(this.byQuestion.get(key) ?? []), i]);
+    });
+  }
+
+  /** Question indices by `entity relation direction`. */
+  private readonly byQuestion = new Map<string, number[]>();
+
+  /**
+   * The canary of `edges` (flat [h, r, t, ...] in the version's ids), filtered by `graph`
+   * (undefined: unfiltered). Undefined without edges.
+   */
+  static async build(
+    scorer: Scorer,
+    edges: Uint32Array,
+    graph: GraphIndex | undefined,
+  ): Promise<FoldInCanary | undefined> {
+    const queries: CanaryQuery[] = [];
+    for (let i = 0; i + 2 < edges.length; i += 3) {
+      const [h, r, t] = [edges[i] as number, edges[i + 1] as number, edges[i + 2] as number];
+      queries.push({ entity: h, relation: r, direction: 'tail', answer: t });
+      queries.push({ entity: t, relation: r, direction: 'head', answer: h });
+    }
+    if (queries.length === 0) return undefined;
+    // The graph's other answers are no competitors (graph-index.ts: step 2r forward).
+    const excludes = queries.map((q) => {
+      if (!graph) return [];
+      const step = 2 * q.relation + (q.direction === 'tail' ? 0 : 1);
+      const [from, to] = graph.range(q.entity, step);
+      const others: number[] = [];
+      for (let i = from; i < to; i++) {
+        const n = graph.neighbour[i] as number;
+        if (n !== q.answer) others.push(n);
+      }
+      return others;
+    });
+    const { ranks, logits } = await scorer.filteredRanksAsync(
+      queries.map((q) => ({ ...q, tail: q.answer })),
+      excludes,
+    );
+    return new FoldInCanary(scorer, queries, ranks, logits);
+  }
+
+  get size(): number {
+    return this.queries.length;
+  }
+
+  /** The questions an entity with `edges` answers: (entity, r, u) or (u, r, entity) edges. */
+  private answeredBy(edges: readonly FoldInEdge[]): Set<number> {
+    const found = new Set<number>();
+    for (const e of edges) {
+      // An edge in from `other` answers other's tail question; one out to it, the head one.
+      const key = `${e.other} ${e.relation} ${e.outgoing ? 'head' : 'tail'}`;
+      for (const i of this.byQuestion.get(key) ?? []) found.add(i);
+    }
+    return found;
+  }
+
+  /**
+   * Admits, of `candidates`, those that keep the canary's MRR within `maxHarm` of the
+   * version's with `served` (rows already served, `d_e` floats each) counted first: the least
+   * harmful first, each while the total stays within. Runs the product on the engine's threads.
+   * No candidates: nothing is admitted and `before`/`after` are not measured (NaN).
+   */
+  async admit(
+    served: { rows: Float32Array; edges: readonly (readonly FoldInEdge[])[] },
+    candidates: readonly Candidate[],
+    maxHarm: number,
+  ): Promise<CanaryVerdict> {
+    if (candidates.length === 0) return { before: NaN, after: NaN, admitted: [] };
+    const d = candidates[0]?.row.length ?? 0;
+    const all = [...served.edges, ...candidates.map((c) => c.edges)];
+    const rows = new Float32Array(all.length * d);
+    rows.set(served.rows.subarray(0, served.edges.length * d));
+    candidates.forEach((c, i) => rows.set(c.row, (served.edges.length + i) * d));
+    const logits = await this.scorer.logitsAgainstAsync(this.queries, rows);
+    const q = this.queries.length;
+    const k = all.length;
+    // The questions each row answers itself (filtered there, as a known edge is).
+    const own = all.map((edges) => this.answeredBy(edges));
+    // How much row j adds to question i's rank.
+    const extra = (j: number, i: number): number => {
+      const l = logits[i * k + j] as number;
+      const a = this.answerLogits[i] as number;
+      if (l < a || (own[j] as Set<number>).has(i)) return 0;
+      return l > a ? 1 : 0.5;
+    };
+    const counts = new Float64Array(q);
+    const mrr = (plus?: number) => {
+      let sum = 0;
+      for (let i = 0; i < q; i++) {
+        const add = plus === undefined ? 0 : extra(plus, i);
+        sum += 1 / ((this.ranks[i] as number) + (counts[i] as number) + add);
+      }
+      return sum / q;
+    };
+    const before = mrr();
+    for (let j = 0; j < served.edges.length; j++) {
+      for (let i = 0; i < q; i++) counts[i] = (counts[i] as number) + extra(j, i);
+    }
+    const order = candidates
+      .map((_, c) => ({ c, after: mrr(served.edges.length + c) }))
+      .sort((a, b) => b.after - a.after);
+    const admitted: number[] = [];
+    for (const { c } of order) {
+      const j = served.edges.length + c;
+      if (before - mrr(j) > maxHarm) continue;
+      for (let i = 0; i < q; i++) counts[i] = (counts[i] as number) + extra(j, i);
+      admitted.push(c);
+    }
+    return { before, after: mrr(), admitted: admitted.sort((a, b) => a - b) };
+  }
+}
