@@ -3,7 +3,7 @@
  *
  *   npx tsx bench/freshness/fold-in.ts [--data <dir>] --dataset FB15k-237 [--model <dir>]
  *     [--budget 10m] [--full-retrain [--full-model <dir>]] [--seed 1] [--steps N] [--lr X]
- *     [--candidates N] [--half validation|test] [--record]
+ *     [--candidates N] [--pool N] [--half validation|test] [--record]
  *
  * Trains on the reduced graph within --budget (or loads --model, trained on the same split:
  * same --seed), folds in every held-out entity in one burst, and ranks its test edges in both
@@ -31,7 +31,7 @@ import {
   sample,
   versionGraph,
 } from './known-harm';
-import { negativePool } from '../../src/model/fold-in/negative-pool';
+import { NEGATIVE_POOL_SIZE, negativePool } from '../../src/model/fold-in/negative-pool';
 import { FoldInCanary } from '../../src/model/fold-in/fold-in-canary';
 import { CANARY_EDGES } from '../../src/model/fold-in/canary-file';
 import { Scorer } from '../../src/model/scorer';
@@ -153,8 +153,9 @@ async function main(): Promise<void> {
 
   const graph = await versionGraph(model, split.train);
   const reverse = (r: number) => model.reverseRelation(r);
-  const byRelation = await negativePool(graph, reverse);
-  const oneStratum = await negativePool(graph, reverse, { strata: 'one' });
+  const poolSize = Number(option(rest, 'pool') ?? NEGATIVE_POOL_SIZE);
+  const byRelation = await negativePool(graph, reverse, { size: poolSize });
+  const oneStratum = await negativePool(graph, reverse, { size: poolSize, strata: 'one' });
   const designs: Design[] = [
     { label: 'head side only', options: { tailSide: false } },
     { label: 'uniform pairs, weighted as its own queries (before)', options: {} },

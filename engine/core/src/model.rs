@@ -320,13 +320,24 @@ impl Model {
             ));
         }
         let (q, b) = (queries.len(), rows.len() / d);
-        let x = self.hidden_vectors(queries)?;
+        // The canary asks the same questions after every fold-in: their hidden vectors are kept.
+        let key = {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            queries.hash(&mut h);
+            h.finish()
+        };
+        let x = self
+            .fold_in_memo
+            .get_or_make(("logits-against hidden vectors", key), || {
+                self.hidden_vectors(queries)
+            })?;
         let mut out = vec![0.0f32; q * b];
         if q > 0 && b > 0 {
             // out = x · rowsᵀ                                              (Q x B)
             crate::linalg::matmul(
                 &mut out,
-                crate::linalg::Op::n(&x, q, d),
+                crate::linalg::Op::n(x.as_slice(), q, d),
                 crate::linalg::Op::t(rows, b, d),
                 false,
                 true,
