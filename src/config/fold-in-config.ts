@@ -24,6 +24,8 @@ export interface FoldInConfig {
    * that would lower it further are held back until the next retraining.
    */
   maxHarm: number;
+  /** Entities one version folds in at most; past it new entities wait for the next retraining. */
+  maxEntities: number;
 }
 
 export function readFoldIn(env: Env): FoldInConfig {
@@ -36,5 +38,6 @@ export function readFoldIn(env: Env): FoldInConfig {
     pollMs: 1000 * readInt(env, 'KGC_FOLD_IN_POLL_SECONDS', 2, { min: 1, max: 3600 }),
     waitMs: readInt(env, 'KGC_FOLD_IN_WAIT_MS', 5000, { min: 0, max: 600_000 }),
     maxHarm: readNumber(env, 'KGC_FOLD_IN_MAX_HARM', 0.005, { min: 0, max: 1 }),
+    maxEntities: readInt(env, 'KGC_FOLD_IN_MAX_ENTITIES', 100_000, { min: 0, max: 10_000_000 }),
   };
 }

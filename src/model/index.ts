@@ -69,4 +69,4 @@ export {
 } from './suggestions';
 export type { StoredSuggestion, SuggestionsFile } from './suggestions';
 export { FoldInService } from './fold-in/fold-in-service';
-export { CANARY_FILE, writeCanaryFile } from './fold-in/canary-file';
+export { writeCanaryFile } from './fold-in/canary-file';

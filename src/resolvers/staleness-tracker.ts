@@ -11,6 +11,8 @@ export interface StalenessCounts {
   foldedIn: number;
   /** New entities whose fold-in was held back: it would have harmed the version's answers. */
   foldInHeldBack: number;
+  /** New entities not folded in because the version holds KGC_FOLD_IN_MAX_ENTITIES already. */
+  foldInOverCapacity: number;
   sinceVersion: string;
 }
 
@@ -24,6 +26,8 @@ export interface StalenessOptions {
   foldedIn?: FoldedInCount;
   /** Entities whose fold-in the canary held back (same shape). Default: none. */
   heldBack?: FoldedInCount;
+  /** Entities past KGC_FOLD_IN_MAX_ENTITIES (same shape). Default: none. */
+  overCapacity?: FoldedInCount;
   /** At most one entity scan per this interval; a read that needs a fresher one waits for it. */
   minScanIntervalMs?: number;
   /** A scan is redone after this long even when the graph's counts have not moved. */
@@ -54,6 +58,7 @@ export class StalenessTracker {
   private latest: StalenessCounts | undefined;
   private readonly foldedIn: FoldedInCount;
   private readonly heldBack: FoldedInCount;
+  private readonly overCapacity: FoldedInCount;
   private readonly minScanIntervalMs: number;
   private readonly maxScanAgeMs: number;
 
@@ -63,6 +68,7 @@ export class StalenessTracker {
   ) {
     this.foldedIn = options.foldedIn ?? (() => 0);
     this.heldBack = options.heldBack ?? (() => 0);
+    this.overCapacity = options.overCapacity ?? (() => 0);
     this.minScanIntervalMs = options.minScanIntervalMs ?? 1000;
     this.maxScanAgeMs = options.maxScanAgeMs ?? 5 * 60_000;
   }
@@ -84,6 +90,7 @@ export class StalenessTracker {
       newEdges: model.snapshot ? Math.max(0, edges - model.snapshot.triples) : null,
       foldedIn: this.foldedIn(model.version),
       foldInHeldBack: this.heldBack(model.version),
+      foldInOverCapacity: this.overCapacity(model.version),
       sinceVersion: model.version,
     };
     this.latest = counts;

@@ -29,6 +29,12 @@ export class Staleness {
   })
   foldInHeldBack!: number;
 
+  @Field((_type) => Int, {
+    description:
+      'New entities not folded in because this version holds KGC_FOLD_IN_MAX_ENTITIES folded entities already; they answer ENTITY_NOT_IN_MODEL until a retraining',
+  })
+  foldInOverCapacity!: number;
+
   @Field((_type) => String, { description: 'The serving version these counts are against' })
   sinceVersion!: string;
 }

@@ -65,6 +65,11 @@ export function stalenessMetrics(
     (c) => c.foldedIn,
   );
   gauge(
+    'kgc_fold_in_over_capacity_entities',
+    'New entities the serving model version does not fold in because it holds KGC_FOLD_IN_MAX_ENTITIES already (they wait for a retraining)',
+    (c) => c.foldInOverCapacity,
+  );
+  gauge(
     'kgc_fold_in_held_back_entities',
     "New entities whose fold-in was held back for the serving model version (it would have harmed the version's held-out answers)",
     (c) => c.foldInHeldBack,

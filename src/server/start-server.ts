@@ -103,6 +103,7 @@ export async function startServer(
     const staleness = new StalenessTracker(db, {
       foldedIn: () => foldIn.foldedInCount(),
       heldBack: () => foldIn.heldBackCount(),
+      overCapacity: () => foldIn.overCapacityCount(),
     });
     // Started before the server listens: /readyz never says ready before this work is done
     // (or has run past its bound).

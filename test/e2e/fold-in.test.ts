@@ -99,10 +99,16 @@ describe('fold-in: entities ingested after training are answered without retrain
       })
     ).version!;
     await promoteVersion(db, first, fixture.scope);
-    server = await startServer(testServerConfig({ KGC_FOLD_IN_POLL_SECONDS: '1' }), {
-      migrationsDir: MIGRATIONS,
-      follow: { store: fixture.store, scope: fixture.scope, pollMs: 60_000 },
-    });
+    // The canary off: on this 80-entity graph a rewired entity can move its small canary's MRR
+    // by more than the default tolerance, and whether it does varies from one trained version to
+    // the next (the canary's own tests: fold-in-service.test.ts, fold-in-canary.test.ts).
+    server = await startServer(
+      testServerConfig({ KGC_FOLD_IN_POLL_SECONDS: '1', KGC_FOLD_IN_MAX_HARM: '1' }),
+      {
+        migrationsDir: MIGRATIONS,
+        follow: { store: fixture.store, scope: fixture.scope, pollMs: 60_000 },
+      },
+    );
   });
 
   afterAll(async () => {

@@ -18,6 +18,11 @@ export class FoldInQueue {
     return this.urgent.size + this.background.size;
   }
 
+  /** Entities queued because a request waits for them. */
+  get urgentSize(): number {
+    return this.urgent.size;
+  }
+
   add(ids: readonly string[], urgent: boolean): void {
     for (const id of ids) {
       if (urgent) {
@@ -49,7 +54,11 @@ export class FoldInQueue {
           const list = this.waiters.get(id) ?? [];
           const rest = list.filter((w) => w !== waiter);
           if (rest.length > 0) this.waiters.set(id, rest);
-          else this.waiters.delete(id);
+          else {
+            this.waiters.delete(id);
+            // Nobody waits for it any more: not fitted ahead of the background's entities.
+            this.urgent.delete(id);
+          }
           resolve(undefined);
         }, waitMs),
       };

@@ -36,7 +36,17 @@ interface VersionState {
   canary?: Promise<FoldInCanary | undefined>;
   /** Entities held back by the canary, with the edge set they were held back for. */
   heldBack: Map<string, string>;
+  /**
+   * Entities a read found unfoldable (absent, or no edge to a known entity) since the graph's
+   * last change: a request for one answers at once instead of queueing a read again.
+   */
+  unfoldable: Set<string>;
+  /** New entities past KGC_FOLD_IN_MAX_ENTITIES: they wait for the next retraining. */
+  overCapacity: Set<string>;
 }
+
+/** Entities queued for waiting requests at most (a flood of new ids cannot grow the queue). */
+const MAX_URGENT = 4096;
 
 /** Same seed for every fit: one edge set gives one embedding. */
 const FOLD_IN_SEED = 41;
@@ -79,6 +89,12 @@ export class FoldInService {
     return base && this.state?.base === base ? this.state.cache.size : 0;
   }
 
+  /** New entities the active version does not fold in: its cache is full (KGC_FOLD_IN_MAX_ENTITIES). */
+  overCapacityCount(): number {
+    const base = this.base();
+    return base && this.state?.base === base ? this.state.overCapacity.size : 0;
+  }
+
   /** Entities whose fold-in the canary held back for the active version. */
   heldBackCount(): number {
     const base = this.base();
@@ -101,6 +117,13 @@ export class FoldInService {
     const now = this.current();
     if (!now || now.scorer.findEntity(id) !== undefined) return now;
     if (!this.settings.enabled) return undefined;
+    // Known not to fold (until the graph or its edges change): no read, no queue.
+    const state = this.state;
+    if (state?.unfoldable.has(id) || state?.heldBack.has(id) || state?.overCapacity.has(id)) {
+      return undefined;
+    }
+    // Requests' fold-ins queued at once are bounded: past it a request answers without one.
+    if (this.queue.urgentSize >= MAX_URGENT) return undefined;
     const done = this.queue.waitFor(id, waitMs);
     this.enqueue([id], true);
     const model = await done;
@@ -164,6 +187,8 @@ export class FoldInService {
         served: base,
         degrees: new Map(),
         heldBack: new Map(),
+        unfoldable: new Set(),
+        overCapacity: new Set(),
       };
     }
     return this.state;
@@ -179,6 +204,9 @@ export class FoldInService {
     const state = this.stateFor(base);
     const stamp = await this.source.stamp();
     if (stamp === state.scanned) return;
+    // The graph changed: what was unfoldable or over capacity may fold now.
+    state.unfoldable.clear();
+    state.overCapacity.clear();
     const changed: string[] = [];
     const present = new Map<string, number>();
     for await (const { ids, degrees } of this.source.entityPages()) {
@@ -305,10 +333,28 @@ export class FoldInService {
       const hood = hoods[i];
       if (base.scorer.findEntity(id) !== undefined) return;
       const input = hood && foldInInput(base.scorer, hood);
-      if (!input) changed = state.cache.drop(id) || changed;
-      else if (state.heldBack.get(id) === input.fingerprint) return;
+      if (!input) {
+        state.unfoldable.add(id);
+        changed = state.cache.drop(id) || changed;
+      } else if (state.heldBack.get(id) === input.fingerprint) return;
       else if (state.cache.isStale(id, input.fingerprint)) fit.push({ id, input });
     });
+    const room = this.settings.maxEntities - state.cache.size;
+    const fresh = fit.filter((f) => !state.cache.has(f.id));
+    if (fresh.length > room) {
+      // Refits of served entities go on; new ones past the bound wait for a retraining.
+      const turnedAway = new Set(fresh.slice(Math.max(0, room)).map((f) => f.id));
+      for (const id of turnedAway) state.overCapacity.add(id);
+      fit.splice(0, fit.length, ...fit.filter((f) => !turnedAway.has(f.id)));
+      this.log?.warn(
+        {
+          version: base.version,
+          turnedAway: turnedAway.size,
+          maxEntities: this.settings.maxEntities,
+        },
+        'fold-in: the version folds in no more entities (KGC_FOLD_IN_MAX_ENTITIES); the rest wait for the next retraining',
+      );
+    }
     if (fit.length > 0) {
       const started = Date.now();
       const edges: FoldInEdge[][] = fit.map((f) => f.input.edges);

@@ -45,4 +45,6 @@ export interface FoldInSettings {
   waitMs: number;
   /** The most the folded entities may lower the canary's MRR (fold-in-canary.ts). */
   maxHarm: number;
+  /** Entities one version folds in at most (the rest wait for a retraining). */
+  maxEntities: number;
 }

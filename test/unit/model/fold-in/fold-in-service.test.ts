@@ -56,6 +56,7 @@ const settings: FoldInSettings = {
   pollMs: 60_000,
   waitMs: 1000,
   maxHarm: 0.005,
+  maxEntities: 100,
 };
 
 function model(version: string, entities = ['a', 'b', 'c'], canary?: Uint32Array) {
@@ -319,5 +320,48 @@ describe('FoldInService', () => {
       { ...settings, maxHarm: 1 },
     );
     expect((await service.ensure('y'))?.scorer.findEntity('y')).toBe(3);
+  });
+
+  it('remembers an unfoldable entity until the graph changes: a second request reads nothing', async () => {
+    const graph = new Map([['lonely', { labels: [], edges: [edge('other-new')] }]]);
+    const { service, reads, touch } = fixture(graph);
+    expect(await service.ensure('lonely')).toBeUndefined();
+    expect(await service.ensure('lonely')).toBeUndefined();
+    expect(reads).toEqual([['lonely']]);
+    // The graph changed: it may fold now, and it does.
+    graph.set('lonely', { labels: [], edges: [edge('a')] });
+    touch();
+    await service.poll();
+    await service.idle();
+    expect(service.current()!.scorer.findEntity('lonely')).toBe(3);
+  });
+
+  it('folds in no more than maxEntities per version; the rest wait and are counted', async () => {
+    const graph = new Map<string, Neighbourhood>(
+      ['x', 'y', 'z'].map((id) => [id, { labels: [], edges: [edge('a')] }]),
+    );
+    let active = model('v1').served;
+    const service = new FoldInService(
+      () => active,
+      {
+        neighbourhoods: async (ids) => ids.map((id) => graph.get(id)),
+        stamp: async () => '1',
+        entityPages: async function* () {
+          yield { ids: ['x', 'y', 'z'], degrees: [1, 1, 1] };
+        },
+      },
+      { ...settings, maxEntities: 2 },
+    );
+    await service.poll();
+    await service.idle();
+    expect(service.foldedInCount()).toBe(2);
+    expect(service.overCapacityCount()).toBe(1);
+    const [turnedAway] = ['x', 'y', 'z'].filter(
+      (id) => service.current()!.scorer.findEntity(id) === undefined,
+    );
+    expect(await service.ensure(turnedAway!)).toBeUndefined();
+    // A new version starts empty: nothing over capacity.
+    active = model('v2').served;
+    expect(service.overCapacityCount()).toBe(0);
   });
 });

@@ -1,0 +1,91 @@
+import { FoldInCanary } from '../../../../src/model/fold-in/fold-in-canary';
+import type { Scorer } from '../../../../src/model/scorer';
+
+/**
+ * A scorer whose canary questions rank their answers at `ranks` with logit 0, and whose logit
+ * for question q against a row is row[0] + q * row[1] (rows of two floats).
+ */
+function scorer(ranks: number[]): Scorer {
+  return {
+    filteredRanksAsync: async (queries: unknown[]) => ({
+      ranks: Float64Array.from(queries, (_, i) => ranks[i] as number),
+      logits: new Float32Array(queries.length),
+    }),
+    logitsAgainstAsync: async (queries: unknown[], rows: Float32Array) => {
+      const k = rows.length / 2;
+      return Float32Array.from({ length: queries.length * k }, (_, i) => {
+        const [q, j] = [Math.floor(i / k), i % k];
+        return (rows[2 * j] as number) + q * (rows[2 * j + 1] as number);
+      });
+    },
+  } as unknown as Scorer;
+}
+
+const none = { rows: new Float32Array(0), edges: [] };
+const row = (a: number, b = 0) => Float32Array.of(a, b);
+
+describe('the fold-in canary', () => {
+  // One edge (0, r0, 1): question 0 is (0, r0, tail) answered by 1, question 1 (1, r0, head) by 0.
+  const edges = Uint32Array.of(0, 0, 1);
+
+  it('admits rows that outrank no answer and holds back those that lower the MRR too much', async () => {
+    const canary = (await FoldInCanary.build(scorer([1, 2]), edges, undefined))!;
+    expect(canary.size).toBe(2);
+    const verdict = await canary.admit(
+      none,
+      [
+        { row: row(-1), edges: [] }, // below every answer
+        { row: row(1), edges: [] }, // above both: ranks 1 -> 2, 2 -> 3
+        { row: row(0), edges: [] }, // ties both: half a place each
+      ],
+      0.2,
+    );
+    expect(verdict.before).toBeCloseTo((1 + 1 / 2) / 2, 10);
+    // The harmless one first, then the tie (MRR (1/1.5 + 1/2.5) / 2 = .533, harm .217 > .2):
+    // only the first is admitted.
+    expect(verdict.admitted).toEqual([0]);
+    expect(verdict.after).toBeCloseTo(verdict.before, 10);
+    const lenient = await canary.admit(none, [{ row: row(0), edges: [] }], 0.25);
+    expect(lenient.admitted).toEqual([0]);
+  });
+
+  it('counts the rows already served first', async () => {
+    const canary = (await FoldInCanary.build(scorer([1, 1]), edges, undefined))!;
+    // A served row above both answers has used the tolerance up: MRR 1 -> .5.
+    const served = { rows: row(1), edges: [[]] };
+    const verdict = await canary.admit(served, [{ row: row(0, 1), edges: [] }], 0.5);
+    // The candidate outranks question 1 only (0 + 1 > 0): more harm past .5, held back.
+    expect(verdict.before).toBe(1);
+    expect(verdict.admitted).toEqual([]);
+    expect(verdict.after).toBeCloseTo(0.5, 10);
+  });
+
+  it("does not count a row that is itself an answer of the question (a known edge's end)", async () => {
+    const canary = (await FoldInCanary.build(scorer([1, 1]), edges, undefined))!;
+    // Its edge (0, r0, u) makes it an answer of question 0; it outranks question 1 too.
+    const answering = { row: row(1), edges: [{ relation: 0, other: 0, outgoing: false }] };
+    const verdict = await canary.admit(none, [answering], 0.26);
+    // Only question 1 loses a place: MRR (1 + 1/2) / 2 = .75, harm .25.
+    expect(verdict.admitted).toEqual([0]);
+    expect(verdict.after).toBeCloseTo(0.75, 10);
+  });
+
+  it("filters the graph's other answers out of the ranks it starts from", async () => {
+    let excludes: unknown;
+    const base = scorer([1, 1]);
+    const spying = {
+      ...base,
+      filteredRanksAsync: async (queries: unknown[], lists: unknown) => {
+        excludes = lists;
+        return base.filteredRanksAsync(queries as never, lists as never);
+      },
+    } as unknown as Scorer;
+    const graph = {
+      range: (node: number, step: number) => (node === 0 && step === 0 ? [0, 2] : [0, 0]),
+      neighbour: Int32Array.of(1, 5),
+    };
+    await FoldInCanary.build(spying, edges, graph as never);
+    // Question 0's other answer (5) is excluded, its own (1) never.
+    expect(excludes).toEqual([[5], []]);
+  });
+});
