@@ -202,6 +202,16 @@ export interface FoldInEdge {
   outgoing: boolean
 }
 
+/**
+ * Known queries `(heads[k], relations[k])` (model entity and relation ids), query k standing
+ * for `standsFor[k]` known queries (at least 1).
+ */
+export interface FoldInNegatives {
+  heads: Uint32Array
+  relations: Uint32Array
+  standsFor: Float64Array
+}
+
 /** How `foldInAsync` fits rows; absent fields keep the engine's defaults. */
 export interface FoldInOptions {
   /** Adam steps (an integer, 0 to 10,000). */
@@ -226,16 +236,6 @@ export interface FoldInOptions {
    * relation) pairs weighted as the entity's own queries).
    */
   negatives?: FoldInNegatives
-}
-
-/**
- * Known queries `(heads[k], relations[k])` (model entity and relation ids), query k standing
- * for `standsFor[k]` known queries (at least 1).
- */
-export interface FoldInNegatives {
-  heads: Uint32Array
-  relations: Uint32Array
-  standsFor: Float64Array
 }
 
 /** Whether this build has the GPU training backend (`KGC_GPU=1 npm run setup`). */
