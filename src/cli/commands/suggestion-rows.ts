@@ -53,17 +53,32 @@ export function suggestionRecords(
   return out;
 }
 
+/**
+ * A text cell a spreadsheet would run as a formula (it starts with `=`, `+`, `-`, `@`, a tab or
+ * a carriage return) gets a leading `'`, as OWASP's CSV-injection guidance says: ids come from
+ * the graph, and anyone who can ingest one can name an entity `=HYPERLINK(...)`. Numbers are
+ * ours and stay numbers (a negative logit is not a formula).
+ */
+function neutralised(value: string | number): string | number {
+  return typeof value === 'string' && /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+}
+
 /** RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. */
 function csvField(value: string | number): string {
   const text = String(value);
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-/** The records in `format`, a header first for tsv and csv (ids hold no tab or line break). */
+/**
+ * The records in `format`, a header first for tsv and csv (ids hold no tab or line break), their
+ * text cells neutralised for spreadsheets; jsonl stays raw.
+ */
 export function formatSuggestions(records: SuggestionRecord[], format: SuggestionFormat): string {
   if (format === 'jsonl') return records.map((r) => `${JSON.stringify(r)}\n`).join('');
   const line = (values: (string | number)[]) =>
-    format === 'csv' ? `${values.map(csvField).join(',')}\r\n` : `${values.join('\t')}\n`;
+    format === 'csv'
+      ? `${values.map(neutralised).map(csvField).join(',')}\r\n`
+      : `${values.map(neutralised).join('\t')}\n`;
   return [line([...COLUMNS]), ...records.map((r) => line(COLUMNS.map((c) => r[c])))].join('');
 }
 

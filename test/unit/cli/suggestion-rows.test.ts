@@ -48,4 +48,24 @@ describe('suggestion export formats', () => {
     const high = suggestionRecords(file, entities, { minProbability: 0.4 });
     expect(high.map((r) => r.probability)).toEqual([0.9, 0.4]);
   });
+
+  it('neutralises text cells a spreadsheet would run, in csv and tsv; numbers and jsonl stay raw', () => {
+    const hostile: SuggestionsFile = {
+      ...file,
+      version: '@v1',
+      relations: [{ relation: '+r', direction: 'tail', typed: false, rows: [[0, 1, -2.5, 0.1]] }],
+    };
+    const names = ['=HYPERLINK("http://x","y")', '-1+1', 'plain'];
+    const records = suggestionRecords(hostile, names, {});
+    const csv = formatSuggestions(records, 'csv').split('\r\n')[1];
+    expect(csv).toBe(`"'=HYPERLINK(""http://x"",""y"")",'+r,'-1+1,tail,0.1,-2.5,'@v1`);
+    const tsv = formatSuggestions(records, 'tsv').split('\n')[1];
+    expect(tsv).toBe(`'=HYPERLINK("http://x","y")\t'+r\t'-1+1\ttail\t0.1\t-2.5\t'@v1`);
+    for (const start of ['\t', '\r']) {
+      const [row] = suggestionRecords(file, [`${start}x`, 'b', 'c'], {});
+      expect(formatSuggestions([row!], 'tsv').split('\n')[1]!.startsWith(`'${start}x`)).toBe(true);
+    }
+    const back = JSON.parse(formatSuggestions(records, 'jsonl').trim()) as { head: string };
+    expect(back.head).toBe(names[0]);
+  });
 });
