@@ -1,6 +1,9 @@
 import { ApolloServer } from '@apollo/server';
 import type { ApolloServerPlugin } from '@apollo/server';
-import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginLandingPageDisabled,
+} from '@apollo/server/plugin/disabled';
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { ASTVisitor, GraphQLError, Kind, ValidationContext } from 'graphql';
@@ -101,6 +104,9 @@ export function createGraphQLServer(api: ApiConfig): ApolloServer<ServerContext>
       tracePlugin,
       queryCostPlugin(api.maxQueryCost),
       ApolloServerPluginCacheControlDisabled(),
+      // Apollo's landing page (GET /graphql from a browser) loads a script from Apollo's CDN
+      // on the origin that serves /admin: none is served (the admin page is ours, /admin).
+      ApolloServerPluginLandingPageDisabled(),
     ],
     // The HTTP server owns shutdown (it drains in-flight requests first); Apollo's own handler
     // would stop mid-drain and re-raise the signal, killing the process.

@@ -66,6 +66,15 @@ describe('an API no request can crash', () => {
     await stillServing();
   });
 
+  it("serves no landing page that loads another origin's script on GET /graphql from a browser", async () => {
+    const answer = await fetch(server.url, { headers: { accept: 'text/html' } });
+    const body = await answer.text();
+    expect(body).not.toMatch(/<script|apollographql\.com|embeddable-sandbox/i);
+    expect(answer.headers.get('content-type') ?? '').not.toContain('text/html');
+    noInternals(body);
+    await stillServing();
+  });
+
   it('refuses malformed JSON, batches and oversized bodies with their codes', async () => {
     const malformed = await post('{"query": "{ __typename }"');
     expect(malformed.status).toBe(400);
