@@ -135,6 +135,11 @@ describe('API replicas on two machines share model versions through S3', () => {
     expect(served[1]).toEqual(served[0]);
     expect(served[1]!.missingLinks.length).toBeGreaterThan(0);
     expect(served[1]!.missingLinks.every((p) => p.modelVersion === version)).toBe(true);
-    expect(second.process.output()).toContain('serving the active model version');
+    // serve writes its log in blocks (at least every 200 ms): the line may follow the answer.
+    await waitFor(
+      async () => second.process.output().includes('serving the active model version') || undefined,
+      5_000,
+      'the second replica to log the version it serves',
+    );
   });
 });
