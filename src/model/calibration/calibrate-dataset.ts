@@ -69,8 +69,8 @@ export async function calibrateDatasetModel(
     Uint32Array,
     Uint32Array,
   ];
-  // The model's canary for fold-in: held-out test edges (model ids) it keeps beside its weights.
-  writeCanaryFile(modelDir, test, options.seed ?? 0);
+  // The model's canary for fold-in: held-out test edges (model ids), beside calibration.json.
+  writeCanaryFile(options.outDir ?? modelDir, test, options.seed ?? 0);
   const summary = await calibrateModelDir(
     modelDir,
     {
