@@ -24,19 +24,31 @@ export function readOptionalString(env: Env, name: string): string | undefined {
   return raw(env, name);
 }
 
+/** A number written as `pattern` within `range`, else INVALID_CONFIG naming what was expected. */
+function readInRange(
+  env: Env,
+  name: string,
+  fallback: number,
+  range: { min: number; max: number },
+  pattern: RegExp,
+  kind: string,
+): number {
+  const value = raw(env, name);
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!pattern.test(value) || parsed < range.min || parsed > range.max) {
+    throw invalid(name, value, `${kind} from ${range.min} to ${range.max}`);
+  }
+  return parsed;
+}
+
 export function readInt(
   env: Env,
   name: string,
   fallback: number,
   range: { min: number; max: number },
 ): number {
-  const value = raw(env, name);
-  if (value === undefined) return fallback;
-  const parsed = Number(value);
-  if (!/^-?\d+$/.test(value) || parsed < range.min || parsed > range.max) {
-    throw invalid(name, value, `an integer from ${range.min} to ${range.max}`);
-  }
-  return parsed;
+  return readInRange(env, name, fallback, range, /^-?\d+$/, 'an integer');
 }
 
 export function readNumber(
@@ -45,13 +57,7 @@ export function readNumber(
   fallback: number,
   range: { min: number; max: number },
 ): number {
-  const value = raw(env, name);
-  if (value === undefined) return fallback;
-  const parsed = Number(value);
-  if (!/^-?(\d+\.?\d*|\.\d+)$/.test(value) || parsed < range.min || parsed > range.max) {
-    throw invalid(name, value, `a number from ${range.min} to ${range.max}`);
-  }
-  return parsed;
+  return readInRange(env, name, fallback, range, /^-?(\d+\.?\d*|\.\d+)$/, 'a number');
 }
 
 export function readEnum<T extends string>(

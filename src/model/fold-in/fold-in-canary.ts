@@ -35,6 +35,9 @@ export interface CanaryVerdict {
  * engine product of the questions against the rows, never the whole model again.
  */
 export class FoldInCanary {
+  /** Question indices by `entity relation direction`. */
+  private readonly byQuestion = new Map<string, number[]>();
+
   private constructor(
     private readonly scorer: Scorer,
     private readonly queries: CanaryQuery[],
@@ -46,9 +49,6 @@ export class FoldInCanary {
       this.byQuestion.set(key, [...(this.byQuestion.get(key) ?? []), i]);
     });
   }
-
-  /** Question indices by `entity relation direction`. */
-  private readonly byQuestion = new Map<string, number[]>();
 
   /**
    * The canary of `edges` (flat [h, r, t, ...] in the version's ids), filtered by `graph`
