@@ -43,6 +43,7 @@ export declare class NeptuneModel {
   topKApproxAsync(index: ApproxIndex, heads: Uint32Array, relations: Uint32Array, k: number, ef: number, excludes?: Array<Uint32Array> | undefined | null): Promise<TopK>
   /** Loads a saved model; a corrupt, truncated or mismatched checkpoint is refused. */
   static load(dir: string): NeptuneModel
+  /** Every entity's name: the trained ones, then those appended by `withEntities`. */
   get entities(): Array<string>
   /** Base relation names (reverse relations are addressed with `reverseRelation`). */
   get relations(): Array<string>
@@ -116,7 +117,8 @@ export declare class NeptuneModel {
    * A new model with entities `names` appended (ids from `entities.length` on) with rows
    * `embeddings` (`names.length x d_e`, as `foldInAsync` gives them); this model is
    * unchanged. Names already present or given twice, a wrong length or a non-finite value
-   * throw `ENGINE_ARGUMENT`. Copies the model's tensors (tens of MB at FB15k-237's size).
+   * throw `ENGINE_ARGUMENT`. Shares this model's trained tensors (the entity matrix, its
+   * 8-bit copy, the relation cores) and copies only rows appended before.
    */
   withEntities(names: Array<string>, embeddings: Float32Array): NeptuneModel
 }

@@ -60,9 +60,12 @@ interface ApproxTopK {
  * through the reverse relation.
  */
 export class Scorer {
+  /** The trained entities' indices (shared by the scorers grown from this one). */
   private readonly entityIndex: Map<string, number>;
+  /** Entities appended after training (`withEntities`): their indices. */
+  private readonly appendedIndex: ReadonlyMap<string, number>;
   private readonly relationIndex: Map<string, number>;
-  readonly entities: string[];
+  readonly entities: readonly string[];
   readonly relations: string[];
 
   /**
@@ -72,10 +75,32 @@ export class Scorer {
    */
   private approx: { current?: ApproxTopK } = {};
 
-  private constructor(private readonly model: Native.NeptuneModel) {
+  /**
+   * `grownFrom`: the scorer this model was grown from by `withEntities` and the names it
+   * appended; its vocabulary and indices are reused, not read again across the binding (a
+   * million names at scale).
+   */
+  private constructor(
+    private readonly model: Native.NeptuneModel,
+    grownFrom?: { scorer: Scorer; names: readonly string[] },
+  ) {
+    if (grownFrom) {
+      const { scorer, names } = grownFrom;
+      this.entities = scorer.entities.concat(names);
+      this.relations = scorer.relations;
+      this.entityIndex = scorer.entityIndex;
+      this.relationIndex = scorer.relationIndex;
+      const appended = new Map(scorer.appendedIndex);
+      const first = scorer.entities.length;
+      names.forEach((id, i) => appended.set(id, first + i));
+      this.appendedIndex = appended;
+      this.approx = scorer.approx;
+      return;
+    }
     this.entities = model.entities;
     this.relations = model.relations;
     this.entityIndex = new Map(this.entities.map((id, i) => [id, i]));
+    this.appendedIndex = new Map();
     this.relationIndex = new Map(this.relations.map((name, i) => [name, i]));
   }
 
@@ -113,11 +138,11 @@ export class Scorer {
 
   /** The entity's index, or undefined when the model has not seen it. */
   findEntity(id: string): number | undefined {
-    return this.entityIndex.get(id);
+    return this.entityIndex.get(id) ?? this.appendedIndex.get(id);
   }
 
   entity(id: string): number {
-    const index = this.entityIndex.get(id);
+    const index = this.findEntity(id);
     if (index === undefined) {
       throw new KgcError(
         ErrorCode.ENTITY_NOT_IN_MODEL,
@@ -240,12 +265,13 @@ export class Scorer {
     }
   }
 
-  /** This model with `names` appended as entities n.. (rows of `embeddings`), as a new scorer. */
+  /**
+   * This model with `names` appended as entities n.. (rows of `embeddings`), as a new scorer:
+   * the trained tensors, the vocabulary and its index are shared, not copied.
+   */
   withEntities(names: string[], embeddings: Float32Array): Scorer {
     try {
-      const grown = new Scorer(this.model.withEntities(names, embeddings));
-      grown.approx = this.approx;
-      return grown;
+      return new Scorer(this.model.withEntities(names, embeddings), { scorer: this, names });
     } catch (error) {
       throw mapEngineError(error);
     }

@@ -51,7 +51,7 @@ pub fn approx_top_k_batch(
         });
     }
     let x = model.hidden_vectors(queries)?;
-    let n = model.params.n_ent;
+    let n = model.n_entities();
     let ef = ef.max(k);
     let found: Vec<Option<Vec<Prediction>>> = x
         .par_chunks(d.max(1))
@@ -117,11 +117,10 @@ pub fn recall(approx: &[Vec<Prediction>], exact: &[Vec<Prediction>]) -> f64 {
 
 /// The best `k` of `candidates` by their exact logit for `x` (NaN never returned).
 fn rescore(model: &Model, candidates: Vec<u32>, x: &[f32], k: usize) -> Vec<Prediction> {
-    let d = x.len();
-    let e = &model.params.e;
+    let e = model.entity_rows();
     let mut scored: Vec<(f32, u32)> = candidates
         .into_iter()
-        .map(|c| (exact_score(&e[c as usize * d..][..d], x), c))
+        .map(|c| (exact_score(e.row(c), x), c))
         .filter(|(s, _)| !s.is_nan())
         .collect();
     scored.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));

@@ -124,7 +124,7 @@ fn main() {
         &mut ScoreBuffers::default(),
     )
     .to_vec();
-    let rescored = exact_top_k(model.int8_rows(), &model.params.e, d, &x, k, &[]).rescored;
+    let rescored = exact_top_k(model.int8_rows(), model.entity_rows(), &x, k, &[]).rescored;
     println!(
         "same top {k} both ways: {same} of {n_queries} queries; re-scored exactly per query: {:.1}\n",
         rescored as f64 / n_queries as f64

@@ -129,6 +129,7 @@ pub fn save(
     optimizer: Option<OptimizerStateRef<'_>>,
     state: Option<&TrainState>,
 ) -> Result<()> {
+    model.check_trained("saving")?;
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let p = &model.params;
     let mut data: Vec<(String, Vec<usize>, Vec<u8>)> = Vec::new();
@@ -184,7 +185,7 @@ pub fn save(
         tensors_file: TENSORS_FILE.into(),
         tensors_bytes: bytes.len() as u64,
         tensors_sha256: hex(&Sha256::digest(&bytes)),
-        entities: model.entities.clone(),
+        entities: model.entities.to_vec(),
         relations: model.relations.clone(),
     };
     let json =

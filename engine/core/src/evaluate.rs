@@ -159,7 +159,7 @@ pub fn filtered_ranks_with(
             let known: Vec<&[u32]> = (first..first + chunk)
                 .map(|i| lists.get(i).map_or(&[][..], Vec::as_slice))
                 .collect();
-            let counted = exact_ranks(rows, &model.params.e, d, x, &tails[first..], &known);
+            let counted = exact_ranks(rows, model.entity_rows(), x, &tails[first..], &known);
             ranks.extend(
                 counted
                     .into_iter()

@@ -9,6 +9,7 @@
 
 use crate::int8_rows::{Int16Queries, Int8Rows};
 use crate::int8_scan::{exact_score, scan_tiles, Tile, QUERIES_PER_PASS};
+use crate::rows::EntityRows;
 
 /// One query's counts from the pass.
 #[derive(Default)]
@@ -19,18 +20,18 @@ struct Counts {
 }
 
 /// The filtered rank and exact logit of each tail `tails[i]` for query `x[i]` (B x d,
-/// row-major) among every entity of `rows` (quantising `e`, n x d), `known[i]` (ascending,
-/// distinct) removed except the tail itself. A NaN tail score ranks last (`n`).
+/// row-major) among every entity of `e` (`rows` quantising its trained rows; its appended rows
+/// are scored exactly), `known[i]` (ascending, distinct) removed except the tail itself. A NaN
+/// tail score ranks last (`n`).
 pub fn exact_ranks(
     rows: &Int8Rows,
-    e: &[f32],
-    d: usize,
+    e: EntityRows<'_>,
     x: &[f32],
     tails: &[u32],
     known: &[&[u32]],
 ) -> Vec<(f64, f32)> {
-    let n = rows.len();
-    let row = |ent: u32| &e[ent as usize * d..][..d];
+    let (n, d) = (e.len(), e.width());
+    let row = |ent: u32| e.row(ent);
     let mut out = Vec::with_capacity(tails.len());
     for (c, xs) in x.chunks(QUERIES_PER_PASS * d).enumerate() {
         let first = c * QUERIES_PER_PASS;
@@ -70,7 +71,8 @@ pub fn exact_ranks(
                 continue;
             }
             let (mut above, mut equal) = (counts.above as i64, 0i64);
-            for ent in counts.undecided.into_iter().filter(|&ent| ent != t) {
+            let undecided = counts.undecided.into_iter().chain(e.appended_ids());
+            for ent in undecided.filter(|&ent| ent != t) {
                 let v = exact_score(row(ent), xq);
                 above += i64::from(v > s);
                 equal += i64::from(v == s);

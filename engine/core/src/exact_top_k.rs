@@ -12,21 +12,23 @@
 
 use crate::int8_rows::{Int16Queries, Int8Rows};
 use crate::int8_scan::{exact_score, scan_tiles, Tile, QUERIES_PER_PASS};
+use crate::rows::EntityRows;
 use rayon::prelude::*;
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 
-/// The top `k` of each query `x[b]` (B x d, row-major) over every entity, skipping
+/// The top `k` of each query `x[b]` (B x d, row-major) over every entity of `e`, skipping
 /// `excludes[b]` (any order; may be empty) and NaN scores, best first, ties to the lower id.
-/// `rows` quantise `e` (n x d f32, row-major), which the re-rank reads.
+/// `rows` quantise `e`'s trained rows, which the pass reads; `e`'s appended rows (a few, from
+/// fold-in) join every query's survivors; the re-rank reads the f32 rows.
 pub fn exact_top_k(
     rows: &Int8Rows,
-    e: &[f32],
-    d: usize,
+    e: EntityRows<'_>,
     x: &[f32],
     k: usize,
     excludes: &[&[u32]],
 ) -> TopKScanned {
+    let d = e.width();
     let b = x.len() / d.max(1);
     let sorted: Vec<Vec<u32>> = (0..b)
         .map(|i| {
@@ -46,7 +48,13 @@ pub fn exact_top_k(
         let tops: Vec<Vec<(u32, f32)>> = scans
             .into_par_iter()
             .zip(xs.par_chunks(d))
-            .map(|(s, xq)| rerank(s, e, d, xq, k))
+            .enumerate()
+            .map(|(q, (mut s, xq))| {
+                let ex = &sorted[first + q];
+                let appended = e.appended_ids().filter(|a| ex.binary_search(a).is_err());
+                s.candidates.extend(appended.map(|a| (a, f32::INFINITY)));
+                rerank(s, e, xq, k)
+            })
             .collect();
         out.top.extend(tops);
     }
@@ -153,11 +161,11 @@ fn scan(rows: &Int8Rows, d: usize, x: &[f32], k: usize, excludes: &[Vec<u32>]) -
 }
 
 /// The exact top k of one query's survivors: each scored in f64 from its f32 row.
-fn rerank(s: Survivors, e: &[f32], d: usize, x: &[f32], k: usize) -> Vec<(u32, f32)> {
+fn rerank(s: Survivors, e: EntityRows<'_>, x: &[f32], k: usize) -> Vec<(u32, f32)> {
     let mut scored: Vec<(f32, u32)> = s
         .candidates
         .into_iter()
-        .map(|(ent, _)| (exact_score(&e[ent as usize * d..][..d], x), ent))
+        .map(|(ent, _)| (exact_score(e.row(ent), x), ent))
         .filter(|(logit, _)| !logit.is_nan())
         .collect();
     scored.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));

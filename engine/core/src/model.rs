@@ -7,10 +7,12 @@ use crate::eval::Metrics;
 use crate::exact_top_k::exact_top_k;
 use crate::int8_rows::Int8Rows;
 use crate::int8_scan::{exact_score, QUERIES_PER_PASS};
+use crate::linalg::{matmul, Op};
 use crate::memo::Memo;
 use crate::params::Params;
 use crate::real::sigmoid;
-use crate::scoring::{hidden_into, logits_into, queries_per_chunk, CoreCache, ScoreBuffers};
+use crate::rows::EntityRows;
+use crate::scoring::{hidden_of_x0, queries_per_chunk, CoreCache, ScoreBuffers};
 use rayon::prelude::*;
 use std::sync::{Arc, OnceLock};
 
@@ -52,7 +54,8 @@ pub struct Prediction {
 pub struct Model {
     pub config: Config,
     pub params: Params<f32>,
-    pub entities: Vec<String>,
+    /// Trained entity names (shared by the models grown from this one).
+    pub entities: Arc<Vec<String>>,
     /// Base relation names.
     pub relations: Vec<String>,
     /// Epochs trained.
@@ -64,6 +67,49 @@ pub struct Model {
     pub(crate) fold_in_memo: Memo,
     /// E quantised for [`TopKScan::Int8`], made on first use (or by [`Model::warm_up`]).
     int8_rows: OnceLock<Arc<Int8Rows>>,
+    /// Entities appended after training ([`Model::with_entities`]), ids `params.n_ent..`: kept
+    /// beside E, which stays as trained (mapped from its file when served), and shared.
+    appended: Arc<AppendedEntities>,
+    /// Trained entities by name, made on first lookup.
+    name_index: OnceLock<Arc<NameIndex>>,
+}
+
+/// Trained entity ids by their names' hash, sorted: 12 bytes an entity, no copy of the names.
+#[derive(Debug)]
+struct NameIndex(Vec<(u64, u32)>);
+
+impl NameIndex {
+    fn hash(name: &str) -> u64 {
+        use std::hash::{BuildHasher, BuildHasherDefault};
+        BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(name)
+    }
+
+    fn new(names: &[String]) -> NameIndex {
+        let mut ids: Vec<(u64, u32)> = names
+            .par_iter()
+            .enumerate()
+            .map(|(i, name)| (Self::hash(name), i as u32))
+            .collect();
+        ids.par_sort_unstable();
+        NameIndex(ids)
+    }
+
+    fn find(&self, names: &[String], name: &str) -> Option<u32> {
+        let h = Self::hash(name);
+        let first = self.0.partition_point(|&(k, _)| k < h);
+        self.0[first..]
+            .iter()
+            .take_while(|&&(k, _)| k == h)
+            .map(|&(_, i)| i)
+            .find(|&i| names[i as usize] == name)
+    }
+}
+
+/// Rows appended to a trained model (fold-in): names and `names.len() x d_e` values.
+#[derive(Clone, Debug, Default)]
+struct AppendedEntities {
+    names: Vec<String>,
+    rows: Vec<f32>,
 }
 
 impl Model {
@@ -79,13 +125,15 @@ impl Model {
         Model {
             config,
             params,
-            entities,
+            entities: Arc::new(entities),
             relations,
             epoch,
             valid_metrics,
             cores,
             fold_in_memo: Default::default(),
             int8_rows: OnceLock::new(),
+            appended: Default::default(),
+            name_index: OnceLock::new(),
         }
     }
 
@@ -101,6 +149,8 @@ impl Model {
         }
         if self.params.n_ent >= INT8_SCAN_MIN_ENTITIES {
             self.int8_rows();
+            // `with_entities` looks names up in it, on the caller's thread.
+            self.name_index();
         }
         if n_rel.saturating_mul(d * d * 4) > budget_bytes {
             return false;
@@ -110,9 +160,11 @@ impl Model {
         true
     }
 
-    /// A new model with entities `names` appended (ids `n..n + k`) with embedding `rows`
-    /// (`k x d_e`, row-major, e.g. from [`crate::fold_in`]); everything else is shared
-    /// unchanged, including the cached relation cores (they do not depend on E).
+    /// A new model with entities `names` appended (ids `n..n + k`, n = [`Model::n_entities`])
+    /// with embedding `rows` (`k x d_e`, row-major, e.g. from [`crate::fold_in`]). The trained
+    /// tensors, their 8-bit copy and the relation cores are shared, not copied; rows appended
+    /// earlier are copied (fold-in bounds them). Scoring and ranking count every entity; training,
+    /// fold-in, suggestions and saving take a trained model only ([`Model::check_trained`]).
     pub fn with_entities(&self, names: Vec<String>, rows: &[f32]) -> Result<Model> {
         self.validate()?;
         let d = self.params.d_e;
@@ -132,30 +184,63 @@ impl Model {
                 format!("value {i} (entity {}) is not finite", i / d.max(1)),
             ));
         }
-        let mut seen: std::collections::HashSet<&str> =
-            self.entities.iter().map(String::as_str).collect();
-        if seen.len() != self.entities.len() {
-            return Err(Error::arg("model", "has duplicate entity names"));
-        }
+        let mut given = std::collections::HashSet::with_capacity(names.len());
         for (i, name) in names.iter().enumerate() {
-            if !seen.insert(name) {
-                let what = if self.entity_id(name).is_some() {
-                    "is already in the model"
-                } else {
-                    "is given twice"
-                };
-                return Err(Error::arg("names", format!("{i}: {name:?} {what}")));
-            }
+            let what = if self.entity_id(name).is_some() {
+                "is already in the model"
+            } else if !given.insert(name.as_str()) {
+                "is given twice"
+            } else {
+                continue;
+            };
+            return Err(Error::arg("names", format!("{i}: {name:?} {what}")));
         }
+        let mut appended = (*self.appended).clone();
+        appended.names.extend(names);
+        appended.rows.extend_from_slice(rows);
         let mut model = self.clone();
-        model.int8_rows = OnceLock::new();
-        if let Some(q) = self.int8_rows.get() {
-            let _ = model.int8_rows.set(Arc::new(q.with_rows(rows)));
-        }
-        model.params.e.extend_from_slice(rows);
-        model.params.n_ent += names.len();
-        model.entities.extend(names);
+        model.appended = Arc::new(appended);
         Ok(model)
+    }
+
+    fn name_index(&self) -> &NameIndex {
+        self.name_index
+            .get_or_init(|| Arc::new(NameIndex::new(&self.entities)))
+    }
+
+    /// Every entity's row: E's, then the appended ones.
+    pub fn entity_rows(&self) -> EntityRows<'_> {
+        EntityRows::new(&self.params.e, &self.appended.rows, self.params.d_e)
+    }
+
+    /// Entities appended after training ([`Model::with_entities`]).
+    pub fn n_appended(&self) -> usize {
+        self.appended.names.len()
+    }
+
+    /// Errs when entities were appended after training: `what` (training, fold-in, suggestions,
+    /// saving) works on the trained tensors alone and would not see them.
+    pub fn check_trained(&self, what: &str) -> Result<()> {
+        if self.n_appended() > 0 {
+            return Err(Error::arg(
+                "model",
+                format!(
+                    "{what} takes a trained model; this one has {} entities appended after training",
+                    self.n_appended()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Entity `i`'s name, appended entities included.
+    pub fn entity_name(&self, i: u32) -> Option<&str> {
+        let (i, n) = (i as usize, self.entities.len());
+        if i < n {
+            Some(&self.entities[i])
+        } else {
+            self.appended.names.get(i - n).map(String::as_str)
+        }
     }
 
     /// Forgets the cached relation cores (needed only after changing `params` in place).
@@ -171,8 +256,9 @@ impl Model {
             .get_or_init(|| Arc::new(Int8Rows::new(&self.params.e, self.params.d_e)))
     }
 
+    /// Every entity a query may name or be answered with: trained, then appended.
     pub fn n_entities(&self) -> usize {
-        self.params.n_ent
+        self.params.n_ent + self.n_appended()
     }
     /// Relations the model embeds (including reverses in `NewRelation` mode).
     pub fn n_model_relations(&self) -> usize {
@@ -200,11 +286,13 @@ impl Model {
             _ => None,
         }
     }
+    /// The id of entity `name`, appended entities included (a hash index over the trained
+    /// names, made on first call and shared with the models grown from this one).
     pub fn entity_id(&self, name: &str) -> Option<u32> {
-        self.entities
-            .iter()
-            .position(|e| e == name)
-            .map(|i| i as u32)
+        self.name_index().find(&self.entities, name).or_else(|| {
+            let at = self.appended.names.iter().position(|e| e == name)?;
+            Some((self.entities.len() + at) as u32)
+        })
     }
     pub fn relation_id(&self, name: &str) -> Option<u32> {
         self.relations
@@ -259,7 +347,8 @@ impl Model {
     /// in the same order), as evaluating or resuming on it requires.
     pub fn check_vocabulary(&self, dataset: &Dataset) -> Result<()> {
         self.validate()?;
-        if self.entities != dataset.entities || self.relations != dataset.relations {
+        self.check_trained("evaluating or resuming on a dataset")?;
+        if *self.entities != dataset.entities || self.relations != dataset.relations {
             return Err(Error::Dataset(
                 "the dataset's vocabulary differs from the model's (entities or relations)".into(),
             ));
@@ -268,12 +357,12 @@ impl Model {
     }
 
     fn check_query(&self, h: u32, r: u32) -> Result<()> {
-        if h as usize >= self.params.n_ent {
+        if h as usize >= self.n_entities() {
             return Err(Error::arg(
                 "entity",
                 format!(
                     "{h} is out of range (model has {} entities)",
-                    self.params.n_ent
+                    self.n_entities()
                 ),
             ));
         }
@@ -291,7 +380,7 @@ impl Model {
 
     /// Logits of `(h, r, e)` for every entity `e` of each query, row-major `queries.len() x N`.
     pub fn scores(&self, queries: &[(u32, u32)]) -> Result<Vec<f32>> {
-        let n = self.params.n_ent;
+        let n = self.n_entities();
         let mut out = vec![0.0f32; queries.len() * n];
         self.score_chunks(queries, |start, logits| {
             out[start * n..][..logits.len()].copy_from_slice(logits)
@@ -366,22 +455,74 @@ impl Model {
         mut each: impl FnMut(usize, &[f32]),
     ) -> Result<()> {
         self.prepare_queries(queries)?;
-        let n = self.params.n_ent;
-        let (mut buf, mut logits) = (ScoreBuffers::default(), Vec::new());
+        let (n, d, rows) = (self.n_entities(), self.params.d_e, self.entity_rows());
+        let (trained, appended) = (rows.trained_len(), self.n_appended());
+        let (mut buf, mut logits, mut split) = (ScoreBuffers::default(), Vec::new(), Vec::new());
         let chunk = queries_per_chunk(n);
         for (c, qs) in queries.chunks(chunk).enumerate() {
-            logits.resize(qs.len() * n, 0.0);
-            logits_into(&self.params, &self.cores, qs, &mut buf, &mut logits);
+            let b = qs.len();
+            let x = self.hidden_of(qs, &mut buf);
+            logits.resize(b * n, 0.0);
+            if appended == 0 {
+                // logits = x · Eᵀ                                              (B x N)
+                matmul(
+                    &mut logits,
+                    Op::n(x, b, d),
+                    Op::t(rows.trained(), n, d),
+                    false,
+                    true,
+                );
+            } else {
+                // The trained rows' logits, then the appended rows', per query  (B x N)
+                split.resize(b * n, 0.0);
+                let (left, right) = split.split_at_mut(b * trained);
+                matmul(
+                    left,
+                    Op::n(x, b, d),
+                    Op::t(rows.trained(), trained, d),
+                    false,
+                    true,
+                );
+                let extra = &self.appended.rows;
+                matmul(
+                    right,
+                    Op::n(x, b, d),
+                    Op::t(extra, appended, d),
+                    false,
+                    true,
+                );
+                for (i, row) in logits.chunks_mut(n).enumerate() {
+                    row[..trained].copy_from_slice(&left[i * trained..][..trained]);
+                    row[trained..].copy_from_slice(&right[i * appended..][..appended]);
+                }
+            }
             each(c * chunk, &logits);
         }
         Ok(())
     }
 
+    /// The eval-mode hidden vectors of `queries` (B x d_e), their head rows read wherever they
+    /// live (trained or appended). Ids checked and cores prepared by the caller.
+    fn hidden_of<'b>(&self, queries: &[(u32, u32)], buf: &'b mut ScoreBuffers) -> &'b [f32] {
+        let (d, rows) = (self.params.d_e, self.entity_rows());
+        let heads = buf.heads_mut(queries.len() * d);
+        for (row, &(h, _)) in heads.chunks_exact_mut(d.max(1)).zip(queries) {
+            row.copy_from_slice(rows.row(h));
+        }
+        hidden_of_x0(
+            &self.params,
+            &self.cores,
+            &|i| queries[i].1,
+            queries.len(),
+            buf,
+        )
+    }
+
     /// Entity embedding rows `E[i]` for each index, concatenated (`indices.len() x d_e`): the
     /// space in which serving finds entities like a query's head (cosine of these rows).
     pub fn entity_vectors(&self, indices: &[u32]) -> Result<Vec<f32>> {
-        let (n, d) = (self.params.n_ent, self.params.d_e);
-        if self.params.e.len() != n * d {
+        let (n, d, rows) = (self.n_entities(), self.params.d_e, self.entity_rows());
+        if self.params.e.len() != self.params.n_ent * d {
             return Err(Error::arg(
                 "model",
                 "entity embeddings do not match n_ent x d_e",
@@ -395,7 +536,7 @@ impl Model {
                     format!("{i} is out of range (model has {n} entities)"),
                 ));
             }
-            out.extend_from_slice(&self.params.e[i as usize * d..(i as usize + 1) * d]);
+            out.extend_from_slice(rows.row(i));
         }
         Ok(out)
     }
@@ -404,7 +545,7 @@ impl Model {
     /// from [`INT8_SCAN_MIN_ENTITIES`] entities, computed from `t`'s row alone as the 8-bit scans
     /// re-score it).
     pub fn score_triples(&self, triples: &[(u32, u32, u32)]) -> Result<Vec<f32>> {
-        let n = self.params.n_ent;
+        let n = self.n_entities();
         if let Some(&(_, _, t)) = triples.iter().find(|q| q.2 as usize >= n) {
             return Err(Error::arg(
                 "entity",
@@ -415,11 +556,10 @@ impl Model {
         let mut out = vec![0.0f32; triples.len()];
         if self.scans_int8(TopKScan::Auto, 0) {
             // The exact score the 8-bit scans rank by, from the tail's row alone.
-            let d = self.params.d_e;
+            let (d, rows) = (self.params.d_e, self.entity_rows());
             self.hidden_chunks(&queries, |start, x| {
                 for (i, xq) in x.chunks(d).enumerate() {
-                    let t = triples[start + i].2 as usize;
-                    out[start + i] = exact_score(&self.params.e[t * d..][..d], xq);
+                    out[start + i] = exact_score(rows.row(triples[start + i].2), xq);
                 }
             })?;
             return Ok(out);
@@ -467,7 +607,7 @@ impl Model {
                 format!("{} lists for {} queries", excludes.len(), queries.len()),
             ));
         }
-        let n = self.params.n_ent;
+        let n = self.n_entities();
         if self.scans_int8(scan, k) {
             return self.top_k_int8(queries, k, excludes);
         }
@@ -507,10 +647,7 @@ impl Model {
         self.prepare_queries(queries)?;
         let mut buf = ScoreBuffers::default();
         for (c, qs) in queries.chunks(QUERIES_PER_PASS).enumerate() {
-            each(
-                c * QUERIES_PER_PASS,
-                hidden_into(&self.params, &self.cores, qs, &mut buf),
-            );
+            each(c * QUERIES_PER_PASS, self.hidden_of(qs, &mut buf));
         }
         Ok(())
     }
@@ -533,7 +670,7 @@ impl Model {
             let ex = excludes
                 .get(first..(first + chunk).min(excludes.len()))
                 .unwrap_or(&[]);
-            let tops = exact_top_k(rows, &self.params.e, d, x2, k, ex).top;
+            let tops = exact_top_k(rows, self.entity_rows(), x2, k, ex).top;
             out.extend(tops.into_iter().map(|top| {
                 top.into_iter()
                     .map(|(entity, logit)| Prediction {

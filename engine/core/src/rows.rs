@@ -20,6 +20,8 @@ pub struct Rows<T>(Storage<T>);
 #[derive(Clone)]
 enum Storage<T> {
     Owned(Vec<T>),
+    /// Owned once, now shared read-only by clones (a served model and those grown from it).
+    Shared(Arc<Vec<T>>),
     /// `len` f32 values at byte `offset` of `bytes`, aligned (made only by [`Rows::mapped`]).
     Mapped {
         bytes: SharedBytes,
@@ -48,14 +50,22 @@ impl<T: Clone> Rows<T> {
         matches!(self.0, Storage::Mapped { .. })
     }
 
-    /// The rows as an owned vector, copied out of the mapping first if need be.
+    /// The rows as an owned vector, copied out of the mapping or the shared vector first if
+    /// need be.
     pub fn make_owned(&mut self) -> &mut Vec<T> {
-        if let Storage::Mapped { .. } = self.0 {
+        if !matches!(self.0, Storage::Owned(_)) {
             self.0 = Storage::Owned(self.to_vec());
         }
         match &mut self.0 {
             Storage::Owned(v) => v,
-            Storage::Mapped { .. } => unreachable!("made owned above"),
+            _ => unreachable!("made owned above"),
+        }
+    }
+
+    /// Makes clones share these rows instead of copying them (a write copies them again).
+    pub fn share(&mut self) {
+        if let Storage::Owned(v) = &mut self.0 {
+            self.0 = Storage::Shared(Arc::new(std::mem::take(v)));
         }
     }
 
@@ -70,6 +80,7 @@ impl<T> Deref for Rows<T> {
     fn deref(&self) -> &[T] {
         match &self.0 {
             Storage::Owned(v) => v,
+            Storage::Shared(v) => v,
             Storage::Mapped { bytes, offset, len } => {
                 assert_eq!(std::mem::size_of::<T>(), 4, "only f32 rows are mapped");
                 let all = (**bytes).as_ref();
@@ -104,6 +115,7 @@ impl<T> fmt::Debug for Rows<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let kind = match self.0 {
             Storage::Owned(_) => "owned",
+            Storage::Shared(_) => "shared",
             Storage::Mapped { .. } => "mapped",
         };
         write!(f, "Rows({kind}, {} values)", self.len())
@@ -119,6 +131,66 @@ impl<'a, T> IntoIterator for &'a Rows<T> {
     }
 }
 
+/// Every entity's row, read where it lives: the trained matrix's `n x d` rows, then the rows
+/// appended after training (fold-in) kept beside it, ids `n..`. Scans read the trained rows as
+/// one slice and score the appended ones apart, so growing a model copies neither.
+#[derive(Clone, Copy, Debug)]
+pub struct EntityRows<'a> {
+    trained: &'a [f32],
+    appended: &'a [f32],
+    d: usize,
+}
+
+impl<'a> EntityRows<'a> {
+    /// `trained` and `appended` are row-major with `d` values a row.
+    pub fn new(trained: &'a [f32], appended: &'a [f32], d: usize) -> Self {
+        EntityRows {
+            trained,
+            appended,
+            d,
+        }
+    }
+
+    /// Values a row.
+    pub fn width(&self) -> usize {
+        self.d
+    }
+
+    /// Rows of the trained matrix (ids `0..trained_len()`).
+    pub fn trained_len(&self) -> usize {
+        self.trained.len() / self.d.max(1)
+    }
+
+    /// Every row, appended ones included.
+    pub fn len(&self) -> usize {
+        self.trained_len() + self.appended.len() / self.d.max(1)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The trained matrix's values (`trained_len() x d`).
+    pub fn trained(&self) -> &'a [f32] {
+        self.trained
+    }
+
+    /// The appended rows' ids.
+    pub fn appended_ids(&self) -> std::ops::Range<u32> {
+        self.trained_len() as u32..self.len() as u32
+    }
+
+    /// Row `e` (`d` values); panics when out of range, as indexing does.
+    pub fn row(&self, e: u32) -> &'a [f32] {
+        let (e, n, d) = (e as usize, self.trained_len(), self.d);
+        if e < n {
+            &self.trained[e * d..][..d]
+        } else {
+            &self.appended[(e - n) * d..][..d]
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,6 +202,26 @@ mod tests {
                 .flat_map(|v| v.to_le_bytes())
                 .collect::<Vec<u8>>(),
         )
+    }
+
+    #[test]
+    fn shared_rows_are_not_copied_by_a_clone_and_are_copied_before_a_write() {
+        let mut rows = Rows::from(vec![1.0f32, 2.0]);
+        rows.share();
+        let mut copy = rows.clone();
+        assert_eq!(rows.as_ptr(), copy.as_ptr());
+        copy[0] = 5.0;
+        assert_ne!(rows.as_ptr(), copy.as_ptr());
+        assert_eq!((&rows[..], &copy[..]), (&[1.0, 2.0][..], &[5.0, 2.0][..]));
+    }
+
+    #[test]
+    fn entity_rows_read_trained_rows_then_appended_ones() {
+        let rows = EntityRows::new(&[1.0, 2.0, 3.0, 4.0], &[5.0, 6.0], 2);
+        assert_eq!((rows.trained_len(), rows.len()), (2, 3));
+        assert_eq!(rows.row(1), &[3.0, 4.0]);
+        assert_eq!(rows.row(2), &[5.0, 6.0]);
+        assert_eq!(rows.appended_ids(), 2..3);
     }
 
     #[test]

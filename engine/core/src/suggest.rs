@@ -267,6 +267,7 @@ pub fn suggest_in_chunks(
     tile: Option<(usize, usize)>,
 ) -> Result<Option<Vec<Suggestion>>> {
     model.validate()?;
+    model.check_trained("suggestions")?;
     let (n_ent, d) = (model.params.n_ent, model.params.d_e);
     let head = scope.direction == Direction::Head;
     let r = if head {

@@ -81,11 +81,15 @@ fn serves_entity_rows_from_the_file_mapping_and_copies_them_before_any_write() {
         loaded.top_k(0, 0, 3, &[]).unwrap(),
         m.top_k(0, 0, 3, &[]).unwrap()
     );
-    // Fold-in appends rows: the grown model owns a copy; the loaded one still reads the file.
+    // Fold-in appends rows beside E: the grown model reads the file too, and is never saved.
     let grown = loaded.with_entities(vec!["f".into()], &[0.5; 6]).unwrap();
-    assert!(!grown.params.e.is_mapped());
-    assert_eq!(&grown.params.e[..30], &m.params.e[..]);
-    assert_eq!(&grown.params.e[30..], &[0.5; 6]);
+    assert!(grown.params.e.is_mapped());
+    assert_eq!(grown.params.e.as_ptr(), loaded.params.e.as_ptr());
+    assert_eq!(grown.entity_vectors(&[5]).unwrap(), vec![0.5; 6]);
+    let refused = grown
+        .save(std::env::temp_dir().join("never-written"))
+        .unwrap_err();
+    assert!(refused.to_string().contains("saving takes a trained model"));
     assert!(loaded.params.e.is_mapped());
     // Writing (training) makes the rows owned first: the file never changes.
     let mut trained = loaded.clone();

@@ -175,27 +175,105 @@ fn non_finite_rows_and_small_graphs() {
     );
 }
 
+/// `m` with `rows` inside E, as if trained with them: what `with_entities` must answer as.
+fn concatenated(m: &Model, names: &[&str], rows: &[f32]) -> Model {
+    let mut p = m.params.clone();
+    p.e.extend_from_slice(rows);
+    p.n_ent += names.len();
+    let mut entities = m.entities.to_vec();
+    entities.extend(names.iter().map(|s| s.to_string()));
+    Model::new(m.config.clone(), p, entities, m.relations.clone(), 0, None)
+}
+
 #[test]
-fn appended_entities_are_scanned() {
-    let m = model(|_| {});
-    // Quantise first, so the appended rows must extend the quantised copy.
+fn appended_entities_answer_as_rows_of_e_would() {
+    let mut m = model(near_copies_of_7);
+    // As the binding holds a model: clones share E.
+    m.params.e.share();
     m.int8_rows();
     let d = m.params.d_e;
-    let row: Vec<f32> = m.params.e[5 * d..6 * d].iter().map(|v| v * 3.0).collect();
-    let grown = m.with_entities(vec!["new".into()], &row).unwrap();
-    assert_eq!(grown.int8_rows().len(), N + 1);
-    let qs: Vec<(u32, u32)> = (0..8).map(|h| (h, 0)).collect();
-    let got = grown.top_k_batch_with(&qs, 3, &[], TopKScan::Int8).unwrap();
-    for (i, &q) in qs.iter().enumerate() {
-        let want = brute_force(&grown, q, 3, &[]);
+    let row = |e: usize, f: f32| m.params.e[e * d..][..d].iter().map(move |v| v * f);
+    // One row far above the rest, one among 7 and its near-copies (no exact tie: the f32
+    // products may round a tie either way), one small.
+    let rows: Vec<f32> = row(5, 3.0)
+        .chain(row(7, 1.001))
+        .chain(row(11, 0.5))
+        .collect();
+    let names = ["a", "b", "c"];
+    let grown = m
+        .with_entities(names.iter().map(|s| s.to_string()).collect(), &rows)
+        .unwrap();
+    assert!(
+        std::ptr::eq(grown.int8_rows(), m.int8_rows()),
+        "the 8-bit rows are shared, not extended"
+    );
+    assert_eq!(grown.params.e.as_ptr(), m.params.e.as_ptr(), "E is shared");
+    let want = concatenated(&m, &names, &rows);
+    let (a, b, c) = (N as u32, N as u32 + 1, N as u32 + 2);
+    assert_eq!((grown.n_entities(), grown.entity_id("c")), (N + 3, Some(c)));
+    assert_eq!(grown.entity_name(b), Some("b"));
+    // Trained and appended heads; excludes that name appended entities.
+    let qs: Vec<(u32, u32)> = vec![(0, 0), (7, 1), (a, 2), (c, 3), (500, 0), (b, 1)];
+    let excludes: Vec<Vec<u32>> = vec![vec![], vec![a, 7], vec![], vec![b, c, 3], vec![a], vec![]];
+    let lists: Vec<&[u32]> = excludes.iter().map(Vec::as_slice).collect();
+    for k in [1, 5, 40] {
+        let got = grown
+            .top_k_batch_with(&qs, k, &lists, TopKScan::Int8)
+            .unwrap();
         assert_eq!(
-            got[i]
-                .iter()
-                .map(|p| (p.entity, p.logit))
-                .collect::<Vec<_>>(),
-            want
+            got,
+            want.top_k_batch_with(&qs, k, &lists, TopKScan::Int8)
+                .unwrap()
         );
+        let f32_path = grown
+            .top_k_batch_with(&qs, k, &lists, TopKScan::F32)
+            .unwrap();
+        let f32_want = want
+            .top_k_batch_with(&qs, k, &lists, TopKScan::F32)
+            .unwrap();
+        // The f32 products agree up to rounding, rank by rank (near-copies of 7 may swap).
+        for (g, w) in f32_path.iter().zip(&f32_want) {
+            assert_eq!(g.len(), w.len());
+            for (p, q) in g.iter().zip(w) {
+                assert!(
+                    (p.logit - q.logit).abs() <= 1e-5 * (1.0 + q.logit.abs()),
+                    "{p:?} {q:?}"
+                );
+            }
+        }
     }
+    // Ranks of appended and trained tails, appended entities among the known answers.
+    let triples: Vec<(u32, u32, u32)> =
+        vec![(0, 0, a), (7, 1, b), (a, 2, 7), (c, 3, c), (9, 0, 100)];
+    let known: Vec<Vec<u32>> = vec![vec![b], vec![7, 101, b], vec![a], vec![], vec![b, c]];
+    let known: Vec<&[u32]> = known.iter().map(Vec::as_slice).collect();
+    for scan in [TopKScan::Int8, TopKScan::F32] {
+        let got = filtered_ranks_with(&grown, &triples, &known, scan).unwrap();
+        let expected = filtered_ranks_with(&want, &triples, &known, scan).unwrap();
+        for (g, w) in got.iter().zip(&expected) {
+            assert_eq!(g.rank, w.rank, "{scan:?}");
+            assert!((g.logit - w.logit).abs() <= 1e-5 * (1.0 + w.logit.abs()));
+        }
+    }
+    let (got, expected) = (
+        grown.score_triples(&triples).unwrap(),
+        want.score_triples(&triples).unwrap(),
+    );
+    for (g, w) in got.iter().zip(&expected) {
+        assert!((g - w).abs() <= 1e-5 * (1.0 + w.abs()));
+    }
+    assert_eq!(
+        grown.entity_vectors(&[3, b]).unwrap(),
+        want.entity_vectors(&[3, b]).unwrap()
+    );
+    assert_eq!(
+        grown.hidden_vectors(&qs).unwrap(),
+        want.hidden_vectors(&qs).unwrap()
+    );
+    // Growing again keeps the earlier rows: ids stay put.
+    let again = grown.with_entities(vec!["d".into()], &rows[..d]).unwrap();
+    assert_eq!((again.n_entities(), again.entity_id("b")), (N + 4, Some(b)));
+    assert_eq!(again.entity_vectors(&[b]).unwrap(), &rows[d..2 * d]);
 }
 
 /// The brute force's filtered rank of `t` for `(h, r)` and its logit (f64 sums rounded to f32;

@@ -556,6 +556,12 @@ fn with_entities_appends_rows_and_checks_names() {
     );
     assert!(msg(m.with_entities(vec!["x".into()], &rows)).contains("expected 1 names x d_e = 6"));
     assert!(msg(m.with_entities(vec!["x".into()], &[f32::NAN; 6])).contains("not finite"));
+    // Fold-in fits against the trained rows alone: a grown model is refused, not half-read.
+    let never = AtomicBool::new(false);
+    let refused = fold_in(&g, &[edges()], &FoldInSettings::default(), &never).unwrap_err();
+    assert!(refused
+        .to_string()
+        .contains("fold-in takes a trained model"));
 }
 
 #[test]

@@ -49,7 +49,9 @@ pub struct NeptuneModel {
 
 impl NeptuneModel {
     /// Wraps a model loaded elsewhere (the async `loadModel`).
-    pub(crate) fn from_model(inner: Model) -> NeptuneModel {
+    /// The binding's model: its entity rows shared by the models `withEntities` grows from it.
+    pub(crate) fn from_model(mut inner: Model) -> NeptuneModel {
+        inner.params.e.share();
         NeptuneModel {
             inner: Arc::new(inner),
         }
@@ -61,14 +63,18 @@ impl NeptuneModel {
     /// Loads a saved model; a corrupt, truncated or mismatched checkpoint is refused.
     #[napi(factory, catch_unwind)]
     pub fn load(dir: String) -> Result<NeptuneModel, EngineError> {
-        Ok(NeptuneModel {
-            inner: Arc::new(Model::load(&dir).map_err(engine_error)?),
-        })
+        Ok(NeptuneModel::from_model(
+            Model::load(&dir).map_err(engine_error)?,
+        ))
     }
 
+    /// Every entity's name: the trained ones, then those appended by `withEntities`.
     #[napi(getter, catch_unwind)]
     pub fn entities(&self) -> Vec<String> {
-        self.inner.entities.clone()
+        let n = self.inner.n_entities() as u32;
+        (0..n)
+            .filter_map(|i| self.inner.entity_name(i).map(str::to_owned))
+            .collect()
     }
 
     /// Base relation names (reverse relations are addressed with `reverseRelation`).
@@ -339,7 +345,8 @@ impl NeptuneModel {
     /// A new model with entities `names` appended (ids from `entities.length` on) with rows
     /// `embeddings` (`names.length x d_e`, as `foldInAsync` gives them); this model is
     /// unchanged. Names already present or given twice, a wrong length or a non-finite value
-    /// throw `ENGINE_ARGUMENT`. Copies the model's tensors (tens of MB at FB15k-237's size).
+    /// throw `ENGINE_ARGUMENT`. Shares this model's trained tensors (the entity matrix, its
+    /// 8-bit copy, the relation cores) and copies only rows appended before.
     #[napi(catch_unwind)]
     pub fn with_entities(
         &self,

@@ -36,7 +36,7 @@ export interface CalibrationData {
 
 export interface TripleScorer {
   relations: string[];
-  entities: string[];
+  entities: readonly string[];
   scoreTriples(h: Uint32Array, r: Uint32Array, t: Uint32Array, d: Direction): Float32Array;
 }
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { resolveTrainingConfig, train } from '../../../src/model';
+import { resolveTrainingConfig, Scorer, train } from '../../../src/model';
 import { nativeEngine, type Native } from '../../../src/model/native-engine';
 import { classGraph, writeDatasetDir } from '../../support/generated-graph';
 
@@ -98,6 +98,28 @@ describe('foldInAsync and withEntities through the binding', () => {
       /"e3" is already in the model/,
     );
     expect(() => model.withEntities(['x'], new Float32Array(d + 1))).toThrow(/expected 1 names/);
+  });
+
+  it('grows a scorer that shares the vocabulary and answers for trained and appended ids', async () => {
+    const base = Scorer.load(modelDir);
+    const d = model.entityVectors(Uint32Array.of(0)).length;
+    const n = base.entities.length;
+    const once = base.withEntities(['a1'], new Float32Array(d).fill(0.1));
+    const twice = base.withEntities(['a1', 'a2'], new Float32Array(2 * d).fill(0.2));
+    expect([once.findEntity('a1'), once.findEntity('a2')]).toEqual([n, undefined]);
+    expect([twice.findEntity('a1'), twice.findEntity('a2')]).toEqual([n, n + 1]);
+    expect(twice.findEntity('e3')).toBe(base.findEntity('e3'));
+    expect(twice.entities.slice(n)).toEqual(['a1', 'a2']);
+    expect(base.findEntity('a1')).toBeUndefined();
+    // The appended rows are scored as candidates and as heads.
+    const top = twice.topK(n + 1, base.relation('is_a'), twice.entities.length);
+    expect(top.map((p) => p.index).sort((x, y) => x - y)).toEqual(
+      Array.from({ length: n + 2 }, (_, i) => i),
+    );
+    // Fold-in fits against the trained model only.
+    await expect(twice.foldInAsync([copyOfE5()], { seed: 1 })).rejects.toThrow(
+      /fold-in takes a trained model/,
+    );
   });
 
   it('stops on abort', async () => {

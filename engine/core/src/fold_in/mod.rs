@@ -114,6 +114,7 @@ pub fn fold_in_with_pool(
 ) -> Result<Option<Vec<f32>>> {
     check_settings(settings)?;
     model.validate()?;
+    model.check_trained("fold-in")?;
     let n = model.n_entities();
     let per_chunk = (CHUNK_LOGITS / n.max(1)).max(1);
     let mut chunks = vec![Batch::new()];
@@ -154,6 +155,7 @@ pub fn fold_in_objective(
     pool: Option<&NegativePool>,
 ) -> Result<(f64, Vec<f32>)> {
     model.validate()?;
+    model.check_trained("fold-in")?;
     let d = model.params.d_e;
     if row.len() != d {
         return Err(Error::arg(
