@@ -12,7 +12,8 @@
  *
  * The first run generates the graph (bench/scale/generate.ts's generator) and a model trained
  * for a few batches with the engine's CLI (its costs matter here, not its quality) with its
- * graph.bin; later runs reuse them from `--work`. Run alone.
+ * graph.bin; later runs reuse them from `--work`. Run alone, with `node --expose-gc --import tsx`
+ * (memory is measured after a collection).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -22,7 +23,7 @@ import { readFoldIn } from '../../src/config/fold-in-config';
 import { FoldInService } from '../../src/model/fold-in/fold-in-service';
 import type { FoldInSource, Neighbourhood } from '../../src/model/fold-in/fold-in-source';
 import { writeVersionGraph } from '../../src/model/rules/version-graph';
-import { loadServingModelAsync } from '../../src/model/serving-model';
+import { loadServingModel } from '../../src/model/serving-model';
 import { probe } from '../scale/train-probe';
 import { writeScaleGraph } from '../scale/write-scale-graph';
 
@@ -45,8 +46,11 @@ class StallMeter {
 
   /** The longest gap since the last call, less the timer's own 1 ms. */
   take(): number {
-    const longest = Math.max(0, this.longest - 1);
+    // A stall that ends in this turn has not reached the timer yet.
+    const now = performance.now();
+    const longest = Math.max(0, Math.max(this.longest, now - this.last) - 1);
     this.longest = 0;
+    this.last = now;
     return longest;
   }
 
@@ -135,6 +139,8 @@ class SyntheticGraph implements FoldInSource {
 
   async *entityPages(): AsyncIterable<{ ids: string[]; degrees: number[] }> {
     for (let first = 0; first < this.known.length; first += 10_000) {
+      // A page comes back from Neo4j in a later turn of the event loop.
+      await new Promise((resolve) => setImmediate(resolve));
       const ids = this.known.slice(first, first + 10_000);
       yield { ids, degrees: ids.map(() => 1) };
     }
@@ -177,10 +183,10 @@ async function main(): Promise<void> {
   const modelDir = await prepare(values.work, Number(values.entities), Number(values.edges));
 
   const loadStart = memoryMiB();
-  const base = await loadServingModelAsync(modelDir, 'scale');
+  const base = await loadServingModel(modelDir);
   // The 8-bit rows and the first query's buffers, as serving's warm-up makes them.
   await base.scorer.topKBatchAsync([{ entity: 0, relation: 0 }], 10);
-  const d = base.scorer.entityVectors([0]).length;
+  const d = base.scorer.entityVectors([0])[0]!.length;
   const n = base.scorer.entities.length;
   const matrixMiB = (n * d * 4) / 2 ** 20;
   const source = new SyntheticGraph(
@@ -204,19 +210,28 @@ async function main(): Promise<void> {
   await service.catchUp();
   const firstMs = performance.now() - t;
   const firstStall = meter.take();
+  // Run with node --expose-gc to count live memory only (tsx passes it on).
+  const collect = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
+  collect();
   const before = memoryMiB();
   const rows: string[] = [];
   for (let b = 0; b < batches; b++) {
     source.released = 1 + (b + 1) * batch;
+    // The collection before this batch is not its stall.
+    await new Promise((resolve) => setTimeout(resolve, 5));
     meter.take();
     t = performance.now();
     await service.catchUp();
     const ms = performance.now() - t;
+    const stall = meter.take();
+    collect();
+    const privateMiB = memoryMiB().private - before.private;
     rows.push(
-      `| ${b + 1} | ${service.foldedInCount()} | ${ms.toFixed(0)} | ${logged.at(-1)?.ms ?? '-'} | ${meter.take().toFixed(1)} |`,
+      `| ${b + 1} | ${service.foldedInCount()} | ${ms.toFixed(0)} | ${logged.at(-1)?.ms ?? '-'} | ${stall.toFixed(1)} | ${privateMiB.toFixed(1)} |`,
     );
   }
   meter.stop();
+  collect();
   const after = memoryMiB();
   const folded = service.foldedInCount();
   await service.stop();
@@ -232,8 +247,8 @@ async function main(): Promise<void> {
       `First fold-in (1 entity; makes the version's negatives and canary): ${firstMs.toFixed(0)} ms, ` +
         `longest event-loop stall ${firstStall.toFixed(1)} ms.`,
       '',
-      '| batch | folded in | scan + fold-in + swap ms | engine fit + canary ms (log) | longest event-loop stall ms |',
-      '|---:|---:|---:|---:|---:|',
+      '| batch | folded in | scan + fold-in + swap ms | engine fit + canary ms (log) | longest event-loop stall ms | private memory since batch 0, MiB |',
+      '|---:|---:|---:|---:|---:|---:|',
       ...rows,
       '',
       `Memory: loaded ${(before.private - loadStart.private).toFixed(0)} MiB private, ` +

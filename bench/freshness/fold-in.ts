@@ -197,7 +197,7 @@ async function main(): Promise<void> {
     row: chosenRows.subarray(i * d, (i + 1) * d),
     edges,
   }));
-  const verdict = await canary.admit({ rows: new Float32Array(0), edges: [] }, candidates, maxHarm);
+  const verdict = await canary.admit([], candidates, maxHarm);
   const canaryBurstSeconds = Number(process.hrtime.bigint() - burstStart) / 1e9;
   const admittedNames = verdict.admitted.map((i) => names[i]!);
   const admittedRows = new Float32Array(verdict.admitted.length * d);
@@ -213,11 +213,10 @@ async function main(): Promise<void> {
   console.log(designRow(results.at(-1)!, knownBefore));
 
   const single: number[] = [];
-  const none = { rows: new Float32Array(0), edges: [] };
   for (const edges of lists.slice(0, 200)) {
     const t = process.hrtime.bigint();
     const row = await model.foldInAsync([edges], { ...settings, ...chosen.options });
-    await canary.admit(none, [{ row, edges }], maxHarm);
+    await canary.admit([], [{ row, edges }], maxHarm);
     single.push(Number(process.hrtime.bigint() - t) / 1e6);
   }
   single.sort((a, b) => a - b);

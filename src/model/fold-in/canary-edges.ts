@@ -13,14 +13,20 @@ export function canaryEdges(graph: GraphIndex, seed = 57): Uint32Array | undefin
   const next = seededRandom(seed);
   const picked = new Set<number>();
   const want = Math.min(CANARY_EDGES, total);
+  // Positions in the relations' edge lists laid end to end (graph-index.ts keeps them per
+  // relation): an edge and its relation at once, without a pass over every edge.
   while (picked.size < want) picked.add(Math.floor(next() * total));
-  // Edge i's relation: the one whose edge list holds it (graph-index.ts keeps them per relation).
-  const relationOf = new Int32Array(total);
-  graph.byRelation.forEach((edges, r) => edges.forEach((i) => (relationOf[i] = r)));
   const out = new Uint32Array(3 * want);
-  [...picked].forEach((i, k) => {
+  [...picked].forEach((position, k) => {
+    let r = 0;
+    let first = 0;
+    while (first + (graph.byRelation[r] as Int32Array).length <= position) {
+      first += (graph.byRelation[r] as Int32Array).length;
+      r++;
+    }
+    const i = (graph.byRelation[r] as Int32Array)[position - first] as number;
     out[3 * k] = graph.heads[i] as number;
-    out[3 * k + 1] = relationOf[i] as number;
+    out[3 * k + 1] = r;
     out[3 * k + 2] = graph.tails[i] as number;
   });
   return out;

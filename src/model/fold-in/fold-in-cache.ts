@@ -1,3 +1,4 @@
+import type { CanaryImpact } from './fold-in-canary';
 import type { FoldedTypeFacts, FoldInEdge } from './fold-in-edges';
 
 interface Folded {
@@ -7,6 +8,8 @@ interface Folded {
   /** d_e floats. */
   row: Float32Array;
   types: FoldedTypeFacts;
+  /** What its row does to the version's canary (absent: admitted without one). */
+  impact?: CanaryImpact;
 }
 
 /** The folded rows of one version, in the order they are appended to its model. */
@@ -45,9 +48,21 @@ export class FoldInCache {
     row: Float32Array,
     types: FoldedTypeFacts,
     edges: readonly FoldInEdge[],
+    impact?: CanaryImpact,
   ): void {
     // A refreshed entity keeps its place: the others' ids in the next model do not move.
-    this.folded.set(id, { fingerprint, row: Float32Array.from(row), types, edges });
+    const entry: Folded = { fingerprint, row: Float32Array.from(row), types, edges };
+    if (impact) entry.impact = impact;
+    this.folded.set(id, entry);
+  }
+
+  /** The canary impacts of the folded entities not in `except`. */
+  impacts(except?: ReadonlySet<string>): CanaryImpact[] {
+    const out: CanaryImpact[] = [];
+    for (const [name, entry] of this.folded) {
+      if (entry.impact && !except?.has(name)) out.push(entry.impact);
+    }
+    return out;
   }
 
   /** The entity has no usable edge now (or is gone): it is served no more; true if it was. */

@@ -17,6 +17,16 @@ export interface Candidate {
   edges: readonly FoldInEdge[];
 }
 
+/**
+ * What one admitted row does to the canary: the questions whose answer it outranks, and by how
+ * much (1, or half a place on a tie). Kept with the row while it is served, so the next batch
+ * counts the served rows without scoring them again.
+ */
+export interface CanaryImpact {
+  questions: Uint32Array;
+  adds: Float32Array;
+}
+
 /** What admitting some candidates does to the canary's MRR. */
 export interface CanaryVerdict {
   /** The canary's MRR on the version alone. */
@@ -25,6 +35,8 @@ export interface CanaryVerdict {
   after: number;
   /** Indices of the candidates admitted (their rows may be served). */
   admitted: number[];
+  /** Each candidate's impact (by index), to be kept with the admitted ones. */
+  impacts: CanaryImpact[];
 }
 
 /**
@@ -102,56 +114,79 @@ export class FoldInCanary {
 
   /**
    * Admits, of `candidates`, those that keep the canary's MRR within `maxHarm` of the
-   * version's with `served` (rows already served, `d_e` floats each) counted first: the least
-   * harmful first, each while the total stays within. Runs the product on the engine's threads.
-   * No candidates: nothing is admitted and `before`/`after` are not measured (NaN).
+   * version's with the rows already served counted first (`served`: their impacts): the least
+   * harmful first, each while the total stays within. Scores the candidates only, on the
+   * engine's threads; the rest is linear in the candidates and the served rows' impacts. No
+   * candidates: nothing is admitted and `before`/`after` are not measured (NaN).
    */
   async admit(
-    served: { rows: Float32Array; edges: readonly (readonly FoldInEdge[])[] },
+    served: readonly CanaryImpact[],
     candidates: readonly Candidate[],
     maxHarm: number,
   ): Promise<CanaryVerdict> {
-    if (candidates.length === 0) return { before: NaN, after: NaN, admitted: [] };
+    if (candidates.length === 0) return { before: NaN, after: NaN, admitted: [], impacts: [] };
     const d = candidates[0]?.row.length ?? 0;
-    const all = [...served.edges, ...candidates.map((c) => c.edges)];
-    const rows = new Float32Array(all.length * d);
-    rows.set(served.rows.subarray(0, served.edges.length * d));
-    candidates.forEach((c, i) => rows.set(c.row, (served.edges.length + i) * d));
+    const rows = new Float32Array(candidates.length * d);
+    candidates.forEach((c, i) => rows.set(c.row, i * d));
     const logits = await this.scorer.logitsAgainstAsync(this.queries, rows);
+    const impacts = candidates.map((c, j) => this.impactOf(logits, candidates.length, j, c.edges));
     const q = this.queries.length;
-    const k = all.length;
-    // The questions each row answers itself (filtered there, as a known edge is).
-    const own = all.map((edges) => this.answeredBy(edges));
-    // How much row j adds to question i's rank.
-    const extra = (j: number, i: number): number => {
-      const l = logits[i * k + j] as number;
-      const a = this.answerLogits[i] as number;
-      if (l < a || (own[j] as Set<number>).has(i)) return 0;
-      return l > a ? 1 : 0.5;
-    };
     const counts = new Float64Array(q);
-    const mrr = (plus?: number) => {
+    const add = (impact: CanaryImpact, into: Float64Array) => {
+      impact.questions.forEach(
+        (i, k) => (into[i] = (into[i] as number) + (impact.adds[k] as number)),
+      );
+    };
+    const mrr = () => {
       let sum = 0;
-      for (let i = 0; i < q; i++) {
-        const add = plus === undefined ? 0 : extra(plus, i);
-        sum += 1 / ((this.ranks[i] as number) + (counts[i] as number) + add);
-      }
+      for (let i = 0; i < q; i++) sum += 1 / ((this.ranks[i] as number) + (counts[i] as number));
       return sum / q;
     };
     const before = mrr();
-    for (let j = 0; j < served.edges.length; j++) {
-      for (let i = 0; i < q; i++) counts[i] = (counts[i] as number) + extra(j, i);
-    }
-    const order = candidates
-      .map((_, c) => ({ c, after: mrr(served.edges.length + c) }))
+    for (const impact of served) add(impact, counts);
+    let current = mrr();
+    // The MRR with one more row: only the questions it touches change.
+    const withRow = (impact: CanaryImpact) => {
+      let sum = current * q;
+      impact.questions.forEach((i, k) => {
+        const [rank, count] = [this.ranks[i] as number, counts[i] as number];
+        sum += 1 / (rank + count + (impact.adds[k] as number)) - 1 / (rank + count);
+      });
+      return sum / q;
+    };
+    const order = impacts
+      .map((impact, c) => ({ c, after: withRow(impact) }))
       .sort((a, b) => b.after - a.after);
     const admitted: number[] = [];
     for (const { c } of order) {
-      const j = served.edges.length + c;
-      if (before - mrr(j) > maxHarm) continue;
-      for (let i = 0; i < q; i++) counts[i] = (counts[i] as number) + extra(j, i);
+      const impact = impacts[c] as CanaryImpact;
+      if (before - withRow(impact) > maxHarm) continue;
+      add(impact, counts);
+      current = mrr();
       admitted.push(c);
     }
-    return { before, after: mrr(), admitted: admitted.sort((a, b) => a - b) };
+    return { before, after: current, admitted: admitted.sort((a, b) => a - b), impacts };
+  }
+
+  /**
+   * Row `j`'s impact (of `k` rows scored, `logits` questions x k): the questions whose answer
+   * it outranks, not counting those it answers itself (filtered there, as a known edge is).
+   */
+  private impactOf(
+    logits: Float32Array,
+    k: number,
+    j: number,
+    edges: readonly FoldInEdge[],
+  ): CanaryImpact {
+    const own = this.answeredBy(edges);
+    const questions: number[] = [];
+    const adds: number[] = [];
+    for (let i = 0; i < this.queries.length; i++) {
+      const [l, a] = [logits[i * k + j] as number, this.answerLogits[i] as number];
+      if (l < a || own.has(i)) continue;
+      questions.push(i);
+      adds.push(l > a ? 1 : 0.5);
+    }
+    return { questions: Uint32Array.from(questions), adds: Float32Array.from(adds) };
   }
 }

@@ -6,7 +6,7 @@ import type { FoldInEdge, FoldInInput } from './fold-in-edges';
 import type { FoldInSettings, FoldInSource } from './fold-in-source';
 import { FoldInQueue } from './fold-in-queue';
 import { FoldInCanary } from './fold-in-canary';
-import type { Candidate } from './fold-in-canary';
+import type { Candidate, CanaryImpact } from './fold-in-canary';
 import { canaryEdges } from './canary-edges';
 import { negativePool } from './negative-pool';
 import type { NegativePool } from './negative-pool';
@@ -272,22 +272,19 @@ export class FoldInService {
 
   /**
    * The candidates (by index) whose rows keep the version's canary MRR within maxHarm of its
-   * own, the rows already served counted first; all of them without a canary.
+   * own, the rows already served counted first, with each candidate's canary impact; all of
+   * them without a canary.
    */
   private async admit(
     state: VersionState,
     fit: { id: string }[],
     candidates: Candidate[],
-  ): Promise<Set<number>> {
+  ): Promise<{ admitted: Set<number>; impacts: (CanaryImpact | undefined)[] }> {
     const everyone = new Set(candidates.map((_, i) => i));
     const canary = await this.canaryOf(state);
-    if (!canary || this.settings.maxHarm >= 1) return everyone;
-    const served = state.cache.rows(new Set(fit.map((f) => f.id)));
-    const verdict = await canary.admit(
-      { rows: served.embeddings, edges: served.edges },
-      candidates,
-      this.settings.maxHarm,
-    );
+    if (!canary || this.settings.maxHarm >= 1) return { admitted: everyone, impacts: [] };
+    const served = state.cache.impacts(new Set(fit.map((f) => f.id)));
+    const verdict = await canary.admit(served, candidates, this.settings.maxHarm);
     const admitted = new Set(verdict.admitted);
     if (admitted.size < candidates.length) {
       this.log?.warn(
@@ -305,7 +302,7 @@ export class FoldInService {
         "fold-in held back: these entities would lower the version's answers on its held-out edges by more than KGC_FOLD_IN_MAX_HARM",
       );
     }
-    return admitted;
+    return { admitted, impacts: verdict.impacts };
   }
 
   /** The version's canary: its canary.json, else a sample of its graph; none without either. */
@@ -376,7 +373,7 @@ export class FoldInService {
         row: rows.subarray(i * d, (i + 1) * d),
         edges: input.edges,
       }));
-      const admitted = await this.admit(state, fit, candidates);
+      const { admitted, impacts } = await this.admit(state, fit, candidates);
       if (this.state !== state) {
         this.queue.add(ids, true);
         return;
@@ -384,7 +381,8 @@ export class FoldInService {
       fit.forEach(({ id, input }, i) => {
         if (admitted.has(i)) {
           state.heldBack.delete(id);
-          state.cache.put(id, input.fingerprint, candidates[i]!.row, input.types, input.edges);
+          const row = candidates[i]!.row;
+          state.cache.put(id, input.fingerprint, row, input.types, input.edges, impacts[i]);
         } else {
           state.heldBack.set(id, input.fingerprint);
           state.cache.drop(id);

@@ -21,7 +21,7 @@ function scorer(ranks: number[]): Scorer {
   } as unknown as Scorer;
 }
 
-const none = { rows: new Float32Array(0), edges: [] };
+const none: never[] = [];
 const row = (a: number, b = 0) => Float32Array.of(a, b);
 
 describe('the fold-in canary', () => {
@@ -49,11 +49,27 @@ describe('the fold-in canary', () => {
     expect(lenient.admitted).toEqual([0]);
   });
 
-  it('counts the rows already served first', async () => {
-    const canary = (await FoldInCanary.build(scorer([1, 1]), edges, undefined))!;
-    // A served row above both answers has used the tolerance up: MRR 1 -> .5.
-    const served = { rows: row(1), edges: [[]] };
+  it('counts the rows already served first, without scoring them again', async () => {
+    const base = scorer([1, 1]);
+    const scored: number[] = [];
+    const counting = {
+      ...base,
+      filteredRanksAsync: base.filteredRanksAsync,
+      logitsAgainstAsync: (queries: never[], rows: Float32Array) => {
+        scored.push(rows.length / 2);
+        return base.logitsAgainstAsync(queries, rows);
+      },
+    } as unknown as Scorer;
+    const canary = (await FoldInCanary.build(counting, edges, undefined))!;
+    // A served row above both answers has used the tolerance up: MRR 1 -> .5. Its impact is
+    // what admitting it gave (kept with it while served).
+    const first = await canary.admit(none, [{ row: row(1), edges: [] }], 1);
+    expect(first.admitted).toEqual([0]);
+    expect([...first.impacts[0]!.questions]).toEqual([0, 1]);
+    const served = [first.impacts[0]!];
     const verdict = await canary.admit(served, [{ row: row(0, 1), edges: [] }], 0.5);
+    // Only the candidate was scored: the served row counted by its impact.
+    expect(scored.at(-1)).toBe(1);
     // The candidate outranks question 1 only (0 + 1 > 0): more harm past .5, held back.
     expect(verdict.before).toBe(1);
     expect(verdict.admitted).toEqual([]);
