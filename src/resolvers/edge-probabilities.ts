@@ -108,7 +108,7 @@ export async function answerEdgeProbabilities(
       headLogit: 0,
       probability: 0,
       rank: 0,
-      exists: known.existing.includes(edge.tail),
+      exists: known.exists,
       rejected: known.rejected.includes(edge.tail),
       modelVersion: model.version,
     };

@@ -42,4 +42,6 @@ export {
   REDUCE_COST_HINT,
   SCORING_COST,
   CONNECTED_COST,
+  costContext,
 } from './query-cost';
+export type { CostContext } from './query-cost';

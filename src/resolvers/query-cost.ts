@@ -3,6 +3,7 @@
  * any read or scoring): the server refuses an operation whose fields add up to more than
  * KGC_MAX_QUERY_COST. Aliases add up, so 30 aliases of a batch cost 30 batches.
  */
+import type { ServingModel } from '../model';
 import { MAX_EDGES } from './edge-probabilities';
 
 /** Scoring one (entity, relation) against every entity and reading its known edges. */
@@ -38,15 +39,60 @@ export function missingLinksCost(
 
 /**
  * One edge of edgeProbabilities: two scoring passes (its tail and head questions), each like a
- * missingLinks query's but with one answer row and no list to build, and one known-edges read
- * per distinct (head, relation) rather than per edge; a call of the documented 1,000 edges
- * fits the default limit.
+ * missingLinks query's but with one answer row and no list to build. A call of the documented
+ * 1,000 edges fits the default limit with 1,000 units left for its known-edges reads.
  */
-export const EDGE_COST = 20;
+export const EDGE_COST = 19;
+
+/**
+ * Known tails read per unit: edgeProbabilities reads each distinct (head, relation)'s known
+ * tails once, and a hub's read grows with its size (a head with 50,000 tails costs 50 units).
+ */
+export const KNOWN_TAILS_PER_UNIT = 1000;
+
+/** What the served version knows that a cost counts before any read. */
+export interface CostContext {
+  /** How many tails `(head, relation, ?)` has in the version's graph (0: unknown or none). */
+  knownTails(head: string, relation: string): number;
+}
+
+/** The served version's graph (graph.bin) as the costs read it; nothing known without one. */
+export function costContext(model: ServingModel): CostContext | undefined {
+  const { graph, scorer } = model;
+  if (!graph) return undefined;
+  return {
+    knownTails(head, relation) {
+      const [h, r] = [scorer.findEntity(head), scorer.findRelation(relation)];
+      // Folded entities (ids past the graph's) have no rows in it.
+      if (h === undefined || r === undefined || h >= graph.nodes) return 0;
+      const [from, to] = graph.range(h, 2 * r);
+      return to - from;
+    },
+  };
+}
+
+/** Each distinct (head, relation) of the edges: a unit per KNOWN_TAILS_PER_UNIT known tails. */
+function knownTailsCost(edges: readonly unknown[], served: CostContext | undefined): number {
+  if (!served) return 0;
+  const pairs = new Set<string>();
+  let cost = 0;
+  for (const edge of edges) {
+    const { head, relation } = (edge ?? {}) as { head?: unknown; relation?: unknown };
+    if (typeof head !== 'string' || typeof relation !== 'string') continue;
+    const key = JSON.stringify([head, relation]);
+    if (pairs.has(key)) continue;
+    pairs.add(key);
+    cost += Math.ceil(served.knownTails(head, relation) / KNOWN_TAILS_PER_UNIT);
+  }
+  return cost;
+}
 
 /** The cost of each costly root field from its coerced arguments; other fields cost nothing. */
 export const FIELD_COSTS: Readonly<
-  Record<string, (args: Record<string, unknown>, asks: SelectionAsks) => number>
+  Record<
+    string,
+    (args: Record<string, unknown>, asks: SelectionAsks, served?: CostContext) => number
+  >
 > = {
   missingLinks: missingLinksCost,
   missingLinksBatch: (args, asks) =>
@@ -62,8 +108,11 @@ export const FIELD_COSTS: Readonly<
     return first + (asks.reasons === true ? first * REASONS_ROW_COST : 0);
   },
   // A list longer than MAX_EDGES is refused by the resolver, naming the argument.
-  edgeProbabilities: (args) =>
-    Array.isArray(args.edges) ? Math.min(args.edges.length, MAX_EDGES) * EDGE_COST : 0,
+  edgeProbabilities: (args, _asks, served) => {
+    if (!Array.isArray(args.edges)) return 0;
+    const edges = args.edges.slice(0, MAX_EDGES);
+    return edges.length * EDGE_COST + knownTailsCost(edges, served);
+  },
 };
 
 /** How to bring a refused request under the limit (part of QUERY_TOO_COSTLY's message). */

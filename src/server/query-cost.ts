@@ -13,8 +13,11 @@ import {
   SelectionSetNode,
 } from 'graphql';
 import { ErrorCode } from '../errors';
+import type { ServingModel } from '../model';
 import {
   CONNECTED_COST,
+  costContext,
+  type CostContext,
   FIELD_COSTS,
   REASONS_ROW_COST,
   REDUCE_COST_HINT,
@@ -76,6 +79,7 @@ export function operationCost(
   document: DocumentNode,
   operation: OperationDefinitionNode | undefined,
   variables: Record<string, unknown> | undefined,
+  served?: CostContext,
 ): number {
   const root = schema.getQueryType();
   if (operation?.operation !== OperationTypeNode.QUERY || !root) return 0;
@@ -95,7 +99,7 @@ export function operationCost(
     if (!costOf || !def) continue;
     try {
       const asks = { reasons: selects(field.selectionSet, 'reasons', fragments) };
-      cost += costOf(getArgumentValues(def, field, coerced.coerced), asks);
+      cost += costOf(getArgumentValues(def, field, coerced.coerced), asks, served);
     } catch {
       // Bad arguments: execution answers this field with its error and does no work.
     }
@@ -108,8 +112,10 @@ export function queryCostPlugin(maxCost: number): ApolloServerPlugin {
   return {
     async requestDidStart() {
       return {
-        async didResolveOperation({ schema, document, operation, request }) {
-          const cost = operationCost(schema, document, operation, request.variables);
+        async didResolveOperation({ schema, document, operation, request, contextValue }) {
+          const model = (contextValue as { model?: ServingModel }).model;
+          const served = model ? costContext(model) : undefined;
+          const cost = operationCost(schema, document, operation, request.variables, served);
           if (cost <= maxCost) return;
           throw new GraphQLError(
             `This request costs ${cost} units, over the limit of ${maxCost} (KGC_MAX_QUERY_COST; ` +

@@ -88,7 +88,7 @@ describe('edgeProbabilities over HTTP, against the live graph and a served model
       testServerConfig({
         KGC_API_KEYS: reader.entry,
         KGC_ANONYMOUS_READS: 'false',
-        // The default limit: 1,000 edges (20,000) fit; two such aliases do not.
+        // The default limit: 1,000 edges (19,000 and their heads' known tails) fit; two such aliases do not.
       }),
       { migrationsDir: MIGRATIONS, modelDir: graph.modelDir },
     );
