@@ -11,7 +11,8 @@ import type { ModelVersionRecord } from '../../graph/registry';
 import { applyRetention } from '../../jobs/model-retention';
 import { suggestAfterPromotion } from '../../jobs/suggest-after-promotion';
 import { openModelStore, openVersionDir, readCalibrationFile } from '../../model';
-import type { CalibrationFile, CalibrationMetrics, EngineConfig } from '../../model';
+import { isRecord } from '../../model/store/model-json';
+import type { CalibrationFile, EngineConfig } from '../../model';
 import type { CliOutput } from '../cli-output';
 import { withLifecycleDatabase } from './lifecycle-context';
 import { assertLoadable } from './loadable-version';
@@ -98,26 +99,36 @@ function trainingLine(c: EngineConfig): string {
   );
 }
 
-function calibrationLines(c: CalibrationFile): string[] {
+/**
+ * The calibration summary's lines. The summary is not what serving reads (the calibrators are
+ * checked when the version loads), so a damaged one prints "?" where a number belongs.
+ */
+export function calibrationLines(c: CalibrationFile): string[] {
   const { before, after } = c;
-  if (!before || !after) return [];
-  const change = (from: CalibrationMetrics, to: CalibrationMetrics) =>
+  if (!isRecord(before) || !isRecord(after)) return [];
+  const fixed = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x.toFixed(4) : '?');
+  const text = (x: unknown) => (typeof x === 'string' || typeof x === 'number' ? String(x) : '?');
+  const change = (from: Record<string, unknown>, to: Record<string, unknown>) =>
     (['ece', 'brier', 'logLoss'] as const)
-      .map((key) => `${METRIC_NAMES[key]} ${from[key].toFixed(4)} -> ${to[key].toFixed(4)}`)
+      .map((key) => `${METRIC_NAMES[key]} ${fixed(from[key])} -> ${fixed(to[key])}`)
       .join(', ');
-  const mix = c.fitMix;
-  const edge = c.edge?.tailOnly && c.edge.after ? c.edge : null;
+  const mix: Record<string, unknown> = isRecord(c.fitMix) ? c.fitMix : {};
+  const edge =
+    isRecord(c.edge) && isRecord(c.edge.tailOnly) && isRecord(c.edge.after) ? c.edge : null;
   return [
-    `calibration (fitted on ${c.fittedOn}, measured on ${c.measuredOn}, ECE over ${c.eceBins} bins): ` +
+    `calibration (fitted on ${text(c.fittedOn)}, measured on ${text(c.measuredOn)}, ECE over ${text(c.eceBins)} bins): ` +
       change(before, after),
     ...(edge
       ? [
           `edge probability (both questions and the ends' counts, as edgeProbabilities), against the tail question alone: ` +
-            change(edge.tailOnly as CalibrationMetrics, edge.after as CalibrationMetrics),
+            change(
+              edge.tailOnly as unknown as Record<string, unknown>,
+              edge.after as unknown as Record<string, unknown>,
+            ),
         ]
       : []),
-    `calibration negatives (fit): ${mix.positives} positives; ${mix.rejected} rejections, ` +
-      `${mix.range} range and ${mix.uniform} uniform corruptions (1:1 by weight)`,
+    `calibration negatives (fit): ${text(mix.positives)} positives; ${text(mix.rejected)} rejections, ` +
+      `${text(mix.range)} range and ${text(mix.uniform)} uniform corruptions (1:1 by weight)`,
   ];
 }
 

@@ -8,6 +8,7 @@ import type { NegativeMix } from './calibration-set';
 import { EDGE_FEATURES } from './edge-calibration';
 import type { EdgeCalibrationTable } from './edge-calibration';
 import type { CalibrationTable } from './fit-calibration';
+import { isRecord, readModelJson } from '../store/model-json';
 
 export const CALIBRATION_FILE = 'calibration.json';
 export const RELIABILITY_FILE = 'reliability.svg';
@@ -57,17 +58,26 @@ export function writeCalibrationFile(dir: string, file: CalibrationFile): void {
   fs.writeFileSync(path.join(dir, CALIBRATION_FILE), JSON.stringify(file, null, 1) + '\n');
 }
 
+/** A calibration file is at most this big (a few KB a relation is written). */
+const MAX_CALIBRATION_BYTES = 32 * 2 ** 20;
+
+/**
+ * Coefficients and logits are at most this large in magnitude: any a fit writes is far below
+ * it, and a product or sum of two stays finite (no Inf - Inf turning into NaN).
+ */
+export const MAX_COEFFICIENT = 1e6;
+
 function finite(x: unknown): x is number {
-  return typeof x === 'number' && Number.isFinite(x);
+  return typeof x === 'number' && Number.isFinite(x) && Math.abs(x) <= MAX_COEFFICIENT;
 }
 
 function calibratorProblem(c: Calibrator | undefined): string | null {
-  if (!c || typeof c !== 'object') return 'a calibrator is missing';
+  if (!isRecord(c)) return 'a calibrator is missing';
   if (c.kind === 'sigmoid') return null;
   if (c.kind === 'platt')
     return finite(c.a) && c.a > 0 && finite(c.b)
       ? null
-      : 'a Platt calibrator needs a > 0 and a finite b';
+      : `a Platt calibrator needs 0 < a <= ${MAX_COEFFICIENT} and |b| <= ${MAX_COEFFICIENT}`;
   if (c.kind === 'isotonic') {
     const ok =
       Array.isArray(c.x) &&
@@ -91,23 +101,24 @@ function calibratorProblem(c: Calibrator | undefined): string | null {
 export function readCalibrationFile(dir: string): CalibrationFile | null {
   const file = path.join(dir, CALIBRATION_FILE);
   if (!fs.existsSync(file)) return null;
-  let parsed: CalibrationFile;
-  try {
-    parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as CalibrationFile;
-  } catch (error) {
-    throw invalid(dir, `not valid JSON (${(error as Error).message})`);
+  const parsed = readModelJson(file, MAX_CALIBRATION_BYTES, (why) =>
+    invalid(dir, why),
+  ) as CalibrationFile;
+  const table = isRecord(parsed) ? parsed.table : undefined;
+  if (!isRecord(table) || !Array.isArray(table.relations)) {
+    throw invalid(dir, 'it lacks the calibrators');
   }
-  const table = parsed?.table;
-  if (!table || !Array.isArray(table.relations)) throw invalid(dir, 'it lacks the calibrators');
   const problem =
     calibratorProblem(table.global) ??
     table.relations
       .map((r) =>
-        typeof r.relation !== 'string' || (r.direction !== 'tail' && r.direction !== 'head')
-          ? 'a calibrator lacks its relation or direction'
-          : !finite(r.weight) || r.weight < 0 || r.weight > 1
-            ? `the weight of ${r.relation} [${r.direction}] is not in [0, 1]`
-            : calibratorProblem(r.own),
+        !isRecord(r)
+          ? 'a calibrator of a relation is not an object'
+          : typeof r.relation !== 'string' || (r.direction !== 'tail' && r.direction !== 'head')
+            ? 'a calibrator lacks its relation or direction'
+            : !finite(r.weight) || r.weight < 0 || r.weight > 1
+              ? `the weight of ${r.relation} [${r.direction}] is not in [0, 1]`
+              : calibratorProblem(r.own),
       )
       .find((p) => p !== null) ??
     null;
@@ -119,11 +130,13 @@ export function readCalibrationFile(dir: string): CalibrationFile | null {
 function coefficientsProblem(c: unknown): string | null {
   return Array.isArray(c) && c.length === EDGE_FEATURES.length + 1 && c.every(finite)
     ? null
-    : `edge coefficients must be ${EDGE_FEATURES.length + 1} finite numbers`;
+    : `edge coefficients must be ${EDGE_FEATURES.length + 1} numbers of magnitude at most ${MAX_COEFFICIENT}`;
 }
 
 function edgeTableProblem(table: EdgeCalibrationTable | undefined): string | null {
-  if (!table?.global || !Array.isArray(table.relations)) return 'it lacks the edge calibrators';
+  if (!isRecord(table) || !isRecord(table.global) || !Array.isArray(table.relations)) {
+    return 'it lacks the edge calibrators';
+  }
   if (!Array.isArray(table.features) || table.features.join() !== EDGE_FEATURES.join()) {
     return `the edge features are not ${EDGE_FEATURES.join(', ')} (written by another kgc version)`;
   }
@@ -131,7 +144,7 @@ function edgeTableProblem(table: EdgeCalibrationTable | undefined): string | nul
     coefficientsProblem(table.global.coefficients) ??
     table.relations
       .map((r) =>
-        typeof r.relation !== 'string'
+        !isRecord(r) || typeof r.relation !== 'string'
           ? 'an edge calibrator lacks its relation'
           : !finite(r.weight) || r.weight < 0 || r.weight > 1
             ? `the edge weight of ${r.relation} is not in [0, 1]`

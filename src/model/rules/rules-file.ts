@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ErrorCode, KgcError } from '../../errors';
+import { readModelJson } from '../store/model-json';
 import type { Rule, RuleSet } from './rule-types';
 
 /** A version's mined rules, beside its weights. */
@@ -26,6 +27,9 @@ function isRule(value: unknown): value is Rule {
   );
 }
 
+/** A rules file is at most this big (the miner keeps a bounded number of rules a relation). */
+const MAX_RULES_BYTES = 64 * 2 ** 20;
+
 /**
  * The rules stored with a version, or undefined when it has none (versions from before rule
  * mining, or a model directory trained from files): such a model gives only the fallback reasons.
@@ -33,16 +37,15 @@ function isRule(value: unknown): value is Rule {
 export function readRules(dir: string): RuleSet | undefined {
   const file = path.join(dir, RULES_FILE);
   if (!fs.existsSync(file)) return undefined;
-  let parsed: RuleSet;
-  try {
-    parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as RuleSet;
-  } catch (error) {
-    throw new KgcError(
-      ErrorCode.MODEL_INVALID,
-      `${RULES_FILE} of model ${path.basename(dir)} is not valid JSON: retrain, or delete the file to serve without path reasons.`,
-      { cause: error },
-    );
-  }
+  const parsed = readModelJson(
+    file,
+    MAX_RULES_BYTES,
+    (why) =>
+      new KgcError(
+        ErrorCode.MODEL_INVALID,
+        `${RULES_FILE} of model ${path.basename(dir)} is unusable (${why}): retrain, or delete the file to serve without path reasons.`,
+      ),
+  ) as RuleSet;
   const valid =
     parsed?.format === 1 &&
     typeof parsed.rules === 'object' &&

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ErrorCode, KgcError } from '../../errors';
+import { isRecord, readModelJson } from '../store/model-json';
 
 /** A version's learned domains and ranges (docs/api.md, "Types"). */
 export const TYPES_FILE = 'types.json';
@@ -68,29 +69,75 @@ export function writeTypesFile(dir: string, types: TypesFile): void {
   fs.writeFileSync(path.join(dir, TYPES_FILE), JSON.stringify(types));
 }
 
+/** A types file is at most this big (a million entities' roles fit in a few hundred MB). */
+const MAX_TYPES_BYTES = 1024 * 2 ** 20;
+
 /** The version's types, or undefined when it has none (older versions, files-path models). */
 export function readTypesFile(dir: string): TypesFile | undefined {
   const file = path.join(dir, TYPES_FILE);
   if (!fs.existsSync(file)) return undefined;
-  let types: TypesFile;
-  try {
-    types = JSON.parse(fs.readFileSync(file, 'utf8')) as TypesFile;
-  } catch (error) {
-    throw new KgcError(
+  const invalid = (why: string) =>
+    new KgcError(
       ErrorCode.MODEL_INVALID,
-      `${file} is not valid JSON (${(error as Error).message}); delete it to serve the version untyped.`,
+      `${file} is unusable: ${why}; delete it to serve the version untyped.`,
     );
+  const types = readModelJson(file, MAX_TYPES_BYTES, invalid);
+  const problem = typesProblem(types);
+  if (problem) throw invalid(problem);
+  return types as TypesFile;
+}
+
+const isCount = (x: unknown): x is number => Number.isSafeInteger(x) && (x as number) >= 0;
+
+/** Gap-encoded entity sets whose entities all lie in 0..entities-1. */
+function entitySetsProblem(sets: unknown, entities: number, what: string): string | null {
+  if (!Array.isArray(sets)) return `${what} is not a list`;
+  for (const [i, gaps] of sets.entries()) {
+    if (!Array.isArray(gaps)) return `${what}[${i}] is not a list`;
+    let value = 0;
+    for (const gap of gaps) {
+      value += gap as number;
+      if (!isCount(gap) || value >= entities) {
+        return `${what}[${i}] holds an entity outside the version's ${entities}`;
+      }
+    }
   }
-  if (
-    types.format !== 1 ||
-    !Array.isArray(types.roles) ||
-    !Array.isArray(types.ranges) ||
-    types.ranges.length !== 2 * types.relations.length
-  ) {
-    throw new KgcError(
-      ErrorCode.MODEL_INVALID,
-      `${file} is not a types file this kgc reads (format ${String(types.format)}); delete it to serve the version untyped.`,
-    );
+  return null;
+}
+
+function typesProblem(types: unknown): string | null {
+  if (!isRecord(types) || types.format !== 1) {
+    return `not a types file this kgc reads (format ${String(isRecord(types) ? types.format : undefined)})`;
   }
-  return types;
+  const { entities, relations, labels, ranges } = types;
+  if (!isCount(entities)) return 'its entity count is not a count';
+  if (!Array.isArray(relations) || !relations.every((r) => typeof r === 'string')) {
+    return 'its relations are not a list of names';
+  }
+  if (!Array.isArray(labels) || !labels.every((l) => typeof l === 'string')) {
+    return 'its labels are not a list of names';
+  }
+  if (!Array.isArray(ranges) || ranges.length !== 2 * relations.length) {
+    return 'it does not have a range and a domain for each relation';
+  }
+  const roleCount = 2 * relations.length;
+  const badRange = ranges.findIndex(
+    (range) =>
+      !isRecord(range) ||
+      !Array.isArray(range.roles) ||
+      !Array.isArray(range.labels) ||
+      !range.roles.every((role) => isCount(role) && role < roleCount) ||
+      !range.labels.every((label) => isCount(label) && label < labels.length),
+  );
+  if (badRange >= 0) return `range ${badRange} names roles or labels it does not have`;
+  if (Array.isArray(types.roles) && types.roles.length !== roleCount) {
+    return 'it does not have the tails and heads of each relation';
+  }
+  if (Array.isArray(types.labelMembers) && types.labelMembers.length !== labels.length) {
+    return 'it does not have the members of each label';
+  }
+  return (
+    entitySetsProblem(types.roles, entities, 'roles') ??
+    entitySetsProblem(types.labelMembers, entities, 'labelMembers')
+  );
 }

@@ -1,3 +1,4 @@
+import { ErrorCode } from '../../../src/errors';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -121,5 +122,58 @@ describe('learnTypes: labels', () => {
     fs.writeFileSync(path.join(dir, 'types.json'), '{"format": 2}');
     expect(() => readTypesFile(dir)).toThrow(/not a types file/);
     fs.rmSync(dir, { recursive: true });
+  });
+
+  it.each([
+    ['null', () => null, /not a types file/],
+    [
+      'a null relation',
+      (t: Record<string, unknown>) => ({ ...t, relations: [null, 'x'] }),
+      /relations are not/,
+    ],
+    [
+      'no relations',
+      (t: Record<string, unknown>) => ({ ...t, relations: undefined }),
+      /relations are not/,
+    ],
+    [
+      'a null range',
+      (t: Record<string, unknown>) => ({ ...t, ranges: (t.ranges as unknown[]).map(() => null) }),
+      /range 0/,
+    ],
+    [
+      'a role past the relations',
+      (t: Record<string, unknown>) => ({
+        ...t,
+        ranges: (t.ranges as unknown[]).map(() => ({ roles: [99], labels: [] })),
+      }),
+      /range 0 names roles/,
+    ],
+    [
+      'an entity past the vocabulary',
+      (t: Record<string, unknown>) => ({ ...t, roles: (t.roles as number[][]).map(() => [1e9]) }),
+      /outside the version's 8/,
+    ],
+    [
+      'a negative gap',
+      (t: Record<string, unknown>) => ({
+        ...t,
+        labelMembers: (t.labelMembers as number[][]).map(() => [3, -1]),
+      }),
+      /labelMembers\[0\]/,
+    ],
+  ])('refuses %s with MODEL_INVALID (never a TypeError)', (_name, damage, message) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kgc-types-'));
+    const types = learnTypes(labelled()) as unknown as Record<string, unknown>;
+    fs.writeFileSync(path.join(dir, 'types.json'), JSON.stringify(damage(types)));
+    try {
+      readTypesFile(dir);
+      throw new Error('accepted');
+    } catch (error) {
+      expect((error as { code?: string }).code).toBe(ErrorCode.MODEL_INVALID);
+      expect((error as Error).message).toMatch(message);
+    } finally {
+      fs.rmSync(dir, { recursive: true });
+    }
   });
 });

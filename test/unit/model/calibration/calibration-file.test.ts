@@ -49,13 +49,20 @@ describe('calibration.json', () => {
     expect(servedProbability(serving, 0, 'head', 2)).toBeCloseTo(sigmoid(0), 12);
   });
 
+  it('refuses a file over its size cap before reading it', () => {
+    const dir = dirWith('');
+    // A sparse file: 40 MiB long, nothing written.
+    fs.truncateSync(path.join(dir, CALIBRATION_FILE), 40 * 2 ** 20);
+    expect(() => readCalibrationFile(dir)).toThrow(/over the 33554432 a version's file may have/);
+  });
+
   it.each([
     ['not JSON', '{', /not valid JSON/],
     ['no calibrators', { format: 1 }, /lacks the calibrators/],
     [
       'a decreasing Platt slope',
       { table: { ...table, global: { kind: 'platt', a: -1, b: 0 } } },
-      /a > 0/,
+      /0 < a/,
     ],
     [
       'a decreasing isotonic',
@@ -86,7 +93,7 @@ describe('calibration.json', () => {
           },
         },
       },
-      /edge coefficients must be 5 finite numbers/,
+      /edge coefficients must be 5 numbers of magnitude at most/,
     ],
     [
       'edge calibrators over other features',
@@ -103,6 +110,30 @@ describe('calibration.json', () => {
       /edge features are not/,
     ],
     ['edge calibrators without a table', { table, edge: {} }, /lacks the edge calibrators/],
+    // Found in review: a null where a calibrator belongs was a TypeError, not MODEL_INVALID.
+    ['a null relation calibrator', { table: { ...table, relations: [null] } }, /not an object/],
+    ['a null table', { table: null }, /lacks the calibrators/],
+    ['null', null, /lacks the calibrators/],
+    [
+      'a null edge calibrator',
+      {
+        table,
+        edge: {
+          table: {
+            features: ['tailLogit', 'headLogit', 'tailCount', 'headCount'],
+            global: { coefficients: [0, 1, 1, 0, 0] },
+            relations: [null],
+          },
+        },
+      },
+      /lacks its relation/,
+    ],
+    // Finite but huge: a·logit + b would overflow to Inf and Inf - Inf to NaN.
+    [
+      'a Platt slope too large',
+      { table: { ...table, global: { kind: 'platt', a: 1e300, b: -1e300 } } },
+      /0 < a <= 1000000/,
+    ],
   ])('refuses %s with MODEL_INVALID naming the file', (_name, content, message) => {
     try {
       readCalibrationFile(dirWith(content));
