@@ -46,7 +46,7 @@ export {
   classifyTriples,
   readCalibrationFile,
 } from './calibration';
-export type { CalibrationFile, CalibrationMetrics, CalibrationSummary } from './calibration';
+export type { CalibrationFile, CalibrationSummary } from './calibration';
 export { mineVersionRules, readRules, rulePaths, stepNeighbours } from './rules';
 export type { GraphIndex, PathSearchLimits, Rule } from './rules';
 export {

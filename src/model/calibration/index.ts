@@ -16,7 +16,6 @@ export { buildCalibrationSet, negativeKeys, tripleKey } from './calibration-set'
 export { samplesOf } from './samples';
 export { CALIBRATION_FILE, readCalibrationFile } from './calibration-file';
 export type { CalibrationFile, CalibrationSummary } from './calibration-file';
-export type { CalibrationMetrics } from './calibration-metrics';
 export { calibrate, calibrateModelDir } from './calibrate-model';
 export type { TripleScorer } from './calibrate-model';
 export { calibrateDatasetModel } from './calibrate-dataset';
