@@ -21,7 +21,15 @@ export const REASONS_ROW_COST = 20;
 export interface SelectionAsks {
   /** Prediction.reasons is selected somewhere under the field. */
   reasons?: boolean;
+  /** `pending` (every stored suggestion checked against the graph) is selected under it. */
+  pending?: boolean;
 }
+
+/** Stored suggestions checked against the graph per unit (`pending`, `reviewStats`). */
+export const STORED_ITEMS_PER_UNIT = 100;
+
+/** reviewStats reads every decision on the relation's suggestions, beside their lists. */
+export const REVIEW_STATS_COST = 100;
 
 /** One missingLinks query with its defaults applied (GraphQL coerces them before this runs). */
 export function missingLinksCost(
@@ -54,21 +62,35 @@ export const KNOWN_TAILS_PER_UNIT = 1000;
 export interface CostContext {
   /** How many tails `(head, relation, ?)` has in the version's graph (0: unknown or none). */
   knownTails(head: string, relation: string): number;
+  /** How many suggestions the version stores for the relation (one direction, or both). */
+  storedSuggestions(relation: string, direction?: 'tail' | 'head'): number;
 }
 
 /** The served version's graph (graph.bin) as the costs read it; nothing known without one. */
-export function costContext(model: ServingModel): CostContext | undefined {
-  const { graph, scorer } = model;
-  if (!graph) return undefined;
+export function costContext(model: ServingModel): CostContext {
+  const { graph, scorer, suggestions } = model;
+  const stored = (relation: string, direction: 'tail' | 'head') =>
+    suggestions?.list(relation, direction)?.items.length ?? 0;
   return {
     knownTails(head, relation) {
       const [h, r] = [scorer.findEntity(head), scorer.findRelation(relation)];
       // Folded entities (ids past the graph's) have no rows in it.
-      if (h === undefined || r === undefined || h >= graph.nodes) return 0;
+      if (!graph || h === undefined || r === undefined || h >= graph.nodes) return 0;
       const [from, to] = graph.range(h, 2 * r);
       return to - from;
     },
+    storedSuggestions(relation, direction) {
+      if (scorer.findRelation(relation) === undefined) return 0;
+      return direction
+        ? stored(relation, direction)
+        : stored(relation, 'tail') + stored(relation, 'head');
+    },
   };
+}
+
+/** Checking `items` stored suggestions against the graph. */
+function storedItemsCost(items: number): number {
+  return Math.ceil(items / STORED_ITEMS_PER_UNIT);
 }
 
 /** Each distinct (head, relation) of the edges: a unit per KNOWN_TAILS_PER_UNIT known tails. */
@@ -103,9 +125,20 @@ export const FIELD_COSTS: Readonly<
         )
       : 0,
   // A page of `first` items, each with a reasons read when asked for (first is 1 to 200).
-  reviewQueue: (args, asks) => {
+  reviewQueue: (args, asks, served) => {
     const first = typeof args.first === 'number' && args.first > 0 ? Math.min(args.first, 200) : 0;
-    return first + (asks.reasons === true ? first * REASONS_ROW_COST : 0);
+    const direction = args.direction === 'head' ? 'head' : 'tail';
+    const pending =
+      asks.pending === true && typeof args.relation === 'string' && served
+        ? storedItemsCost(served.storedSuggestions(args.relation, direction))
+        : 0;
+    return first + (asks.reasons === true ? first * REASONS_ROW_COST : 0) + pending;
+  },
+  reviewStats: (args, asks, served) => {
+    const stored =
+      typeof args.relation === 'string' && served ? served.storedSuggestions(args.relation) : 0;
+    // Its decisions are matched against both lists; `pending` checks them against the graph.
+    return REVIEW_STATS_COST + storedItemsCost(stored) * (asks.pending === true ? 2 : 1);
   },
   // A list longer than MAX_EDGES is refused by the resolver, naming the argument.
   edgeProbabilities: (args, _asks, served) => {

@@ -55,10 +55,18 @@ export async function countPending(
 }
 
 /**
+ * Stored items one request checks against the graph at most: past them (a long run of decided
+ * items) the page ends short with a cursor where the check stopped, and the next request goes on.
+ */
+export const MAX_REVIEW_CHECKED = 4096;
+
+/**
  * A page of the served version's undecided suggestions, most probable first. Items are read in
  * windows from the stored list and each window is checked against the graph in one read (an
- * accepted or rejected edge is decided), until the page and one more item are found or the list
- * (cut at minProbability) ends. No suggestions stored: an empty page (`kgc suggest` fills it).
+ * accepted or rejected edge is decided), until the page and one more item are found, the list
+ * (cut at minProbability) ends, or MAX_REVIEW_CHECKED items were checked (then the page may be
+ * short, `hasMore` is true and `endCursor` continues after the last item checked). No
+ * suggestions stored: an empty page (`kgc suggest` fills it).
  */
 export async function reviewPage(
   db: Database,
@@ -85,9 +93,10 @@ export async function reviewPage(
     if (end < 0) end = all.length;
   }
   const found: { at: number; s: StoredSuggestion }[] = [];
-  while (found.length <= first && next < end) {
+  const stop = Math.min(end, next + MAX_REVIEW_CHECKED);
+  while (found.length <= first && next < stop) {
     const want = first + 1 - found.length;
-    const window = all.slice(next, Math.min(end, next + Math.max(2 * want, 16)));
+    const window = all.slice(next, Math.min(stop, next + Math.max(2 * want, 16)));
     const decided = await decidedEdges(
       db,
       relation,
@@ -100,10 +109,13 @@ export async function reviewPage(
   }
   const page = found.slice(0, first);
   const last = page[page.length - 1];
+  // Stopped by the bound, not by the page or the list: the next request checks from `next`.
+  const cut = found.length <= first && next < end;
+  const resume = cut ? next : last ? last.at + 1 : undefined;
   return {
     items: page.map(({ s }) => item(model, relation, r, direction, s)),
-    endCursor: last ? encodeReviewCursor({ ...expected, next: last.at + 1 }) : null,
-    hasMore: found.length > first,
+    endCursor: resume === undefined ? null : encodeReviewCursor({ ...expected, next: resume }),
+    hasMore: found.length > first || cut,
     countPending: () => countPending(db, relation, all),
   };
 }

@@ -98,7 +98,10 @@ export function operationCost(
     const def = defs[field.name.value];
     if (!costOf || !def) continue;
     try {
-      const asks = { reasons: selects(field.selectionSet, 'reasons', fragments) };
+      const asks = {
+        reasons: selects(field.selectionSet, 'reasons', fragments),
+        pending: selects(field.selectionSet, 'pending', fragments),
+      };
       cost += costOf(getArgumentValues(def, field, coerced.coerced), asks, served);
     } catch {
       // Bad arguments: execution answers this field with its error and does no work.
@@ -114,7 +117,7 @@ export function queryCostPlugin(maxCost: number): ApolloServerPlugin {
       return {
         async didResolveOperation({ schema, document, operation, request, contextValue }) {
           const model = (contextValue as { model?: ServingModel }).model;
-          const served = model ? costContext(model) : undefined;
+          const served = model && costContext(model);
           const cost = operationCost(schema, document, operation, request.variables, served);
           if (cost <= maxCost) return;
           throw new GraphQLError(

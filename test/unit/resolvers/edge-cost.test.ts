@@ -51,7 +51,10 @@ describe('edgeProbabilities request cost', () => {
   });
 
   it('prices many hubs past the limit', () => {
-    const served = { knownTails: (head: string) => (head.startsWith('hub') ? 50_000 : 0) };
+    const served = {
+      knownTails: (head: string) => (head.startsWith('hub') ? 50_000 : 0),
+      storedSuggestions: () => 0,
+    };
     const edges = Array.from({ length: 1000 }, (_, i) => ({
       head: `hub${i}`,
       relation: 'r',
