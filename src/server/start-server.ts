@@ -10,6 +10,7 @@ import { listen, RunningServer } from './http-server';
 import { Logger, silentLogger } from './logger';
 import { ServerMetrics } from './metrics';
 import { modelFallbackMetrics } from './model-fallback-metrics';
+import { suggestionsMetrics } from './suggestions-metrics';
 import { FollowOptions, ModelFollower } from './model-follower';
 import { ReadinessCheck } from './readiness';
 import { stalenessMetrics } from './staleness-metrics';
@@ -119,6 +120,7 @@ export async function startServer(
     if (config.topKIndex.kind !== 'exact')
       startUp.add('approximate index', () => indexer.settled());
     stalenessMetrics(metrics.registry, model, staleness);
+    suggestionsMetrics(metrics.registry, model);
     if (config.api.keys.length === 0) {
       logger.warn(
         'No API keys configured (KGC_API_KEYS): anonymous reads are allowed and every mutation is refused.',

@@ -124,6 +124,11 @@ describe('reviewQueue and reviewStats over HTTP', () => {
     const high = await everything({ relation: graph.similar, min: median }, 200);
     expect(high.length).toBe(all.filter((i) => i.probability >= median).length);
     expect(high.every((i) => i.probability >= median)).toBe(true);
+    // Both lists read are held (within the bound), and /metrics says how many suggestions.
+    const metrics = await (await fetch(server.url.replace(/\/graphql$/, '/metrics'))).text();
+    expect(metrics).toMatch(
+      new RegExp(`^kgc_suggestions_held ${tails.rows.length + heads.length}$`, 'm'),
+    );
   });
 
   it('an accepted and a rejected item leave the queue at once; paging skips them without gaps', async () => {

@@ -86,6 +86,27 @@ describe('suggestions.bin: written one list at a time, read as views; older sugg
     expect(served.list('knows', 'head')!.items).toHaveLength(1);
   });
 
+  it('holds the lists asked for within a bound, dropping the least recently asked for', () => {
+    writeBin(dir);
+    // likes/tail holds 3 suggestions, knows/head 1; a bound of 3 keeps one of them at a time.
+    const served = new ServedSuggestions(dir, ['a', 'b', 'c', 'd', 'e'], 3);
+    const likes = served.list('likes', 'tail')!;
+    expect(served.heldSuggestions).toBe(3);
+    served.list('knows', 'head');
+    expect(served.heldSuggestions).toBe(1);
+    // likes was dropped: asked for again, it is named again (a new list, the same items).
+    const again = served.list('likes', 'tail')!;
+    expect(again).not.toBe(likes);
+    expect(again).toEqual(likes);
+    expect(served.heldSuggestions).toBe(3);
+    // Within the bound, a list asked for again is the one held.
+    const roomy = new ServedSuggestions(dir, ['a', 'b', 'c', 'd', 'e'], 10);
+    const held = roomy.list('likes', 'tail');
+    roomy.list('knows', 'head');
+    expect(roomy.list('likes', 'tail')).toBe(held);
+    expect(roomy.heldSuggestions).toBe(4);
+  });
+
   it('abort leaves the earlier file as it was and no temporary file', () => {
     writeBin(dir);
     const before = fs.readFileSync(path.join(dir, 'suggestions.bin'));
