@@ -23,6 +23,20 @@ export interface AdminImportOptions {
 }
 
 /**
+ * Refuses a folder neo4j-admin cannot import from: its file lists are comma-separated
+ * (`--nodes=Entity=a.csv,b.csv`) with no way to escape a comma in a path.
+ */
+export function assertImportableFolder(folder: string, what: string): void {
+  if (folder.includes(',')) {
+    throw new KgcError(
+      ErrorCode.BAD_USER_INPUT,
+      `${what} ${JSON.stringify(folder)} holds a comma, which neo4j-admin's import reads as a ` +
+        'separator between files: use a folder whose path has no comma.',
+    );
+  }
+}
+
+/**
  * `neo4j-admin database import full` arguments for files written by kgc: node ids are dense
  * integers (`--id-type=integer`: less memory and time than string ids), entities carry the
  * `Entity` label, and the input is clean, so the first bad entry fails the import.
@@ -60,6 +74,8 @@ export async function runAdminImport(
   files: AdminImportFiles,
   options: AdminImportOptions = {},
 ): Promise<void> {
+  assertImportableFolder(files.nodes, 'The node file');
+  assertImportableFolder(files.relationships, 'The relationship file');
   const args = [
     '-Xmx128m',
     '-cp',

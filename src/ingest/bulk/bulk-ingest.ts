@@ -4,7 +4,7 @@ import type { DatabaseClientConfig } from '../../config';
 import { ErrorCode, KgcError } from '../../errors';
 import { Database, MigrationRunner, type LocalNeo4j } from '../../graph';
 import { databaseContents } from '../../graph/entities/database-contents';
-import { runAdminImport } from '../../graph/local/admin-import';
+import { assertImportableFolder, runAdminImport } from '../../graph/local/admin-import';
 import { ingestFile } from '../ingest-file';
 import type { BulkPhase } from './bulk-progress';
 import { assertEmptyDatabase, describeContents } from './empty-database';
@@ -74,9 +74,11 @@ export async function bulkIngest(
     }
   };
 
-  await assertEmptyDatabase(server, options.client);
   // Beside the store, on the disk that must hold the imported database anyway.
   const parent = path.join(server.dir, 'import');
+  // Before any work: neo4j-admin could not read the files from there.
+  assertImportableFolder(parent, "The local Neo4j's folder (KGC_STATE_DIR)");
+  await assertEmptyDatabase(server, options.client);
   fs.mkdirSync(parent, { recursive: true });
   const work = fs.mkdtempSync(path.join(parent, 'kgc-bulk-'));
   try {

@@ -13,6 +13,13 @@ export function importInstructions(database: string, files: ImportFiles): string
     `copy the files there and run (with the paths they have there):\n  ${command.join(' ')}`,
     'then start Neo4j and apply the schema from here: `npx kgc migrate`.',
   ];
+  if ([files.nodes, files.relationships].some((file) => file.includes(','))) {
+    steps.splice(
+      2,
+      0,
+      '(neo4j-admin reads a comma in a path as a separator between files: put them in a folder whose path has none.)',
+    );
+  }
   if (files.properties !== undefined) {
     steps.push(
       `Then set the N-Triples literal properties: \`npx kgc ingest ${shellWord(files.properties)}\`.`,
@@ -36,5 +43,5 @@ export function remoteBulkRefused(database: string): KgcError {
 
 /** Quoted for a POSIX shell when it holds anything but plain path characters. */
 function shellWord(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+  return /^[\w@%+=:./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }

@@ -11,6 +11,7 @@ import {
   writeImportFilesInto,
 } from '../../../../src/ingest/bulk';
 import { splitCsvRecord } from '../../../../src/ingest/parsers/csv-fields';
+import { assertImportableFolder, runAdminImport } from '../../../../src/graph/local/admin-import';
 
 /** A CSV file as neo4j-admin reads it: header names, then records (RFC 4180, one per line). */
 function readCsv(file: string): { header: string[]; rows: string[][] } {
@@ -181,5 +182,23 @@ describe('bulk import files', () => {
     expect(refused.message).toMatch(/NEO4J_URI names a server kgc does not manage/);
     expect(refused.message).toContain('--bulk-csv-only DIR');
     expect(refused.message).toContain('--nodes=Entity=DIR/entities.csv');
+  });
+
+  it('quotes a path with a comma and says neo4j-admin cannot read it; kgc refuses to import from one', async () => {
+    const text = importInstructions('graph', {
+      nodes: '/data/a,b/entities.csv',
+      relationships: '/data/a,b/relationships.csv',
+    });
+    expect(text).toContain("'--nodes=Entity=/data/a,b/entities.csv'");
+    expect(text).toMatch(/reads a comma in a path as a separator/);
+    const admin = { java: 'java-that-never-runs', classpath: '', home: '/nowhere' };
+    const files = { nodes: '/x/a,b/entities.csv', relationships: '/x/relationships.csv' };
+    await expect(
+      runAdminImport(admin as unknown as Parameters<typeof runAdminImport>[0], 'neo4j', files),
+    ).rejects.toMatchObject({
+      code: ErrorCode.BAD_USER_INPUT,
+      message: expect.stringMatching(/"\/x\/a,b\/entities.csv" holds a comma/),
+    });
+    expect(() => assertImportableFolder('/state/dir', 'The folder')).not.toThrow();
   });
 });
