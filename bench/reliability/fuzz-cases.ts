@@ -115,6 +115,35 @@ const OPERATIONS: ((c: FuzzContext, pick: Picker) => { query: string; variables:
     query: `{ ${'entity(id: "x") { id '.repeat(p.of([3, 30]))}${'}'.repeat(p.of([3, 30]))} }`,
     variables: {},
   }),
+  // The surface added for trust, review and fold-in (issue 59): new entity ids fold in on a
+  // missingLinks (above); these ask for edges, the review queue and its statistics.
+  (c, p) => ({
+    query:
+      'query($edges: [EdgeInput!]!) { edgeProbabilities(edges: $edges) { head tail logit headLogit probability rank exists rejected } }',
+    variables: {
+      edges: Array.from({ length: p.of([0, 1, 5, 1000, 1001]) }, () => ({
+        head: p.arg(c.entities),
+        relation: p.arg(c.relations),
+        tail: p.arg(c.entities),
+      })),
+    },
+  }),
+  (c, p) => ({
+    query:
+      'query($r: String!, $d: Direction!, $m: Float, $f: Int!, $a: String) { reviewQueue(relation: $r, direction: $d, minProbability: $m, first: $f, after: $a) { items { head { id } tail { id } probability typeConsistent reasons { kind } } endCursor hasMore pending } }',
+    variables: {
+      r: p.arg(c.relations),
+      d: p.of(['HEAD', 'TAIL', 'UP']),
+      m: p.of([null, 0.5, -1, 2, 'x']),
+      f: p.int(),
+      a: p.of([null, 'x', p.hostile(), 'WyJyZXZpZXciLCJ2IiwiIiwiciIsInRhaWwiLDld']),
+    },
+  }),
+  (c, p) => ({
+    query:
+      'query($r: String!) { reviewStats(relation: $r) { relation pending accepted rejected buckets { from to accepted rejected acceptanceRate meanProbability } } }',
+    variables: { r: p.arg(c.relations) },
+  }),
 ];
 
 const TOKENS = [
@@ -229,13 +258,19 @@ export function fuzzRequest(c: FuzzContext, p: Picker): FuzzRequest {
       kind: 'GET query',
     };
   }
-  const method = p.of(['PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD', 'POST']);
+  const method = p.of(['PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD', 'POST', 'GET']);
   const path = p.of([
     '/graphql',
     '/healthz',
     '/readyz',
     '/metrics',
     '/',
+    '/admin',
+    '/admin/',
+    '/admin/app.js',
+    '/admin/../../etc/passwd',
+    '/admin/%2e%2e/%2e%2e/package.json',
+    `/admin/${p.hostile().slice(0, 40)}`,
     `/${p.hostile().slice(0, 40)}`,
     '//..//graphql',
   ]);

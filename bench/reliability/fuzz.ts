@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createApiKey } from '../../src/server/api-keys';
 import { resolveTrainingConfig, train } from '../../src/model';
+import { suggestVersion } from '../../src/jobs/suggest-version';
 import { takeDataOption, datasetDir } from '../datasets';
 import { ingestFiles, neo4jEnv, startBenchNeo4j } from '../api/harness/neo4j-fixture';
 import { logErrors, startApiProcess } from '../api/harness/server-process';
@@ -42,6 +43,8 @@ async function main(): Promise<void> {
     await train({ dir: dataset }, resolveTrainingConfig('default', { epochs: 1, evalEvery: 0 }), {
       outDir: modelDir,
     });
+    // Stored suggestions: reviewQueue and reviewStats have lists to page and count.
+    await suggestVersion(neo.db, modelDir, path.basename(modelDir), { perRelation: 40 });
     server = await startApiProcess({
       args: ['--model', modelDir],
       env: { ...neo4jEnv(neo.target), KGC_API_KEYS: `${admin.entry},${reader.entry}` },
