@@ -2,9 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { recordAdded, recordedAdded, recordedManifest } from './mirror-records';
 import type { VersionMirror } from './version-mirror';
+import { SUGGESTIONS_BIN } from '../suggestions/suggestions-bin';
 
-/** A plain file name: what an added file may be called (read from the remote store). */
-const ADDED_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
+/**
+ * The files kgc adds to a version after its upload (`kgc suggest` after a promotion): no other
+ * name is shared or fetched, so an object put under a version's prefix later (a calibration.json
+ * its upload never had, say) is never served.
+ */
+const ADDED_FILES: ReadonlySet<string> = new Set([SUGGESTIONS_BIN]);
 
 /*
  * Files added to a version after its upload: the suggestions a promotion computes, which other
@@ -29,7 +34,7 @@ export async function shareAddedFiles(
   if (!listed) return [];
   const added = fs
     .readdirSync(dir, { withFileTypes: true })
-    .filter((e) => e.isFile() && ADDED_NAME.test(e.name) && !listed.has(e.name))
+    .filter((e) => e.isFile() && ADDED_FILES.has(e.name) && !listed.has(e.name))
     .map((e) => e.name);
   for (const name of added) {
     recordAdded(dir, name, await remote.putAdded(version, name, path.join(dir, name)));
@@ -52,7 +57,7 @@ export async function refreshAddedFiles(
   const known = recordedAdded(dir);
   const changed: string[] = [];
   for (const { name, etag } of await remote.files(version)) {
-    if (listed.has(name) || !ADDED_NAME.test(name) || known[name] === etag) continue;
+    if (listed.has(name) || !ADDED_FILES.has(name) || known[name] === etag) continue;
     const temp = path.join(dir, `.added-${process.pid}-${name}`);
     fs.rmSync(temp, { force: true });
     try {

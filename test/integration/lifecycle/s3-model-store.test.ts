@@ -138,6 +138,18 @@ describe('a model store in S3 (SeaweedFS), shared by machines with their own cac
     expect(await reader.refreshAdded(first)).toEqual([]);
     fs.writeFileSync(file, original);
     await writer.shareAdded(first);
+    // An object put under the version later that kgc never adds (an older format's
+    // suggestions.json, which serving would read) is neither fetched nor served; nor is a
+    // local stray file shared.
+    const planted = `models/kg1/${first}/suggestions.json`;
+    await raw.send(new PutObjectCommand({ Bucket: bucket, Key: planted, Body: '{}' }));
+    // (The writer's restored suggestions.bin just before is fetched, as it should be.)
+    expect(await reader.refreshAdded(first)).toEqual(['suggestions.bin']);
+    expect(fs.existsSync(path.join(reader.dir(first), 'suggestions.json'))).toBe(false);
+    fs.writeFileSync(path.join(writer.dir(first), 'notes.txt'), 'local');
+    expect(await writer.shareAdded(first)).toEqual(['suggestions.bin']);
+    fs.rmSync(path.join(writer.dir(first), 'notes.txt'));
+    await raw.send(new DeleteObjectCommand({ Bucket: bucket, Key: planted }));
   });
 
   it('follows the active version on a machine that lacks it: downloaded, then served', async () => {
