@@ -16,7 +16,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['jest.config.js', '.dependency-cruiser.cjs', 'bin/**'],
+    files: ['jest.config.js', 'test/container/jest.config.js', '.dependency-cruiser.cjs', 'bin/**'],
     languageOptions: {
       sourceType: 'commonjs',
       globals: {

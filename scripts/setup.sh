@@ -2,7 +2,7 @@
 # Everything a fresh machine needs before `kgc` runs: Java 17 + Maven and Chromium (apt-get when root),
 # npm packages, the native engine, the TypeScript build, the Neo4j jars from Maven Central, and
 # for the tests (KGC_TEST_SERVERS=1) their S3 server (SeaweedFS, built from its Go module; needs
-# Go 1.26).
+# Go 1.26) and the container test's Docker engine and debootstrap (apt-get, as root).
 # Idempotent and quiet when there is nothing to do. With KGC_GPU=1 the engine is built with its
 # GPU backend (wgpu) and a Vulkan driver is installed when none is (Mesa's, whose software
 # device lavapipe runs the GPU kernels on the CPU: what the tests use without a GPU).
@@ -62,6 +62,14 @@ if [[ ! -f "$cache_dir/neo4j-$version/.complete" ]]; then
   step "Fetching Neo4j $version from Maven Central"
 fi
 bash scripts/neo4j/fetch.sh "$cache_dir/neo4j-$version"
+
+# The container test (scripts/container-test.sh, run by scripts/test.sh): Debian's Docker engine
+# and debootstrap (its stand-in base images), installed as root; elsewhere that test says what
+# is missing and is skipped.
+if [[ ${KGC_TEST_SERVERS:-} == 1 && $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
+  command -v dockerd >/dev/null || apt_install "Docker (the container test)" docker.io
+  command -v debootstrap >/dev/null || apt_install "debootstrap (the container test's base images)" debootstrap
+fi
 
 # The S3-compatible server of the model-store tests (test/support/test-s3.ts), built once per
 # machine into the cache; only for the tests (scripts/test.sh sets KGC_TEST_SERVERS=1).

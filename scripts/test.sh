@@ -103,10 +103,29 @@ else
   status=1
 fi
 
+# The image and the compose stack, run for real (a few minutes once the base images exist).
+# Skipped, with the reason, where no container engine can be had (exit code 2).
+printf '\n==> The container test (the image and the compose stack)\n'
+container_json="$(mktemp)"
+container_passed=0; container_failed=0; container=passed
+bash scripts/container-test.sh --json --outputFile="$container_json"
+case $? in
+  0) ;;
+  2) container="skipped (no container engine here)" ;;
+  *) container=failed; status=1 ;;
+esac
+if [[ $container != skipped* ]]; then
+  read -r container_passed container_failed < <(node -e '
+    const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+    console.log(r.numPassedTests, r.numFailedTests + r.numRuntimeErrorTestSuites);
+  ' "$container_json" 2>/dev/null || echo "0 1")
+fi
+
 printf '\n==> Summary\n'
 echo "lint and type check: $lint"
 echo "cargo: $rust_passed passed, $rust_failed failed"
 echo "jest: $jest_passed passed, $jest_failed failed"
 echo "jest under Node 24 (e2e): $node24_passed passed, $node24_failed failed"
-echo "total: $((rust_passed + jest_passed + node24_passed)) passed, $((rust_failed + jest_failed + node24_failed)) failed"
+echo "container test: $container; $container_passed passed, $container_failed failed"
+echo "total: $((rust_passed + jest_passed + node24_passed + container_passed)) passed, $((rust_failed + jest_failed + node24_failed + container_failed)) failed"
 exit $status

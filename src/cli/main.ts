@@ -35,7 +35,7 @@ export function buildProgram(): Command {
     .addCommand(exportCommand(out))
     .addCommand(apikeyCommand(out))
     .addCommand(modelsCommand(out))
-    .addCommand(workerCommand(out))
+    .addCommand(workerCommand())
     .addCommand(retrainCommand(out))
     .addCommand(suggestCommand(out))
     .addCommand(suggestionsCommand(out));

@@ -1,4 +1,5 @@
 import { fork } from 'node:child_process';
+import readline from 'node:readline';
 import type { ChildProcess } from 'node:child_process';
 import { Cron } from 'croner';
 import type { Database } from '../graph';
@@ -27,6 +28,11 @@ export interface WorkerOptions {
   /** Settings of every job (the trigger is the worker's). */
   job: Omit<ChildJobRequest, 'trigger' | 'minChangedEdges' | 'minNewEntities'>;
   log: (line: string) => void;
+  /**
+   * Each line the job's child writes (progress and its own log, stdout and stderr); unset: the
+   * child writes to this process's streams directly.
+   */
+  childOutput?: (line: string, runId: string | undefined) => void;
   /** The child's entry script: runs one job from the request in its argv (src/cli/job-child.ts). */
   jobScript: string;
   /** How long a stopping child may take before it is killed. */
@@ -161,8 +167,9 @@ export class RetrainWorker {
       return null;
     }
     const request = jobRequest(trigger, this.options);
+    const relay = this.options.childOutput;
     const child = fork(this.options.jobScript, [JSON.stringify(request)], {
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      stdio: ['ignore', relay ? 'pipe' : 'inherit', relay ? 'pipe' : 'inherit', 'ipc'],
     });
     let last: ChildMessage | null = null;
     const job: RunningJob = {
@@ -176,6 +183,12 @@ export class RetrainWorker {
         });
       }),
     };
+    if (relay) {
+      for (const stream of [child.stdout, child.stderr]) {
+        if (stream)
+          readline.createInterface({ input: stream }).on('line', (line) => relay(line, job.runId));
+      }
+    }
     // A failed send or kill is reported here; unheard, it would end the worker.
     child.on('error', (error) => this.options.log(`job child: ${error.message}`));
     child.on('message', (message: ChildMessage) => {

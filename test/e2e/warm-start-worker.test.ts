@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Database } from '../../src/graph';
 import { listTrainingRuns, requestRetraining } from '../../src/graph/registry';
-import { startCli, waitFor } from '../support/cli-process';
+import { logMessages, startCli, waitFor } from '../support/cli-process';
 import { writeClassGraph } from '../support/lifecycle';
 import { testDatabase, testTarget, uniqueId } from '../support/test-database';
 
@@ -50,12 +50,12 @@ describe('kgc worker: warm starts by default, full retrains on KGC_FULL_RETRAIN_
       full.child.kill('SIGTERM');
     }
     expect((await full.exited).code).toBe(0);
-    expect(full.output()).toMatch(
+    expect(logMessages(full.output())).toMatch(
       /worker: started: no schedule .*full retrains "\* \* \* \* \* \*"/,
     );
     // The second full run had an active version to start from, and did not.
-    expect(full.output()).toMatch(/job: training from scratch: asked for/);
-    expect(full.output()).not.toMatch(/warm start from/);
+    expect(logMessages(full.output())).toMatch(/job: training from scratch: asked for/);
+    expect(logMessages(full.output())).not.toMatch(/warm start from/);
 
     const before = (await ended()).length;
     const worker = startCli(['worker', ...QUICK], env);
@@ -71,6 +71,8 @@ describe('kgc worker: warm starts by default, full retrains on KGC_FULL_RETRAIN_
       worker.child.kill('SIGTERM');
     }
     expect((await worker.exited).code).toBe(0);
-    expect(worker.output()).toMatch(/job: warm start from v\S+ \(0\.0% new edges, 0 new entities/);
+    expect(logMessages(worker.output())).toMatch(
+      /job: warm start from v\S+ \(0\.0% new edges, 0 new entities/,
+    );
   });
 });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Database } from '../../src/graph';
 import { getLease, listTrainingRuns, requestRetraining } from '../../src/graph/registry';
 import type { TrainingRunRecord } from '../../src/graph/registry';
-import { startCli, waitFor } from '../support/cli-process';
+import { logMessages, startCli, waitFor } from '../support/cli-process';
 import { runCli } from '../support/cli';
 import { writeClassGraph } from '../support/lifecycle';
 import { testDatabase, testTarget, uniqueId } from '../support/test-database';
@@ -66,10 +66,10 @@ describe('kgc worker', () => {
       worker.child.kill('SIGTERM');
     }
     expect(await worker.exited).toEqual({ code: 0, signal: null });
-    expect(worker.output()).toMatch(/worker: started: schedule "\* \* \* \* \* \*"/);
-    expect(worker.output()).toMatch(/worker: stopped/);
-    expect(worker.output()).toMatch(/job: phase=train\n/);
-    expect(worker.output()).toMatch(/job: epoch=5\/5 loss=/);
+    expect(logMessages(worker.output())).toMatch(/worker: started: schedule "\* \* \* \* \* \*"/);
+    expect(logMessages(worker.output())).toMatch(/worker: stopped/);
+    expect(logMessages(worker.output())).toMatch(/job: phase=train\n/);
+    expect(logMessages(worker.output())).toMatch(/job: epoch=5\/5 loss=/);
     // One job at a time: the runs never overlap.
     const all = (await runs(scope)).sort((a, b) => a.startedAt.localeCompare(b.startedAt));
     for (let i = 1; i < all.length; i++) {

@@ -44,3 +44,20 @@ export async function waitFor<T>(
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
+
+/**
+ * The messages of a service's JSON log lines (`kgc worker`, `kgc serve`), one per line. Other
+ * lines (stderr's, or one split by a stderr chunk between two reads) are left out.
+ */
+export function logMessages(output: string): string {
+  const messages: string[] = [];
+  for (const line of output.split('\n')) {
+    try {
+      const entry = JSON.parse(line) as { msg?: unknown };
+      if (typeof entry.msg === 'string') messages.push(entry.msg);
+    } catch {
+      // Not a log line.
+    }
+  }
+  return messages.join('\n');
+}

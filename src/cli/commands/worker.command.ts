@@ -2,12 +2,12 @@ import path from 'node:path';
 import { Command } from 'commander';
 import { RetrainWorker } from '../../jobs';
 import { openModelStore } from '../../model';
-import type { CliOutput } from '../cli-output';
 import { describeModelStore } from '../../config';
 import type { TrainDevice } from '../../config';
 import { deviceOption, durationOption, integerOption } from './command-args';
 import { withLifecycleDatabase } from './lifecycle-context';
 import { checkModelStore } from './model-store-check';
+import { createLogger } from '../../server/logger';
 
 interface WorkerCliOptions {
   preset: string;
@@ -22,7 +22,7 @@ interface WorkerCliOptions {
 }
 
 /** `kgc worker`: scheduled and requested retraining until SIGTERM or Ctrl-C. */
-export function workerCommand(out: CliOutput): Command {
+export function workerCommand(): Command {
   return new Command('worker')
     .description(
       'Retrain on KGC_RETRAIN_CRON and on requests (`kgc retrain --request`), one job at a time, ' +
@@ -64,7 +64,9 @@ export function workerCommand(out: CliOutput): Command {
     .action(async (options: WorkerCliOptions) => {
       await withLifecycleDatabase(async (db, config) => {
         const { lifecycle } = config;
-        const log = (line: string) => out.info(`${new Date().toISOString()} worker: ${line}`);
+        // JSON lines on stdout, as `kgc serve` writes: the worker is a service too.
+        const logger = createLogger(config.logLevel);
+        const log = (line: string) => logger.info(`worker: ${line}`);
         await checkModelStore(openModelStore(lifecycle), (error) => log(error.message));
         const worker = new RetrainWorker(db, {
           cron: lifecycle.retrainCron,
@@ -74,6 +76,7 @@ export function workerCommand(out: CliOutput): Command {
           minNewEntities: lifecycle.retrainMinNewEntities,
           scope: lifecycle.registryScope,
           log,
+          childOutput: (line, run) => logger.info(run ? { run } : {}, line),
           trainIfEmpty: options.trainIfEmpty === true,
           // The compiled job-child.js of this CLI: each job runs in a child process.
           jobScript: path.join(__dirname, '..', 'job-child.js'),
