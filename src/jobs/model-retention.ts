@@ -6,14 +6,16 @@ import {
   protectedVersions,
   prunedVersions,
 } from '../graph/registry';
-import { versionsToPrune } from '../model';
-import type { ModelStore } from '../model';
+import { ABANDONED_UPLOAD_AGE_MS, versionsToPrune } from '../model';
+import type { ModelStore, SweepResult } from '../model';
 
 export interface RetentionResult {
   /** Versions whose files were removed now. */
   removed: string[];
   /** How many versions of the scope remain on disk. */
   kept: number;
+  /** With a remote store: what interrupted uploads left, older than ABANDONED_UPLOAD_AGE_MS. */
+  swept?: SweepResult;
 }
 
 /**
@@ -23,7 +25,9 @@ export interface RetentionResult {
  * share it). The registry marks a version pruned first, then its files go: a crash between the
  * two leaves files that the next run removes, never a registered version without its mark.
  * With a remote store, the versions are those it holds (registered under any machine's cache
- * directory), and they go from it and from this machine's cache.
+ * directory), and they go from it and from this machine's cache; then what interrupted uploads
+ * left there a day or more ago (incomplete multipart uploads, files of versions never marked
+ * complete) is swept.
  */
 export async function applyRetention(
   db: Database,
@@ -44,5 +48,17 @@ export async function applyRetention(
   const leftovers = ours.filter((v) => pruned.has(v.version)).map((v) => v.version);
   const removed: string[] = [];
   for (const v of [...leftovers, ...marked]) if (await store.prune(v)) removed.push(v);
-  return { removed, kept: ours.length - removed.length };
+  const swept = await store.remote?.sweepAbandoned(new Date(Date.now() - ABANDONED_UPLOAD_AGE_MS));
+  return { removed, kept: ours.length - removed.length, swept };
+}
+
+/** A line about what a sweep removed from the remote store; undefined when it removed nothing. */
+export function describeSweep(swept: SweepResult): string | undefined {
+  const { uploadsAborted, unmarkedRemoved } = swept;
+  if (uploadsAborted === 0 && unmarkedRemoved.length === 0) return undefined;
+  return (
+    `swept the remote model store: ${uploadsAborted} incomplete multipart upload(s) aborted, ` +
+    `${unmarkedRemoved.length} version(s) never marked complete removed` +
+    `${unmarkedRemoved.length > 0 ? ` (${unmarkedRemoved.join(', ')})` : ''}`
+  );
 }

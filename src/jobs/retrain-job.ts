@@ -16,7 +16,7 @@ import { isVersionId, openModelStore } from '../model';
 import type { ModelStore } from '../model';
 import type { RetrainOptions, RetrainResult } from './retrain-types';
 import { LeaseKeeper } from './lease-keeper';
-import { applyRetention } from './model-retention';
+import { applyRetention, describeSweep } from './model-retention';
 import { PhaseTimer } from './job-phases';
 import { retrainSteps } from './retrain-steps';
 
@@ -33,12 +33,14 @@ async function retain(
   log: (line: string) => void,
 ): Promise<void> {
   try {
-    const { removed } = await applyRetention(db, store, keep, scope);
+    const { removed, swept } = await applyRetention(db, store, keep, scope);
     if (removed.length > 0) {
       log(
         `removed ${removed.length} old version(s) (KGC_MODEL_KEEP=${keep}): ${removed.join(', ')}`,
       );
     }
+    const abandoned = swept && describeSweep(swept);
+    if (abandoned) log(abandoned);
   } catch (error) {
     log(`could not apply retention: ${(error as Error).message}`);
   }

@@ -28,7 +28,8 @@ export { servingEdgeProbability, servingProbability } from './serving-probabilit
 export { loadScorer, ModelStore, openVersionDir, readVersionEdges } from './store/model-store';
 export { openModelStore } from './store/open-model-store';
 export { isVersionId } from './store/version-id';
-export { isStoreFailure } from './store/version-mirror';
+export { ABANDONED_UPLOAD_AGE_MS, isStoreFailure } from './store/version-mirror';
+export type { SweepResult } from './store/version-mirror';
 export {
   CURVE_FILE,
   SNAPSHOT_KEYS_FILE,

@@ -8,7 +8,8 @@ import {
   rollbackVersion,
 } from '../../graph/registry';
 import type { ModelVersionRecord } from '../../graph/registry';
-import { applyRetention } from '../../jobs/model-retention';
+import { applyRetention, describeSweep } from '../../jobs/model-retention';
+import type { RetentionResult } from '../../jobs/model-retention';
 import { suggestAfterPromotion } from '../../jobs/suggest-after-promotion';
 import { openModelStore, openVersionDir, readCalibrationFile } from '../../model';
 import { isRecord } from '../../model/store/model-json';
@@ -224,14 +225,16 @@ function rollbackCommand(out: CliOutput): Command {
 }
 
 /** Retention after a promotion; its outcome goes to stderr, so `--json` stays one line. */
-async function retain(out: CliOutput, apply: () => Promise<{ removed: string[] }>): Promise<void> {
+async function retain(out: CliOutput, apply: () => Promise<RetentionResult>): Promise<void> {
   try {
-    const { removed } = await apply();
+    const { removed, swept } = await apply();
     if (removed.length > 0) {
       out.error(
         `Removed the files of ${removed.length} old version(s) (KGC_MODEL_KEEP): ${removed.join(', ')}`,
       );
     }
+    const abandoned = swept && describeSweep(swept);
+    if (abandoned) out.error(`${abandoned[0]?.toUpperCase()}${abandoned.slice(1)}`);
   } catch (error) {
     out.error(`Could not apply retention (KGC_MODEL_KEEP): ${(error as Error).message}`);
   }

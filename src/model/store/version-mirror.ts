@@ -32,7 +32,27 @@ export interface VersionMirror {
   putAdded(version: string, name: string, file: string): Promise<string>;
   /** Downloads an added file into `target` (a new file), checked against its sha256; its ETag. */
   getAdded(version: string, name: string, target: string): Promise<string>;
+  /**
+   * Removes what interrupted uploads left, when it is older than `before`: multipart uploads
+   * never completed (their parts are stored and billed, yet listed nowhere else), and the files
+   * of a version that never got its completion marker (a process killed between its files and
+   * its marker). Marked versions, and what does not look like a version, are never touched.
+   */
+  sweepAbandoned(before: Date): Promise<SweepResult>;
 }
+
+export interface SweepResult {
+  /** Incomplete multipart uploads aborted. */
+  uploadsAborted: number;
+  /** Versions without a marker whose files were removed. */
+  unmarkedRemoved: string[];
+}
+
+/**
+ * How old what an interrupted upload left must be before retention sweeps it: far longer than any
+ * upload takes, so an upload in progress on another machine is never swept.
+ */
+export const ABANDONED_UPLOAD_AGE_MS = 24 * 3600 * 1000;
 
 const STORE_FAILURES: ReadonlySet<string> = new Set([
   ErrorCode.MODEL_STORE_UNAVAILABLE,

@@ -3,17 +3,26 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
+  CreateMultipartUploadCommand,
   DeleteObjectCommand,
+  ListMultipartUploadsCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
+  UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { loadConfig } from '../../../src/config';
 import type { S3StoreConfig } from '../../../src/config';
 import { Database } from '../../../src/graph';
 import { getActiveVersion } from '../../../src/graph/registry';
 import { runRetrainJob } from '../../../src/jobs';
-import { loadScorer, ModelStore, openModelStore, Scorer } from '../../../src/model';
+import {
+  ABANDONED_UPLOAD_AGE_MS,
+  loadScorer,
+  ModelStore,
+  openModelStore,
+  Scorer,
+} from '../../../src/model';
 import { S3VersionMirror } from '../../../src/model/store/s3/s3-version-mirror';
 import { createLogger } from '../../../src/server/logger';
 import { ModelFollower } from '../../../src/server/model-follower';
@@ -235,6 +244,59 @@ describe('a model store in S3 (SeaweedFS), shared by machines with their own cac
     );
     expect(await writer.versions()).toEqual([third]);
     expect(await replica.evictRemoved([])).toEqual([second]);
+  });
+
+  it('sweeps what interrupted uploads left once it is a day old, nothing else', async () => {
+    const mirror = new S3VersionMirror(remote);
+    const marked = await mirror.list();
+    const markedKeys = await Promise.all(marked.map((v) => keysOf(`models/kg1/${v}/`)));
+    // A process killed mid-upload: one file of a version that never got its marker, and a
+    // multipart upload started and never completed (its part stored, the object listed nowhere).
+    const abandoned = writer.newVersionId();
+    await raw.send(
+      new PutObjectCommand({
+        Bucket: bucket,
+        Key: `models/kg1/${abandoned}/manifest.json`,
+        Body: '{}',
+      }),
+    );
+    const big = `models/kg1/${abandoned}/model.safetensors`;
+    const started = await raw.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: big }));
+    await raw.send(
+      new UploadPartCommand({
+        Bucket: bucket,
+        Key: big,
+        UploadId: started.UploadId,
+        PartNumber: 1,
+        Body: Buffer.alloc(64 * 1024, 7),
+      }),
+    );
+    // Not a version: never the sweep's to remove.
+    await raw.send(
+      new PutObjectCommand({ Bucket: bucket, Key: 'models/kg1/notes/readme.txt', Body: 'kept' }),
+    );
+    const uploads = async () =>
+      (await raw.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: 'models/kg1/' })))
+        .Uploads ?? [];
+    expect((await uploads()).map((u) => u.Key)).toEqual([big]);
+
+    // Younger than the age (it may be an upload still running on another machine): kept.
+    const now = await mirror.sweepAbandoned(new Date(Date.now() - ABANDONED_UPLOAD_AGE_MS));
+    expect(now).toEqual({ uploadsAborted: 0, unmarkedRemoved: [] });
+    expect(await keysOf(`models/kg1/${abandoned}/`)).toEqual([
+      `models/kg1/${abandoned}/manifest.json`,
+    ]);
+
+    // A day later (the cut-off moved past them): swept.
+    const later = await mirror.sweepAbandoned(new Date(Date.now() + 60_000));
+    expect(later.uploadsAborted).toBe(1);
+    expect(later.unmarkedRemoved).toContain(abandoned);
+    expect(await uploads()).toEqual([]);
+    expect(await keysOf(`models/kg1/${abandoned}/`)).toEqual([]);
+    // Complete versions, every file of them, and what is not a version stay.
+    expect(await mirror.list()).toEqual(marked);
+    expect(await Promise.all(marked.map((v) => keysOf(`models/kg1/${v}/`)))).toEqual(markedKeys);
+    expect(await keysOf('models/kg1/notes/')).toEqual(['models/kg1/notes/readme.txt']);
   });
 
   it('reports a refused secret, an unknown bucket and an unreachable server clearly, no secret in them', async () => {

@@ -9,7 +9,7 @@ import { ErrorCode, KgcError } from '../../../errors';
 import { isVersionId } from '../version-id';
 import { describeVersion, hashFile, parseManifest, writeHashed } from '../version-manifest';
 import type { VersionManifest } from '../version-manifest';
-import type { VersionMirror } from '../version-mirror';
+import type { SweepResult, VersionMirror } from '../version-mirror';
 import { mapS3Error } from './s3-errors';
 
 /** The completion marker, `<prefix>/<version>/.complete`: the version's manifest, written last. */
@@ -151,6 +151,46 @@ export class S3VersionMirror implements VersionMirror {
     return got.etag;
   }
 
+  async sweepAbandoned(before: Date): Promise<SweepResult> {
+    const doing = 'sweeping abandoned uploads';
+    let uploadsAborted = 0;
+    for (const upload of await this.multipartUploads(doing)) {
+      if (upload.initiated >= before) continue;
+      await this.attempt(doing, ({ sdk, client }) =>
+        client.send(
+          new sdk.AbortMultipartUploadCommand({
+            Bucket: this.bucket,
+            Key: upload.key,
+            UploadId: upload.uploadId,
+          }),
+        ),
+      );
+      uploadsAborted += 1;
+    }
+    const byVersion = new Map<string, { key: string; lastModified: Date }[]>();
+    for (const object of await this.objects(this.prefix, doing)) {
+      const version = object.key.slice(this.prefix.length).split('/')[0] ?? '';
+      if (!isVersionId(version)) continue;
+      const group = byVersion.get(version) ?? [];
+      group.push(object);
+      byVersion.set(version, group);
+    }
+    const unmarkedRemoved: string[] = [];
+    for (const [version, objects] of byVersion) {
+      const marker = this.key(version, MARKER);
+      if (objects.some((o) => o.key === marker || o.lastModified >= before)) continue;
+      // Checked again just before: a marker written since the listing keeps the version.
+      if (await this.manifest(version)) continue;
+      for (const { key } of objects) {
+        await this.attempt(doing, ({ sdk, client }) =>
+          client.send(new sdk.DeleteObjectCommand({ Bucket: this.bucket, Key: key })),
+        );
+      }
+      unmarkedRemoved.push(version);
+    }
+    return { uploadsAborted, unmarkedRemoved: unmarkedRemoved.sort() };
+  }
+
   private key(version: string, name: string): string {
     return `${this.prefix}${version}/${name}`;
   }
@@ -237,8 +277,11 @@ export class S3VersionMirror implements VersionMirror {
   }
 
   /** Every object under `prefix`, page by page. */
-  private async objects(prefix: string, doing: string): Promise<{ key: string; etag: string }[]> {
-    const objects: { key: string; etag: string }[] = [];
+  private async objects(
+    prefix: string,
+    doing: string,
+  ): Promise<{ key: string; etag: string; lastModified: Date }[]> {
+    const objects: { key: string; etag: string; lastModified: Date }[] = [];
     let token: string | undefined;
     do {
       const page = await this.attempt(doing, ({ sdk, client }) =>
@@ -251,11 +294,47 @@ export class S3VersionMirror implements VersionMirror {
         ),
       );
       for (const o of page.Contents ?? []) {
-        if (o.Key) objects.push({ key: o.Key, etag: o.ETag ?? '' });
+        if (o.Key) {
+          objects.push({
+            key: o.Key,
+            etag: o.ETag ?? '',
+            lastModified: o.LastModified ?? new Date(0),
+          });
+        }
       }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
     return objects;
+  }
+
+  /** The multipart uploads under this store's prefix that were started and never completed. */
+  private async multipartUploads(
+    doing: string,
+  ): Promise<{ key: string; uploadId: string; initiated: Date }[]> {
+    const uploads: { key: string; uploadId: string; initiated: Date }[] = [];
+    let keyMarker: string | undefined;
+    let uploadIdMarker: string | undefined;
+    do {
+      const page = await this.attempt(doing, ({ sdk, client }) =>
+        client.send(
+          new sdk.ListMultipartUploadsCommand({
+            Bucket: this.bucket,
+            Prefix: this.prefix,
+            KeyMarker: keyMarker,
+            UploadIdMarker: uploadIdMarker,
+          }),
+        ),
+      );
+      for (const u of page.Uploads ?? []) {
+        if (u.Key && u.UploadId) {
+          uploads.push({ key: u.Key, uploadId: u.UploadId, initiated: u.Initiated ?? new Date(0) });
+        }
+      }
+      const more = page.IsTruncated === true;
+      keyMarker = more ? page.NextKeyMarker : undefined;
+      uploadIdMarker = more ? page.NextUploadIdMarker : undefined;
+    } while (keyMarker);
+    return uploads;
   }
 
   private async attempt<T>(
