@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,6 +6,14 @@ import type { ConnectionTarget } from '../../src/graph';
 import { REPO_ROOT } from '../../src/repo-root';
 import { datasetDir, takeDataOption } from '../datasets';
 import { benchNeo4jServer } from '../api/harness/neo4j-fixture';
+import {
+  edgeCount,
+  killNeo4j as killFaultNeo4j,
+  printFaultRows,
+  startCli,
+  until,
+} from './fault-tools';
+import type { FaultRow } from './fault-tools';
 
 /**
  * `npx tsx bench/reliability/faults.ts [--data <dir>] [--dataset Nations] [--ingest FB15k-237]`
@@ -19,44 +26,6 @@ import { benchNeo4jServer } from '../api/harness/neo4j-fixture';
  * ingest succeeds. A run takes a few minutes; `npm run build` first (it runs the built CLI).
  */
 const PHASES = ['export', 'split', 'train', 'evaluate', 'write', 'register', 'gate'];
-const BIN = path.join(REPO_ROOT, 'bin', 'kgc.js');
-
-interface Row {
-  fault: string;
-  leftBehind: string;
-  after: string;
-  ok: boolean;
-}
-
-interface Cli {
-  output: () => string;
-  exited: Promise<number | null>;
-  kill: () => void;
-}
-
-function startCli(args: string[], env: Record<string, string>): Cli {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let text = '';
-  child.stdout.on('data', (c: Buffer) => (text += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (text += c.toString()));
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => resolve(code)),
-  );
-  return { output: () => text, exited, kill: () => child.kill('SIGKILL') };
-}
-
-async function until(check: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) return false;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return true;
-}
 
 interface RegistryState {
   active: string[];
@@ -106,22 +75,13 @@ async function main(): Promise<void> {
     KGC_MODEL_STORE: store,
     KGC_JOB_LEASE_SECONDS: '2',
   });
-  // The bootloader's pid and the server JVM's (run/neo4j.pid): both die, as in a power cut.
-  const killNeo4j = async () => {
-    const pidFile = path.join(work, 'neo4j', 'run', 'neo4j.pid');
-    const pids = [
-      (await neo4j.status()).pid,
-      fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8').trim()) : undefined,
-    ].filter((pid): pid is number => pid !== undefined && isAlive(pid));
-    for (const pid of pids) process.kill(pid, 'SIGKILL');
-    await until(() => pids.every((pid) => !isAlive(pid)), 30_000);
-  };
+  const killNeo4j = () => killFaultNeo4j(neo4j, path.join(work, 'neo4j'));
   const restartNeo4j = async () => {
     await db.close();
     target = await neo4j.start();
     db = new Database(target, { maxRetrySeconds: 30, connectTimeoutMs: 5000 });
   };
-  const rows: Row[] = [];
+  const rows: FaultRow[] = [];
   const train = ['train', '--epochs', '2', '--eval-every', '1'];
   try {
     await new MigrationRunner(db, { dir: path.join(REPO_ROOT, 'migrations') }).migrate();
@@ -220,35 +180,8 @@ async function main(): Promise<void> {
   } finally {
     await db.close().catch(() => undefined);
     await neo4j.stop().catch(() => false);
-    printRows(rows);
+    printFaultRows(rows);
     fs.rmSync(work, { recursive: true, force: true });
-  }
-}
-
-function printRows(rows: Row[]): void {
-  console.log(
-    `\nFaults injected (${os.cpus()[0]?.model ?? '?'} x${os.cpus().length}, ${new Date().toISOString()})\n`,
-  );
-  console.log('| fault | left behind | after the next run | back by itself |\n|---|---|---|---|');
-  for (const r of rows)
-    console.log(`| ${r.fault} | ${r.leftBehind} | ${r.after} | ${r.ok ? 'yes' : 'NO'} |`);
-  process.exitCode = rows.every((r) => r.ok) ? 0 : 1;
-}
-
-async function edgeCount(db: Database): Promise<number> {
-  const result = await db.read((tx) =>
-    tx.run('MATCH (:Entity)-[r]->(:Entity) RETURN count(r) AS n'),
-  );
-  return Number(result.records[0]?.get('n'));
-}
-
-function isAlive(pid: number | undefined): boolean {
-  if (!pid) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -12,13 +12,17 @@ export interface BenchNeo4j {
   stop(): Promise<void>;
 }
 
-/** The bench's local Neo4j server in `work/neo4j` (not started), for benches that stop and kill it. */
-export function benchNeo4jServer(work: string): LocalNeo4j {
+/**
+ * The bench's local Neo4j server in `work/neo4j` (not started), for benches that stop and kill
+ * it; on a free port at each start, or always on `boltPort` (a server that comes back where its
+ * clients look for it).
+ */
+export function benchNeo4jServer(work: string, boltPort = 0): LocalNeo4j {
   return new LocalNeo4j({
     dir: path.join(work, 'neo4j'),
     cacheDir: process.env.KGC_CACHE_DIR ?? path.join(os.homedir(), '.cache', 'kgc'),
     javaHome: process.env.JAVA_HOME,
-    boltPort: 0,
+    boltPort,
     heap: '1g',
     pageCache: '512m',
     database: 'neo4j',
