@@ -61,7 +61,12 @@ function changes(before: Map<string, string>, after: Map<string, string>): strin
  * New entities for fold-in: copies of known entities under new names, each with the original's
  * outgoing training edges (relation and tail kept), so every edge reaches entities the model knows.
  */
-function newEntityFile(trainLines: string[], prefix: string, count: number, out: string): string[] {
+function newEntityFile(
+  trainLines: string[],
+  prefix: string,
+  count: number,
+  out: string,
+): { id: string; relation: string }[] {
   const byHead = new Map<string, string[][]>();
   for (const line of trainLines) {
     const [h, r, t] = line.split('\t') as [string, string, string];
@@ -73,7 +78,7 @@ function newEntityFile(trainLines: string[], prefix: string, count: number, out:
     .filter(([, edges]) => edges.length >= 5)
     .sort(([a], [b]) => a.localeCompare(b))
     .slice(0, count);
-  const ids = chosen.map(([h]) => `${prefix}:${h}`);
+  const ids = chosen.map(([h, edges]) => ({ id: `${prefix}:${h}`, relation: edges[0]?.[0] ?? '' }));
   const rows = chosen.flatMap(([h, edges]) => edges.map(([r, t]) => `${prefix}:${h}\t${r}\t${t}`));
   fs.writeFileSync(out, rows.join('\n') + '\n');
   return ids;
@@ -154,9 +159,9 @@ async function main(): Promise<void> {
     const model = body.data?.model as { staleness: { foldedIn: number } } | undefined;
     return model?.staleness.foldedIn ?? -1;
   };
-  const answersAsFolded = async (id: string) => {
+  const answersAsFolded = async ({ id, relation }: { id: string; relation: string }) => {
     const body = await graphql(
-      `{ missingLinks(entity: ${JSON.stringify(id)}, relation: ${JSON.stringify(firstRelation)}, k: 3) { foldedIn } }`,
+      `{ missingLinks(entity: ${JSON.stringify(id)}, relation: ${JSON.stringify(relation)}, k: 3) { foldedIn } }`,
     );
     const list = body.data?.missingLinks as { foldedIn: boolean }[] | undefined;
     return list !== undefined && list.length > 0 && list.every((p) => p.foldedIn);
@@ -167,7 +172,6 @@ async function main(): Promise<void> {
     .readFileSync(trainFile, 'utf8')
     .split('\n')
     .filter((l) => l.trim() !== '');
-  const firstRelation = trainLines[0]?.split('\t')[1] as string;
   let serve: Cli | undefined;
   try {
     await new MigrationRunner(db, { dir: path.join(REPO_ROOT, 'migrations') }).migrate();
@@ -260,7 +264,7 @@ async function main(): Promise<void> {
       serve = startCli(['serve'], env());
       const back = await until(async () => (await status('/readyz')) === 200, 180_000, 200);
       const folded = back ? await foldedIn() : -1;
-      const answers = back && (await answersAsFolded(ids[0] as string));
+      const answers = back && (await answersAsFolded(ids[0]!));
       rows.push({
         fault: `kgc serve killed (SIGKILL) 1 s after ${ids.length} new entities were ingested (${sawFold ? 'after' : 'before'} its fold-in log line)`,
         leftBehind: `version folder: ${left}`,
@@ -290,7 +294,7 @@ async function main(): Promise<void> {
         120_000,
         500,
       );
-      const answers = await answersAsFolded(ids[0] as string);
+      const answers = await answersAsFolded(ids[0]!);
       rows.push({
         fault: `Neo4j killed right after ${ids.length} new entities were ingested (under the fold-in's reads)`,
         leftBehind: `serve alive: /healthz ${alive ? 200 : 'down'}, /readyz ${readyWhileDown} while Neo4j was down`,
