@@ -91,6 +91,7 @@ function describeBulk(s: BulkIngestSummary): string {
     `Bulk-loaded ${inputs.join(', ')} in ${s.seconds.toFixed(1)} s (${rate.toLocaleString('en')} triples/s):`,
     describeCounts(s),
     `  steps: ${steps.join(', ')}`,
+    ...(s.recovered !== undefined ? [`  (${s.recovered})`] : []),
   ].join('\n');
 }
 

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import { ErrorCode, KgcError } from '../../errors';
 import type { AdminCommand } from './initial-password';
 
@@ -20,6 +21,8 @@ export interface AdminImportOptions {
   onProgress?: (stage: string, fraction: number) => void;
   /** Stops the import (the whole process group): the import then fails. */
   signal?: AbortSignal;
+  /** Called with neo4j-admin's pid once it runs (its process group outlives a killed caller). */
+  onStart?: (pid: number) => void;
 }
 
 /**
@@ -116,6 +119,7 @@ export async function runAdminImport(
     const stop = () => {
       if (child.pid !== undefined) killGroup(child.pid);
     };
+    if (child.pid !== undefined) options.onStart?.(child.pid);
     options.signal?.addEventListener('abort', stop, { once: true });
     splitLines(child.stdout, keep);
     splitLines(child.stderr, keep);
@@ -155,5 +159,28 @@ function killGroup(pid: number): void {
     process.kill(-pid, 'SIGTERM');
   } catch {
     // already gone
+  }
+}
+
+/**
+ * Ends an import a killed caller left running (its own process group, so it outlived the
+ * caller): only a process whose command line is neo4j-admin's is signalled. Resolves once it
+ * has exited (or was not running).
+ */
+export async function stopOrphanedImport(pid: number): Promise<void> {
+  let command: string;
+  try {
+    command = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return; // gone, or no /proc to prove what it is
+  }
+  if (!command.includes('Neo4jAdminCommand')) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    return;
+  }
+  for (let waited = 0; waited < 30_000 && fs.existsSync(`/proc/${pid}`); waited += 100) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

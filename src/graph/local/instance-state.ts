@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { processCommandLine, processStartTime } from './process-identity';
+import { isProcessAlive } from '../../process-alive';
 
 /** What `kgc neo4j start` leaves behind so `status` and `stop` (and the app) find the server. */
 export interface InstanceState {
@@ -57,15 +58,6 @@ export function createCredentials(dir: string): Credentials {
   const credentials = { user: 'neo4j', password: crypto.randomBytes(18).toString('hex') };
   fs.writeFileSync(credentialsFile(dir), `${JSON.stringify(credentials)}\n`, { mode: 0o600 });
   return credentials;
-}
-
-export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** The bootloader's main class, on its command line. */

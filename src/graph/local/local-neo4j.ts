@@ -12,7 +12,6 @@ import {
   createCredentials,
   InstanceState,
   isInstanceProcess,
-  isProcessAlive,
   readCredentials,
   readState,
   writeState,
@@ -22,6 +21,7 @@ import { ensureNeo4jHome } from './neo4j-home';
 import { neo4jVersion } from './neo4j-version';
 import { processCommandLine, processStartTime } from './process-identity';
 import { findJava } from './java-runtime';
+import { isProcessAlive } from '../../process-alive';
 
 export interface LocalNeo4jOptions {
   /** The instance folder (conf, data, logs, state). */

@@ -4,8 +4,14 @@ import type { DatabaseClientConfig } from '../../config';
 import { ErrorCode, KgcError } from '../../errors';
 import { Database, MigrationRunner, type LocalNeo4j } from '../../graph';
 import { databaseContents } from '../../graph/entities/database-contents';
-import { assertImportableFolder, runAdminImport } from '../../graph/local/admin-import';
+import {
+  assertImportableFolder,
+  runAdminImport,
+  stopOrphanedImport,
+} from '../../graph/local/admin-import';
 import { ingestFile } from '../ingest-file';
+import { isLoaderAlive, readBulkMarker, removeBulkMarker, writeBulkMarker } from './bulk-marker';
+import type { BulkMarker } from './bulk-marker';
 import type { BulkPhase } from './bulk-progress';
 import { assertEmptyDatabase, describeContents } from './empty-database';
 import {
@@ -28,6 +34,8 @@ export interface BulkIngestOptions extends ImportFileOptions {
 export interface BulkIngestSummary extends ImportFileCounts {
   files: string[];
   labels?: string;
+  /** What this load finished of an earlier one that was killed (its import was redone). */
+  recovered?: string;
   /** Wall time of each step, in seconds. */
   phases: Record<BulkPhase, number>;
   seconds: number;
@@ -78,18 +86,34 @@ export async function bulkIngest(
   const parent = path.join(server.dir, 'import');
   // Before any work: neo4j-admin could not read the files from there.
   assertImportableFolder(parent, "The local Neo4j's folder (KGC_STATE_DIR)");
-  await assertEmptyDatabase(server, options.client);
   fs.mkdirSync(parent, { recursive: true });
+  const recovered = await takeOverInterrupted(server, parent, options);
+  // A load killed during its import found the database empty: the import is redone over it.
+  const emptyOrRedone = async () => {
+    if (recovered === undefined) await assertEmptyDatabase(server, options.client);
+  };
+  await emptyOrRedone();
   const work = fs.mkdtempSync(path.join(parent, 'kgc-bulk-'));
+  const marker: BulkMarker = {
+    pid: process.pid,
+    startedAt: new Date().toISOString(),
+    phase: 'prepare',
+    work,
+  };
+  const mark = (phase: BulkPhase, adminPid?: number) =>
+    writeBulkMarker(parent, Object.assign(marker, { phase }, adminPid ? { adminPid } : {}));
+  mark('prepare');
   try {
     const { files, counts } = await timed('prepare', () => writeImportFiles(work, options));
     ({ triples, lines } = counts);
     throwIfStopped(options.signal);
     // Again: something may have been written while the files were prepared.
-    await assertEmptyDatabase(server, options.client);
+    await emptyOrRedone();
 
+    mark('stop');
     report('stop');
     await timed('stop', () => server.stop());
+    mark('import');
     report('import');
     let importError: unknown;
     await timed('import', () =>
@@ -98,9 +122,11 @@ export async function bulkIngest(
         extraArgs: options.adminArgs,
         onProgress: (stage, fraction) => report('import', fraction, stage),
         signal: options.signal,
+        onStart: (pid) => mark('import', pid),
       }).catch((error: unknown) => (importError = error)),
     );
 
+    mark('start');
     report('start');
     const target = await timed('start', () => server.start(options.serverOwnerPid)).catch(
       (error: unknown) => {
@@ -109,12 +135,14 @@ export async function bulkIngest(
     );
     const db = new Database(target, options.client);
     try {
+      mark('migrate');
       report('migrate');
       await timed('migrate', () =>
         new MigrationRunner(db, { dir: options.migrationsDir }).migrate(),
       );
       if (importError !== undefined) throw await importFailed(importError, db);
       if (files.properties !== undefined) {
+        mark('properties');
         report('properties');
         const literals = files.properties;
         await timed('properties', () => ingestFile(db, { file: literals, format: 'nt' }));
@@ -128,10 +156,69 @@ export async function bulkIngest(
       ...(options.labels !== undefined ? { labels: options.labels } : {}),
       phases,
       seconds: (Date.now() - started) / 1000,
+      ...(recovered !== undefined ? { recovered } : {}),
     };
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
+    removeBulkMarker(parent);
   }
+}
+
+/**
+ * Finishes what a bulk load killed on this instance left (its marker): ends its orphaned
+ * neo4j-admin, removes its files. Killed while the server was stopped for its import (the
+ * database was empty then: checked just before), its import is redone by this load: returns
+ * what happened. Killed after its import, its graph is in: the server is started, the
+ * migrations applied, and this load refused (BAD_USER_INPUT) saying so. Killed before it
+ * touched the server: nothing to finish. Another load still running: JOB_LOCKED.
+ */
+async function takeOverInterrupted(
+  server: LocalNeo4j,
+  parent: string,
+  options: BulkIngestOptions,
+): Promise<string | undefined> {
+  const marker = readBulkMarker(parent);
+  if (!marker) return undefined;
+  if (marker.pid !== process.pid && isLoaderAlive(marker)) {
+    throw new KgcError(
+      ErrorCode.JOB_LOCKED,
+      `Another bulk load (pid ${marker.pid}, started ${marker.startedAt}) is running on this ` +
+        'instance: wait for it to end.',
+    );
+  }
+  if (marker.adminPid !== undefined) await stopOrphanedImport(marker.adminPid);
+  fs.rmSync(marker.work, { recursive: true, force: true });
+  const earlier = `an earlier bulk load (pid ${marker.pid}, started ${marker.startedAt})`;
+  if (marker.phase === 'prepare') {
+    removeBulkMarker(parent);
+    return undefined;
+  }
+  if ((marker.phase === 'stop' || marker.phase === 'import') && !server.connection()) {
+    return `${earlier} was killed during its import (the database was empty): imported again`;
+  }
+  if (marker.phase === 'stop' || marker.phase === 'import') {
+    // Started again since by someone else: what it holds now is theirs to judge.
+    removeBulkMarker(parent);
+    return undefined;
+  }
+  const target = await server.start(options.serverOwnerPid);
+  const db = new Database(target, options.client);
+  try {
+    await new MigrationRunner(db, { dir: options.migrationsDir }).migrate();
+  } finally {
+    await db.close();
+  }
+  removeBulkMarker(parent);
+  throw new KgcError(
+    ErrorCode.BAD_USER_INPUT,
+    `${earlier[0]?.toUpperCase()}${earlier.slice(1)} was killed after its import, in its ` +
+      `${marker.phase} step: its graph is in the database, which is running again with the ` +
+      'migrations applied; nothing was loaded now.' +
+      (marker.phase === 'properties'
+        ? ' Its N-Triples literal properties may be set in part: `npx kgc ingest <files…>` ' +
+          '(without --bulk) sets them all.'
+        : ''),
+  );
 }
 
 /** The import's error, saying what the restarted server now holds. */

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { isProcessAlive } from '../../process-alive';
 import { ErrorCode, KgcError } from '../../errors';
 import { Scorer } from '../scorer';
 import { refreshAddedFiles, shareAddedFiles } from './added-files';
@@ -25,16 +26,6 @@ export interface StoredVersion {
   version: string;
   dir: string;
   info: VersionInfo;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: alive but someone else's.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**
@@ -126,7 +117,7 @@ export class ModelStore {
     for (const name of fs.readdirSync(this.root)) {
       if (!name.startsWith(TEMP_PREFIX)) continue;
       const pid = Number(/-(\d+)$/.exec(name)?.[1]);
-      if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) continue;
+      if (Number.isInteger(pid) && pid > 0 && isProcessAlive(pid)) continue;
       fs.rmSync(path.join(this.root, name), { recursive: true, force: true });
       removed.push(name);
     }

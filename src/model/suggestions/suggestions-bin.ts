@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { isProcessAlive } from '../../process-alive';
 import { ErrorCode, KgcError } from '../../errors';
 import { fsyncPath } from '../store/durable-files';
 import { SUGGESTIONS_FILE } from './suggestions-file';
@@ -41,6 +42,17 @@ function writeFailed(dir: string, error: unknown): KgcError {
   );
 }
 
+/** Temporary files of writers that were killed (their process is gone): never to be finished. */
+function removeKilledWriters(dir: string): void {
+  const prefix = `${SUGGESTIONS_BIN}.tmp-`;
+  for (const name of fs.readdirSync(dir)) {
+    const pid = name.startsWith(prefix) ? Number(name.slice(prefix.length)) : NaN;
+    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && !isProcessAlive(pid)) {
+      fs.rmSync(path.join(dir, name), { force: true });
+    }
+  }
+}
+
 /**
  * Streams one version's suggestions to a temporary file; `finish` makes it the version's file
  * (fsync, rename, fsync of the directory), `abort` leaves the earlier file as it was. Only the
@@ -55,6 +67,7 @@ export class SuggestionsWriter {
 
   constructor(private readonly dir: string) {
     this.tmp = path.join(dir, `${SUGGESTIONS_BIN}.tmp-${process.pid}`);
+    removeKilledWriters(dir);
     try {
       this.fd = fs.openSync(this.tmp, 'w');
       const header = Buffer.alloc(HEADER_BYTES);

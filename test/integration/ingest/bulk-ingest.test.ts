@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -6,6 +7,7 @@ import { ErrorCode } from '../../../src/errors';
 import { Database, MigrationRunner } from '../../../src/graph';
 import { ingestFile } from '../../../src/ingest';
 import { bulkIngest, type BulkIngestOptions } from '../../../src/ingest/bulk';
+import { readBulkMarker, writeBulkMarker } from '../../../src/ingest/bulk/bulk-marker';
 import { readState } from '../../../src/graph/local/instance-state';
 import { newTestDir, testNeo4j } from '../../support/test-neo4j';
 import { awkwardRelations, tempDir } from './ingest-fixtures';
@@ -189,6 +191,71 @@ describe('bulkIngest (kgc ingest --bulk) into its own local Neo4j', () => {
     const constraints = await db.read((tx) => tx.run('SHOW CONSTRAINTS YIELD name'));
     expect(constraints.records.map((r) => r.get('name'))).toContain('entity_id_unique');
     expect(fs.readdirSync(path.join(instanceDir, 'import'))).toEqual([]);
+  });
+
+  it('finishes what a load killed mid-import left; after its import, heals and says so', async () => {
+    await wipe();
+    const importDir = path.join(instanceDir, 'import');
+    const finished = spawn('true');
+    await new Promise((resolve) => finished.once('exit', resolve));
+    const dead = finished.pid as number;
+    const startedAt = new Date().toISOString();
+
+    // Killed during its import: the server stopped, its import files left behind.
+    await server.stop();
+    const leftWork = fs.mkdtempSync(path.join(importDir, 'kgc-bulk-'));
+    fs.writeFileSync(path.join(leftWork, 'nodes.csv'), 'id:ID\n');
+    writeBulkMarker(importDir, { pid: dead, startedAt, phase: 'import', work: leftWork });
+    const one = { files: [awkward], labels: undefined };
+    const summary = await bulkIngest(server, options(one));
+    expect(summary.recovered).toBe(
+      `an earlier bulk load (pid ${dead}, started ${startedAt}) was killed during its import ` +
+        '(the database was empty): imported again',
+    );
+    await connect();
+    const loaded = await snapshot(db);
+    expect(loaded.edges).toHaveLength(summary.edges);
+    expect(fs.readdirSync(importDir)).toEqual([]);
+
+    // Killed after its import, in its migrate step: the graph is kept, the server started and
+    // migrated, this load refused.
+    await server.stop();
+    writeBulkMarker(importDir, {
+      pid: dead,
+      startedAt,
+      phase: 'migrate',
+      work: path.join(importDir, 'kgc-bulk-gone'),
+    });
+    const refused = await bulkIngest(server, options(one)).catch((e: Error) => e);
+    expect(refused).toMatchObject({ code: ErrorCode.BAD_USER_INPUT });
+    expect((refused as Error).message).toContain(
+      'was killed after its import, in its migrate step: its graph is in the database',
+    );
+    expect(server.connection()).toBeDefined();
+    await connect();
+    expect(await snapshot(db)).toEqual(loaded);
+    const status = await new MigrationRunner(db, { dir: MIGRATIONS }).status();
+    expect(status.every((m) => m.state === 'applied')).toBe(true);
+    expect(readBulkMarker(importDir)).toBeUndefined();
+
+    // A load that still runs: refused, its marker left alone.
+    const running = spawn('sleep', ['30']);
+    try {
+      const live = {
+        pid: running.pid as number,
+        startedAt,
+        phase: 'prepare' as const,
+        work: leftWork,
+      };
+      writeBulkMarker(importDir, live);
+      await expect(bulkIngest(server, options(one))).rejects.toMatchObject({
+        code: ErrorCode.JOB_LOCKED,
+      });
+      expect(readBulkMarker(importDir)).toEqual(live);
+    } finally {
+      running.kill();
+      fs.rmSync(path.join(importDir, 'kgc-bulk.json'), { force: true });
+    }
   });
 
   it('starts the server again and says so when the import fails', async () => {

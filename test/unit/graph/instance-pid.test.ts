@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { LocalNeo4j } from '../../../src/graph/local/local-neo4j';
-import { isProcessAlive, writeState } from '../../../src/graph/local/instance-state';
+import { writeState } from '../../../src/graph/local/instance-state';
+import { isProcessAlive } from '../../../src/process-alive';
 import type { InstanceState } from '../../../src/graph/local/instance-state';
 import { processStartTime } from '../../../src/graph/local/process-identity';
 

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -115,6 +116,20 @@ describe('suggestions.bin: written one list at a time, read as views; older sugg
     writer.abort();
     expect(fs.readFileSync(path.join(dir, 'suggestions.bin')).equals(before)).toBe(true);
     expect(fs.readdirSync(dir)).toEqual(['suggestions.bin']);
+  });
+
+  it("removes a killed writer's temporary file, never a running writer's", () => {
+    writeBin(dir);
+    const finished = spawnSync('true');
+    const killed = path.join(dir, `suggestions.bin.tmp-${finished.pid}`);
+    // This process stands for a writer that still runs (another process, in real use).
+    const running = path.join(dir, `suggestions.bin.tmp-${process.ppid}`);
+    fs.writeFileSync(killed, 'half a file');
+    fs.writeFileSync(running, 'being written');
+    const writer = new SuggestionsWriter(dir);
+    writer.abort();
+    expect(fs.existsSync(killed)).toBe(false);
+    expect(fs.readFileSync(running, 'utf8')).toBe('being written');
   });
 
   it('refuses a truncated or tampered file with MODEL_INVALID, naming the file and the fix', () => {
