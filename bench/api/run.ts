@@ -176,6 +176,7 @@ async function main(): Promise<void> {
           `max ${w.request.max.toFixed(0)} ms, ${w.errors} errors; /healthz meanwhile p50 ` +
           `${w.healthz.p50.toFixed(1)} ms, p99 ${w.healthz.p99.toFixed(1)} ms, max ${w.healthz.max.toFixed(1)} ms`,
       );
+      if (w.firstError) log(`  first error: ${w.firstError}`);
     }
     stopper.check();
     const readFloor = await measureReadFloor(

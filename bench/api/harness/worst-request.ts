@@ -1,12 +1,19 @@
 import fs from 'node:fs';
 import http from 'node:http';
-import { CONNECTED_COST, SCORING_COST } from '../../../src/resolvers/query-cost';
+import {
+  CONNECTED_COST,
+  EDGE_COST,
+  KNOWN_TAILS_PER_UNIT,
+  SCORING_COST,
+} from '../../../src/resolvers/query-cost';
 import { summarize } from './load';
 import type { LoadResult } from './load';
 import type { Pair } from './workload';
 
 /** The server's defaults (KGC_MAX_QUERY_COST, KGC_MAX_ALIASES, MAX_K): the bench serves them. */
 const MAX_COST = 20_000;
+/** The most edges one edgeProbabilities call takes. */
+const MAX_EDGES = 1000;
 const MAX_ALIASES = 30;
 const MAX_K = 1000;
 
@@ -16,6 +23,8 @@ export interface WorstRequestResult {
   queries: number;
   requests: number;
   errors: number;
+  /** The first failed answer's start, to tell a refusal from a slow success. */
+  firstError?: string;
   request: Pick<LoadResult, 'p50' | 'p90' | 'p99' | 'max' | 'mean'>;
   /** /healthz every 5 ms while the requests ran. */
   healthz: Pick<LoadResult, 'p50' | 'p90' | 'p99' | 'max' | 'mean'> & { probes: number };
@@ -63,6 +72,7 @@ export function worstBodies(
     };
   };
   return [
+    hubEdgeProbabilities(hub, pairs, trainFile),
     make(
       `most rows: ${MAX_ALIASES} aliases, k ${MAX_K}`,
       false,
@@ -74,6 +84,36 @@ export function worstBodies(
       (i) => hubPairs[i % hubPairs.length] as Pair,
     ),
   ];
+}
+
+/**
+ * The costliest edgeProbabilities call (issue 59): 1,000 edges from the hub, over its relation
+ * with the most known tails, to entities spread over the graph: each distinct (head, relation)'s
+ * known tails are read once, and counted in the cost.
+ */
+function hubEdgeProbabilities(hub: string, pairs: Pair[], trainFile: string) {
+  const tails = new Map<string, number>();
+  for (const line of fs.readFileSync(trainFile, 'utf8').split('\n')) {
+    const [h, r] = line.split('\t');
+    if (h === hub && r) tails.set(r, (tails.get(r) ?? 0) + 1);
+  }
+  const [relation, known] = [...tails].sort((a, b) => b[1] - a[1])[0] ?? ['', 0];
+  const edges = Array.from({ length: MAX_EDGES }, (_, i) => ({
+    head: hub,
+    relation,
+    tail: (pairs[(i * 7919) % pairs.length] as Pair).entity,
+  }));
+  return {
+    name: `edgeProbabilities: ${MAX_EDGES} edges from hub ${hub} (${relation}, ${known} known tails)`,
+    cost: MAX_EDGES * EDGE_COST + Math.ceil(known / KNOWN_TAILS_PER_UNIT),
+    queries: MAX_EDGES,
+    // Variables, as a client sends a long list (inline, it would pass the token limit).
+    body: JSON.stringify({
+      query:
+        'query($edges: [EdgeInput!]!) { edgeProbabilities(edges: $edges) { probability rank exists } }',
+      variables: { edges },
+    }),
+  };
 }
 
 function timedGet(agent: http.Agent, url: string): Promise<number> {
@@ -109,6 +149,7 @@ export async function timeWorstRequests(
     })();
     const times: number[] = [];
     let errors = 0;
+    let firstError: string | undefined;
     for (let i = 0; i < repeats; i++) {
       const started = performance.now();
       const response = await fetch(`${base}/graphql`, {
@@ -118,7 +159,10 @@ export async function timeWorstRequests(
       });
       const text = await response.text();
       times.push(performance.now() - started);
-      if (response.status !== 200 || text.includes('"errors"')) errors++;
+      if (response.status !== 200 || text.includes('"errors"')) {
+        errors++;
+        firstError ??= `${response.status} ${text.slice(0, 300)}`;
+      }
     }
     running = false;
     await prober;
@@ -130,6 +174,7 @@ export async function timeWorstRequests(
       queries: worst.queries,
       requests: repeats,
       errors,
+      ...(firstError !== undefined ? { firstError } : {}),
       request: summarize(times),
       healthz: { ...summarize(probes), probes: probes.length },
     });
