@@ -1,11 +1,11 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Database, MigrationRunner } from '../../src/graph';
 import type { ConnectionTarget } from '../../src/graph';
 import { REPO_ROOT } from '../../src/repo-root';
+import { findFreePort } from '../../src/graph/local/free-port';
 import { benchNeo4jServer } from '../api/harness/neo4j-fixture';
 import { datasetDir, takeDataOption } from '../datasets';
 import { edgeCount, killNeo4j, printFaultRows, startCli, until } from './fault-tools';
@@ -22,14 +22,6 @@ import type { Cli, FaultRow } from './fault-tools';
  * built CLI. A run takes about ten minutes on 2 cores (most of it the FB15k-237 model).
  */
 const FOLDED_PER_BATCH = 100;
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Every file of a folder (recursively) with its sha256: what a fault may have changed there. */
 function fingerprint(dir: string): Map<string, string> {
@@ -95,11 +87,11 @@ async function main(): Promise<void> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'kgc-bench-faults-serving-'));
   const log = (line: string) => process.stderr.write(`[faults] ${line}\n`);
   // A fixed port: the server that is killed comes back where `kgc serve` looks for it.
-  const neo4j = benchNeo4jServer(work, await freePort());
+  const neo4j = benchNeo4jServer(work, await findFreePort());
   let target: ConnectionTarget = await neo4j.start();
   let db = new Database(target, { maxRetrySeconds: 30, connectTimeoutMs: 5000 });
   const store = path.join(work, 'models');
-  const port = await freePort();
+  const port = await findFreePort();
   const env = (extra: Record<string, string> = {}) => ({
     NEO4J_URI: target.uri,
     NEO4J_USER: target.user,
@@ -317,7 +309,7 @@ async function main(): Promise<void> {
       const state = path.join(work, 'bulk-state');
       const bulkEnv = {
         KGC_STATE_DIR: state,
-        KGC_NEO4J_BOLT_PORT: String(await freePort()),
+        KGC_NEO4J_BOLT_PORT: String(await findFreePort()),
         KGC_NEO4J_HEAP: '1g',
         KGC_NEO4J_PAGECACHE: '512m',
       };

@@ -8,6 +8,7 @@ import { Database, TripleWriter } from '../../src/graph';
 import type { ConnectionTarget, LocalNeo4j } from '../../src/graph';
 import { listTrainingRuns } from '../../src/graph/registry';
 import type { TrainingRunRecord } from '../../src/graph/registry';
+import { findFreePort } from '../../src/graph/local/free-port';
 import { waitFor } from '../support/cli-process';
 import { classGraph } from '../support/generated-graph';
 import { newTestDir, testNeo4j } from '../support/test-neo4j';
@@ -30,14 +31,6 @@ function requiredEnv(name: string): string {
   if (!value)
     throw new Error(`${name} is not set: run the container test with scripts/container-test.sh`);
   return value;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 interface GraphQLBody {
@@ -134,7 +127,7 @@ describe('the kgc image and the compose stack', () => {
     db = new Database(target, { maxRetrySeconds: 10, connectTimeoutMs: 5000 });
     // The graph a user has before they start the stack.
     await new TripleWriter(db).writeEdges(graph);
-    port = await freePort();
+    port = await findFreePort();
     emptyEnvFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kgc-ct-')), 'empty.env');
     fs.writeFileSync(emptyEnvFile, '');
     stackEnv = {

@@ -189,15 +189,13 @@ async function takeOverInterrupted(
   if (marker.adminPid !== undefined) await stopOrphanedImport(marker.adminPid);
   fs.rmSync(marker.work, { recursive: true, force: true });
   const earlier = `an earlier bulk load (pid ${marker.pid}, started ${marker.startedAt})`;
-  if (marker.phase === 'prepare') {
-    removeBulkMarker(parent);
-    return undefined;
-  }
-  if ((marker.phase === 'stop' || marker.phase === 'import') && !server.connection()) {
-    return `${earlier} was killed during its import (the database was empty): imported again`;
-  }
   if (marker.phase === 'stop' || marker.phase === 'import') {
+    if (!server.connection()) {
+      return `${earlier} was killed during its import (the database was empty): imported again`;
+    }
     // Started again since by someone else: what it holds now is theirs to judge.
+  }
+  if (marker.phase === 'prepare' || marker.phase === 'stop' || marker.phase === 'import') {
     removeBulkMarker(parent);
     return undefined;
   }
