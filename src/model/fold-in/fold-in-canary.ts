@@ -45,10 +45,19 @@ export interface CanaryVerdict {
  * folded row changes a question's rank only by outranking its answer, so the rank with rows
  * appended is the version's plus the rows whose logit beats the answer's (ties half): one
  * engine product of the questions against the rows, never the whole model again.
+ *
+ * The edges are cut in two halves. Which entities go first, and whether one more fits, is read
+ * on the "rank" half; the harm counted against the tolerance is read on the "check" half only.
+ * Choosing entities on the same questions that measure them would admit those that happened to
+ * miss the sample and call the rest harmful: the admitted set's measured harm would come out
+ * lower than its harm on the edges the canary stands for.
  */
 export class FoldInCanary {
   /** Question indices by `entity relation direction`. */
   private readonly byQuestion = new Map<string, number[]>();
+  /** Per question: whether it is in the check half (else the rank half). */
+  private readonly inCheck: boolean[];
+  private readonly halves: { rank: number; check: number };
 
   private constructor(
     private readonly scorer: Scorer,
@@ -60,6 +69,12 @@ export class FoldInCanary {
       const key = `${query.entity} ${query.relation} ${query.direction}`;
       this.byQuestion.set(key, [...(this.byQuestion.get(key) ?? []), i]);
     });
+    // An edge's two questions stay together (they are not independent); odd edges check.
+    // Under two edges there are no halves: both roles read every question.
+    const edges = queries.length / 2;
+    this.inCheck = queries.map((_, i) => edges < 2 || Math.floor(i / 2) % 2 === 1);
+    const check = this.inCheck.filter(Boolean).length;
+    this.halves = { check, rank: edges < 2 ? queries.length : queries.length - check };
   }
 
   /**
@@ -112,11 +127,38 @@ export class FoldInCanary {
     return found;
   }
 
+  /** Whether question `i` is read in `half` (both when there are no halves). */
+  private readsIn(half: 'rank' | 'check', i: number): boolean {
+    if (this.halves.rank === this.queries.length) return true;
+    return half === 'check' ? (this.inCheck[i] as boolean) : !this.inCheck[i];
+  }
+
+  /** The MRR of `half`'s questions with `counts` rows above their answers. */
+  private mrrOn(half: 'rank' | 'check', counts: Float64Array): number {
+    let sum = 0;
+    for (let i = 0; i < this.queries.length; i++) {
+      if (this.readsIn(half, i)) sum += 1 / ((this.ranks[i] as number) + (counts[i] as number));
+    }
+    return sum / this.halves[half];
+  }
+
+  /** How much one more row (its impact) would lower `half`'s MRR on top of `counts`. */
+  private dropOn(half: 'rank' | 'check', impact: CanaryImpact, counts: Float64Array): number {
+    let drop = 0;
+    impact.questions.forEach((i, k) => {
+      if (!this.readsIn(half, i)) return;
+      const base = (this.ranks[i] as number) + (counts[i] as number);
+      drop += 1 / base - 1 / (base + (impact.adds[k] as number));
+    });
+    return drop / this.halves[half];
+  }
+
   /**
    * Admits, of `candidates`, those that keep the canary's MRR within `maxHarm` of the
-   * version's with the rows already served counted first (`served`: their impacts): the least
-   * harmful first, each while the total stays within. Scores the candidates only, on the
-   * engine's threads; the rest is linear in the candidates and the served rows' impacts. No
+   * version's with the rows already served counted first (`served`: their impacts): in order of
+   * their harm on the rank half, each while the check half's harm so far plus its rank-half
+   * harm stays within. `before`/`after` are the check half's. Scores the candidates only, on
+   * the engine's threads; the rest is linear in the candidates and the served rows' impacts. No
    * candidates: nothing is admitted and `before`/`after` are not measured (NaN).
    */
   async admit(
@@ -130,42 +172,29 @@ export class FoldInCanary {
     candidates.forEach((c, i) => rows.set(c.row, i * d));
     const logits = await this.scorer.logitsAgainstAsync(this.queries, rows);
     const impacts = candidates.map((c, j) => this.impactOf(logits, candidates.length, j, c.edges));
-    const q = this.queries.length;
-    const counts = new Float64Array(q);
-    const add = (impact: CanaryImpact, into: Float64Array) => {
+    const counts = new Float64Array(this.queries.length);
+    const add = (impact: CanaryImpact) => {
       impact.questions.forEach(
-        (i, k) => (into[i] = (into[i] as number) + (impact.adds[k] as number)),
+        (i, k) => (counts[i] = (counts[i] as number) + (impact.adds[k] as number)),
       );
     };
-    const mrr = () => {
-      let sum = 0;
-      for (let i = 0; i < q; i++) sum += 1 / ((this.ranks[i] as number) + (counts[i] as number));
-      return sum / q;
-    };
-    const before = mrr();
-    for (const impact of served) add(impact, counts);
-    let current = mrr();
-    // The MRR with one more row: only the questions it touches change.
-    const withRow = (impact: CanaryImpact) => {
-      let sum = current * q;
-      impact.questions.forEach((i, k) => {
-        const [rank, count] = [this.ranks[i] as number, counts[i] as number];
-        sum += 1 / (rank + count + (impact.adds[k] as number)) - 1 / (rank + count);
-      });
-      return sum / q;
-    };
+    const before = this.mrrOn('check', counts);
+    served.forEach(add);
+    let harm = before - this.mrrOn('check', counts);
     const order = impacts
-      .map((impact, c) => ({ c, after: withRow(impact) }))
-      .sort((a, b) => b.after - a.after);
+      .map((impact, c) => ({ c, drop: this.dropOn('rank', impact, counts) }))
+      .sort((a, b) => a.drop - b.drop || a.c - b.c);
     const admitted: number[] = [];
     for (const { c } of order) {
       const impact = impacts[c] as CanaryImpact;
-      if (before - withRow(impact) > maxHarm) continue;
-      add(impact, counts);
-      current = mrr();
+      // The decision reads the candidate on the rank half only, so that the check half stays
+      // an unbiased measure of what was admitted.
+      if (harm + this.dropOn('rank', impact, counts) > maxHarm) continue;
+      harm += this.dropOn('check', impact, counts);
+      add(impact);
       admitted.push(c);
     }
-    return { before, after: current, admitted: admitted.sort((a, b) => a - b), impacts };
+    return { before, after: before - harm, admitted: admitted.sort((a, b) => a - b), impacts };
   }
 
   /**

@@ -14,7 +14,9 @@ describe("a version's canary file", () => {
   const write = (body: string) => fs.writeFileSync(path.join(dir, CANARY_FILE), body);
 
   it('keeps a seeded sample of the held-out edges and reads it back', () => {
-    const edges = Uint32Array.from({ length: 3 * 800 }, (_, i) => (i % 3 === 1 ? 1 : (i * 7) % 50));
+    const edges = Uint32Array.from({ length: 3 * (CANARY_EDGES + 300) }, (_, i) =>
+      i % 3 === 1 ? 1 : (i * 7) % 50,
+    );
     writeCanaryFile(dir, edges, 3);
     const read = readCanaryFile(dir, 50, 2)!;
     expect(read).toHaveLength(3 * CANARY_EDGES);

@@ -104,4 +104,51 @@ describe('the fold-in canary', () => {
     // Question 0's other answer (5) is excluded, its own (1) never.
     expect(excludes).toEqual([[5], []]);
   });
+
+  describe('with two halves (two edges or more)', () => {
+    // Edge 0 (questions 0 and 1) is the rank half, edge 1 (questions 2 and 3) the check half;
+    // every answer at rank 1, so a row above a question's answer costs its half .25 of MRR.
+    const two = Uint32Array.of(0, 0, 1, 2, 0, 3);
+    // Above question q's answer where the row's slope puts it: row(a, b) scores a + q * b.
+    const onlyCheck = row(-2.5, 1); // above questions 3 only (-2.5 + 3 > 0)
+    const onlyRank = row(0.5, -1); // above question 0 only
+
+    it('judges a candidate on the rank half and counts the check half against the tolerance', async () => {
+      const canary = (await FoldInCanary.build(scorer([1, 1, 1, 1]), two, undefined))!;
+      expect(canary.size).toBe(4);
+      // Harm on the rank half only: held back, though the check half sees none.
+      const ranked = await canary.admit(none, [{ row: onlyRank, edges: [] }], 0.2);
+      expect(ranked.admitted).toEqual([]);
+      expect(ranked.after).toBe(ranked.before);
+      // Harm on the check half only: admitted (nothing in the rank half speaks against it),
+      // and measured there: the check half's MRR (1 + 1/2) / 2.
+      const checked = await canary.admit(none, [{ row: onlyCheck, edges: [] }], 0.2);
+      expect(checked.admitted).toEqual([0]);
+      expect(checked.before).toBe(1);
+      expect(checked.after).toBeCloseTo(0.75, 10);
+    });
+
+    it('holds back the rest once the check half has used the tolerance up', async () => {
+      const canary = (await FoldInCanary.build(scorer([1, 1, 1, 1]), two, undefined))!;
+      const harmless = row(-10);
+      const verdict = await canary.admit(
+        none,
+        [
+          { row: onlyCheck, edges: [] },
+          { row: harmless, edges: [] },
+        ],
+        0.2,
+      );
+      // Both look harmless on the rank half; the first admitted costs the check half .25.
+      expect(verdict.admitted).toEqual([0]);
+      // Served rows count first: with the first served, even a harmless row waits.
+      const next = await canary.admit(
+        verdict.impacts.slice(0, 1),
+        [{ row: harmless, edges: [] }],
+        0.2,
+      );
+      expect(next.admitted).toEqual([]);
+      expect(next.after).toBeCloseTo(0.75, 10);
+    });
+  });
 });
