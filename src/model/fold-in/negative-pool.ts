@@ -11,8 +11,11 @@ export interface NegativePool {
   standsFor: Float64Array;
 }
 
-/** Queries in a pool: a fold-in step scores each against every entity it fits. */
-export const NEGATIVE_POOL_SIZE = 2048;
+/**
+ * Queries in a pool: a fold-in step scores each against every entity it fits. A pool of a few
+ * thousand lets a row fit low on the sample and stay high on the rest (bench/freshness).
+ */
+export const NEGATIVE_POOL_SIZE = 16_384;
 
 /**
  * A stratified sample of the known queries of `graph` (the version's graph.bin): one stratum

@@ -29,6 +29,7 @@ use crate::model::Model;
 use crate::real::{sigmoid, softplus};
 use crate::rng::{CounterRng, Stream};
 use crate::scoring::{hidden_into, ScoreBuffers};
+use rayon::prelude::*;
 
 /// Known queries sampled as the negatives of the column.
 pub const NEGATIVES: usize = 256;
@@ -160,6 +161,10 @@ pub fn negative_queries(model: &Model, seed: u64) -> Vec<(u32, u32)> {
         .collect()
 }
 
+/// Negatives per block of the column's sum: blocks run on the pool's threads, and their sums
+/// are added in block order, so a row is the same on any number of threads.
+const NEGATIVE_BLOCK: usize = 1024;
+
 /// Adds each entity's column loss to `losses` and its gradient to `grad` (entities x d_e);
 /// `pos` holds the rows of `batch.tail_queries`, `neg` the sampled negatives.
 pub(super) fn add_loss_and_grad(
@@ -178,25 +183,49 @@ pub(super) fn add_loss_and_grad(
         Loss::Softmax => (1.0 - eps, 0.0, 1.0),
     };
     let m = neg.shift.len().max(1) as f64;
+    // One cell's loss, its gradient added to `g`.
+    let cell = |row: &[f32], g: &mut [f32], x: &[f32], shift: f64, y: f64, w: f64| {
+        let l = dot::dot(x, row) as f64 - shift;
+        dot::axpy((w * (sigmoid(l) - y)) as f32, x, g);
+        w * (softplus(l) - y * l)
+    };
     for e in 0..batch.q_off.len() - 1 {
         let row = &rows[e * d..][..d];
         let g = &mut grad[e * d..][..d];
         let q_u = (batch.q_off[e + 1] - batch.q_off[e]).max(1) as f64;
-        let mut cell = |x: &[f32], shift: f64, y: f64, w: f64| {
-            let l = dot::dot(x, row) as f64 - shift;
-            dot::axpy((w * (sigmoid(l) - y)) as f32, x, g);
-            w * (softplus(l) - y * l)
-        };
         let mut loss = 0.0;
         for p in batch.p_off[e]..batch.p_off[e + 1] {
-            loss += cell(&pos.x[p * d..][..d], pos.shift[p], y_pos, 1.0 / (q_u * z));
+            loss += cell(
+                row,
+                g,
+                &pos.x[p * d..][..d],
+                pos.shift[p],
+                y_pos,
+                1.0 / (q_u * z),
+            );
         }
-        for k in 0..neg.shift.len() {
-            let w = match neg.stands_for.get(k) {
-                Some(&t) => t / (q_u * z),
-                None => n / (m * z),
-            };
-            loss += cell(&neg.x[k * d..][..d], neg.shift[k], y_neg, w);
+        // The negatives: a pool of thousands of known queries, read once per step; in blocks
+        // on the threads (a lone entity, the latency case, would read them on one).
+        let blocks: Vec<(f64, Vec<f32>)> = (0..neg.shift.len())
+            .step_by(NEGATIVE_BLOCK)
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .map(|first| {
+                let mut part = vec![0.0f32; d];
+                let mut loss = 0.0;
+                for k in first..(first + NEGATIVE_BLOCK).min(neg.shift.len()) {
+                    let w = match neg.stands_for.get(k) {
+                        Some(&t) => t / (q_u * z),
+                        None => n / (m * z),
+                    };
+                    loss += cell(row, &mut part, &neg.x[k * d..][..d], neg.shift[k], y_neg, w);
+                }
+                (loss, part)
+            })
+            .collect();
+        for (block_loss, part) in blocks {
+            loss += block_loss;
+            g.iter_mut().zip(&part).for_each(|(a, b)| *a += b);
         }
         losses[e] += loss;
     }
