@@ -34,7 +34,7 @@ use queries::Batch;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use tail_side::{columns, Columns};
+use tail_side::{columns, Columns, NegativeSlice};
 
 /// One edge of a new entity `u` to an entity the model knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -173,6 +173,7 @@ pub fn fold_in_objective(
         model,
         &batch,
         sides,
+        NegativeSlice::all(&negatives),
         row,
         &mut grad,
         None,
@@ -210,11 +211,14 @@ fn positives(model: &Model, batch: &Batch, s: &FoldInSettings) -> Result<Columns
     }
 }
 
-/// Each entity's loss and its gradient into `grad`: the head side, then the tail side.
+/// Each entity's loss and its gradient into `grad`: the head side, then the tail side (its
+/// negatives: `slice` of them).
+#[allow(clippy::too_many_arguments)]
 fn objective(
     model: &Model,
     batch: &Batch,
     (pos, neg, tail_side): (&Columns, &Columns, bool),
+    slice: NegativeSlice,
     rows: &[f32],
     grad: &mut [f32],
     cands: Option<&[EntityCandidates]>,
@@ -222,7 +226,7 @@ fn objective(
 ) -> Vec<f64> {
     let mut losses = loss_and_grad(model, batch, rows, grad, cands, work);
     if tail_side {
-        tail_side::add_loss_and_grad(model, batch, pos, neg, rows, grad, &mut losses);
+        tail_side::add_loss_and_grad(model, batch, pos, neg, slice, rows, grad, &mut losses);
     }
     losses
 }
@@ -329,6 +333,7 @@ fn fit(
             model,
             batch,
             sides,
+            NegativeSlice::of_step(negatives, t - 1),
             &rows,
             &mut grad,
             cands.as_deref(),

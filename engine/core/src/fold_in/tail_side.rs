@@ -165,13 +165,49 @@ pub fn negative_queries(model: &Model, seed: u64) -> Vec<(u32, u32)> {
 /// are added in block order, so a row is the same on any number of threads.
 const NEGATIVE_BLOCK: usize = 1024;
 
+/// Pool negatives one optimiser step reads: each step takes the next slice of the pool, weighted
+/// to stand for all of it. A pool of 16,384 is 13 MB of hidden vectors at d_e 200; read whole
+/// at every step it was most of a lone entity's fold-in time. Over a fit the slices go round
+/// the pool, so the row cannot settle low on one sample and high on the rest.
+pub(super) const NEGATIVES_PER_STEP: usize = 4096;
+
+/// The negatives a step reads: `count` of them from `first`, wrapping round the pool.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct NegativeSlice {
+    first: usize,
+    count: usize,
+}
+
+impl NegativeSlice {
+    /// All of `neg` (the objective as written, for its tests).
+    pub(super) fn all(neg: &Columns) -> NegativeSlice {
+        NegativeSlice {
+            first: 0,
+            count: neg.shift.len(),
+        }
+    }
+
+    /// Step `t`'s slice (t from 0) of `neg`.
+    pub(super) fn of_step(neg: &Columns, t: usize) -> NegativeSlice {
+        let m = neg.shift.len();
+        let count = m.min(NEGATIVES_PER_STEP);
+        NegativeSlice {
+            first: if m == 0 { 0 } else { (t * count) % m },
+            count,
+        }
+    }
+}
+
 /// Adds each entity's column loss to `losses` and its gradient to `grad` (entities x d_e);
-/// `pos` holds the rows of `batch.tail_queries`, `neg` the sampled negatives.
+/// `pos` holds the rows of `batch.tail_queries`, `neg` the sampled negatives, of which `slice`
+/// is read (weighted up to stand for all of them).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn add_loss_and_grad(
     model: &Model,
     batch: &Batch,
     pos: &Columns,
     neg: &Columns,
+    slice: NegativeSlice,
     rows: &[f32],
     grad: &mut [f32],
     losses: &mut [f64],
@@ -183,6 +219,7 @@ pub(super) fn add_loss_and_grad(
         Loss::Softmax => (1.0 - eps, 0.0, 1.0),
     };
     let m = neg.shift.len().max(1) as f64;
+    let up = m / slice.count.max(1) as f64;
     // One cell's loss, its gradient added to `g`.
     let cell = |row: &[f32], g: &mut [f32], x: &[f32], shift: f64, y: f64, w: f64| {
         let l = dot::dot(x, row) as f64 - shift;
@@ -206,18 +243,20 @@ pub(super) fn add_loss_and_grad(
         }
         // The negatives: a pool of thousands of known queries, read once per step; in blocks
         // on the threads (a lone entity, the latency case, would read them on one).
-        let blocks: Vec<(f64, Vec<f32>)> = (0..neg.shift.len())
+        let blocks: Vec<(f64, Vec<f32>)> = (0..slice.count)
             .step_by(NEGATIVE_BLOCK)
             .collect::<Vec<_>>()
             .into_par_iter()
             .map(|first| {
                 let mut part = vec![0.0f32; d];
                 let mut loss = 0.0;
-                for k in first..(first + NEGATIVE_BLOCK).min(neg.shift.len()) {
-                    let w = match neg.stands_for.get(k) {
-                        Some(&t) => t / (q_u * z),
-                        None => n / (m * z),
-                    };
+                for j in first..(first + NEGATIVE_BLOCK).min(slice.count) {
+                    let k = (slice.first + j) % neg.shift.len();
+                    let w = up
+                        * match neg.stands_for.get(k) {
+                            Some(&t) => t / (q_u * z),
+                            None => n / (m * z),
+                        };
                     loss += cell(row, &mut part, &neg.x[k * d..][..d], neg.shift[k], y_neg, w);
                 }
                 (loss, part)
