@@ -269,3 +269,40 @@ pub(super) fn add_loss_and_grad(
         losses[e] += loss;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pool(m: usize) -> Columns {
+        Columns {
+            shift: vec![0.0; m],
+            ..Columns::default()
+        }
+    }
+
+    #[test]
+    fn the_steps_go_round_the_pool_each_negative_read_as_often() {
+        // 4 steps of 4,096 read 16,384 negatives once each.
+        let neg = pool(4 * NEGATIVES_PER_STEP);
+        let firsts: Vec<usize> = (0..5)
+            .map(|t| NegativeSlice::of_step(&neg, t).first)
+            .collect();
+        assert_eq!(firsts, [0, 4096, 8192, 12288, 0]);
+        // A pool that does not divide: over its steps every negative is read 2 or 3 times.
+        let m = 10_000;
+        let neg = pool(m);
+        let mut reads = vec![0; m];
+        for t in 0..6 {
+            let s = NegativeSlice::of_step(&neg, t);
+            assert_eq!(s.count, NEGATIVES_PER_STEP);
+            (0..s.count).for_each(|j| reads[(s.first + j) % m] += 1);
+        }
+        assert!(reads.iter().all(|&r| r == 2 || r == 3), "{reads:?}");
+        // A pool smaller than a step's share is read whole at every step.
+        let small = NegativeSlice::of_step(&pool(256), 3);
+        assert_eq!((small.first, small.count), (0, 256));
+        let all = NegativeSlice::all(&pool(20_000));
+        assert_eq!((all.first, all.count), (0, 20_000));
+    }
+}
