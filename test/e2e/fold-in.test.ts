@@ -186,9 +186,14 @@ describe('fold-in: entities ingested after training are answered without retrain
   });
 
   it('folds in an entity after an accepted prediction gives it its first known neighbour', async () => {
-    // Its own server that never scans: only the write-back can start the fold-in.
+    // Its own server that never scans: only the write-back can start the fold-in. The canary
+    // off, as for the suite's server (its small canary may hold the entity back).
     const quiet = await startServer(
-      testServerConfig({ KGC_API_KEYS: admin.entry, KGC_FOLD_IN_POLL_SECONDS: '3600' }),
+      testServerConfig({
+        KGC_API_KEYS: admin.entry,
+        KGC_FOLD_IN_POLL_SECONDS: '3600',
+        KGC_FOLD_IN_MAX_HARM: '1',
+      }),
       {
         migrationsDir: MIGRATIONS,
         follow: { store: fixture.store, scope: fixture.scope, pollMs: 60_000 },
