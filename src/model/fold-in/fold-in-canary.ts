@@ -93,17 +93,14 @@ export class FoldInCanary {
       queries.push({ entity: t, relation: r, direction: 'head', answer: h });
     }
     if (queries.length === 0) return undefined;
-    // The graph's other answers are no competitors (graph-index.ts: step 2r forward).
+    // The graph's other answers are no competitors (graph-index.ts: step 2r forward): each a
+    // view of the graph's neighbour list, no copy (a hub's runs to hundreds of thousands; the
+    // answer in it is never filtered out, filteredRanksAsync says).
+    const { neighbour } = graph ?? {};
     const excludes = queries.map((q) => {
-      if (!graph) return [];
-      const step = 2 * q.relation + (q.direction === 'tail' ? 0 : 1);
-      const [from, to] = graph.range(q.entity, step);
-      const others: number[] = [];
-      for (let i = from; i < to; i++) {
-        const n = graph.neighbour[i] as number;
-        if (n !== q.answer) others.push(n);
-      }
-      return others;
+      if (!graph || !neighbour) return undefined;
+      const [from, to] = graph.range(q.entity, 2 * q.relation + (q.direction === 'tail' ? 0 : 1));
+      return new Uint32Array(neighbour.buffer, neighbour.byteOffset + 4 * from, to - from);
     });
     const { ranks, logits } = await scorer.filteredRanksAsync(
       queries.map((q) => ({ ...q, tail: q.answer })),
