@@ -96,9 +96,9 @@ export class FoldInCanary {
     // The graph's other answers are no competitors (graph-index.ts: step 2r forward): each a
     // view of the graph's neighbour list, no copy (a hub's runs to hundreds of thousands; the
     // answer in it is never filtered out, filteredRanksAsync says).
-    const { neighbour } = graph ?? {};
     const excludes = queries.map((q) => {
-      if (!graph || !neighbour) return undefined;
+      if (!graph) return undefined;
+      const { neighbour } = graph;
       const [from, to] = graph.range(q.entity, 2 * q.relation + (q.direction === 'tail' ? 0 : 1));
       return new Uint32Array(neighbour.buffer, neighbour.byteOffset + 4 * from, to - from);
     });
