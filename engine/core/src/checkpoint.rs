@@ -17,6 +17,8 @@ use memmap2::{Advice, Mmap, MmapOptions, UncheckedAdvice};
 use safetensors::tensor::{Dtype, SafeTensors, TensorView};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+use std::borrow::Cow;
+use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -114,25 +116,72 @@ fn shapes(p: &Params<f32>) -> Vec<(String, Vec<usize>)> {
     v
 }
 
-fn to_bytes(v: &[f32]) -> Vec<u8> {
-    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+/// `v` as stored (f32, little-endian): a view of its memory where that is the layout, so
+/// saving never holds a second copy of the weights (Adam's moments included: 3x the model).
+fn le_bytes(v: &[f32]) -> Cow<'_, [u8]> {
+    if cfg!(target_endian = "little") {
+        Cow::Borrowed(bytemuck::cast_slice(v))
+    } else {
+        Cow::Owned(v.iter().flat_map(|x| x.to_le_bytes()).collect())
+    }
 }
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// SHA-256 and size of the file at `path`, read in blocks.
+fn file_digest(path: &Path) -> Result<(String, u64)> {
+    let mut file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let (mut hasher, mut block, mut size) = (Sha256::new(), vec![0u8; 1 << 20], 0u64);
+    loop {
+        let read = file.read(&mut block).map_err(|e| Error::io(path, e))?;
+        if read == 0 {
+            return Ok((hex(&hasher.finalize()), size));
+        }
+        hasher.update(&block[..read]);
+        size += read as u64;
+    }
+}
+
+/// What a checkpoint stores of a model, borrowed: training saves its live weights through this
+/// without cloning them into a [`Model`].
+#[derive(Clone, Copy)]
+pub struct ModelRef<'a> {
+    pub config: &'a Config,
+    pub params: &'a Params<f32>,
+    pub entities: &'a [String],
+    pub relations: &'a [String],
+    pub epoch: usize,
+    pub valid_metrics: Option<&'a Metrics>,
+}
+
+impl Model {
+    /// This model as [`save`] reads it; refused for a model grown by fold-in.
+    pub fn as_saved(&self) -> Result<ModelRef<'_>> {
+        self.check_trained("saving")?;
+        Ok(ModelRef {
+            config: &self.config,
+            params: &self.params,
+            entities: &self.entities,
+            relations: &self.relations,
+            epoch: self.epoch,
+            valid_metrics: self.valid_metrics.as_ref(),
+        })
+    }
+}
+
 /// Writes `model` (and `optimizer` / `state` for resuming) into `dir`, creating it if needed.
+/// The tensors stream to the file from the weights' own memory; the checksum is read back.
 pub fn save(
     dir: &Path,
-    model: &Model,
+    model: ModelRef<'_>,
     optimizer: Option<OptimizerStateRef<'_>>,
     state: Option<&TrainState>,
 ) -> Result<()> {
-    model.check_trained("saving")?;
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    let p = &model.params;
-    let mut data: Vec<(String, Vec<usize>, Vec<u8>)> = Vec::new();
+    let p = model.params;
+    let mut data: Vec<(String, Vec<usize>, &[f32])> = Vec::new();
     let running = [
         &p.bn0.running_mean,
         &p.bn0.running_var,
@@ -145,7 +194,7 @@ pub fn save(
         .chain(running.map(Vec::as_slice))
         .collect();
     for ((name, shape), t) in shapes(p).into_iter().zip(tensors) {
-        data.push((name, shape, to_bytes(t)));
+        data.push((name, shape, t));
     }
     if let Some(a) = optimizer {
         for (i, (name, shape)) in shapes(p)
@@ -153,13 +202,15 @@ pub fn save(
             .take(TRAINABLE_NAMES.len())
             .enumerate()
         {
-            data.push((format!("adam.m.{name}"), shape.clone(), to_bytes(&a.m[i])));
-            data.push((format!("adam.v.{name}"), shape, to_bytes(&a.v[i])));
+            data.push((format!("adam.m.{name}"), shape.clone(), &a.m[i]));
+            data.push((format!("adam.v.{name}"), shape, &a.v[i]));
         }
     }
+    let bytes: Vec<Cow<'_, [u8]>> = data.iter().map(|(_, _, t)| le_bytes(t)).collect();
     let views: Vec<(String, TensorView<'_>)> = data
         .iter()
-        .map(|(n, s, b)| {
+        .zip(&bytes)
+        .map(|((n, s, _), b)| {
             Ok((
                 n.clone(),
                 TensorView::new(Dtype::F32, s.clone(), b)
@@ -167,8 +218,10 @@ pub fn save(
             ))
         })
         .collect::<Result<_>>()?;
-    let bytes = safetensors::tensor::serialize(views, &None)
+    let tensors_tmp = dir.join(format!("{TENSORS_FILE}.tmp"));
+    safetensors::tensor::serialize_to_file(views, &None, &tensors_tmp)
         .map_err(|e| Error::checkpoint(dir, e.to_string()))?;
+    let (tensors_sha256, tensors_bytes) = file_digest(&tensors_tmp)?;
     let manifest = Manifest {
         format: FORMAT.into(),
         format_version: FORMAT_VERSION,
@@ -178,25 +231,24 @@ pub fn save(
         n_relations: model.relations.len(),
         model_relations: p.n_rel,
         epoch: model.epoch,
-        valid_metrics: model.valid_metrics.clone(),
+        valid_metrics: model.valid_metrics.cloned(),
         train_state: state.cloned(),
         has_optimizer_state: optimizer.is_some(),
         adam_step: optimizer.map_or(0, |a| a.step),
         tensors_file: TENSORS_FILE.into(),
-        tensors_bytes: bytes.len() as u64,
-        tensors_sha256: hex(&Sha256::digest(&bytes)),
+        tensors_bytes,
+        tensors_sha256,
         entities: model.entities.to_vec(),
-        relations: model.relations.clone(),
+        relations: model.relations.to_vec(),
     };
     let json =
         serde_json::to_vec_pretty(&manifest).map_err(|e| Error::checkpoint(dir, e.to_string()))?;
-    let write = |name: &str, content: &[u8]| -> Result<()> {
-        let tmp = dir.join(format!("{name}.tmp"));
-        std::fs::write(&tmp, content).map_err(|e| Error::io(&tmp, e))?;
-        std::fs::rename(&tmp, dir.join(name)).map_err(|e| Error::io(dir.join(name), e))
-    };
-    write(TENSORS_FILE, &bytes)?;
-    write(MANIFEST_FILE, &json)
+    let tensors = dir.join(TENSORS_FILE);
+    std::fs::rename(&tensors_tmp, &tensors).map_err(|e| Error::io(&tensors, e))?;
+    let manifest_tmp = dir.join(format!("{MANIFEST_FILE}.tmp"));
+    std::fs::write(&manifest_tmp, &json).map_err(|e| Error::io(&manifest_tmp, e))?;
+    std::fs::rename(&manifest_tmp, dir.join(MANIFEST_FILE))
+        .map_err(|e| Error::io(dir.join(MANIFEST_FILE), e))
 }
 
 /// The file's bytes through a read-only mapping (not empty: an empty file cannot be mapped).
@@ -399,7 +451,7 @@ pub fn load(dir: &Path) -> Result<Checkpoint> {
 impl Model {
     /// Saves the model (without optimizer state) into `dir`; see [`save`].
     pub fn save(&self, dir: impl AsRef<Path>) -> Result<()> {
-        save(dir.as_ref(), self, None, None)
+        save(dir.as_ref(), self.as_saved()?, None, None)
     }
     /// Loads and verifies a model saved by [`Model::save`] or by training.
     pub fn load(dir: impl AsRef<Path>) -> Result<Model> {

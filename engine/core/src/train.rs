@@ -514,6 +514,8 @@ impl Trainer {
             state.best_mrr = Some(mrr);
             state.best_epoch = epoch;
             state.evals_since_best = 0;
+            // The earlier best goes first: two copies of the weights are never held at once.
+            kept.best = None;
             let m = self.model(dataset, judged.clone(), epoch, Some(metrics.clone()));
             if let Some(dir) = &self.checkpoint_dir {
                 m.save(dir.join("best"))?;
@@ -559,8 +561,20 @@ impl Trainer {
     ) -> Result<()> {
         if let Some(dir) = &self.checkpoint_dir {
             let epoch = kept.state.epoch;
-            let m = self.model(dataset, params.clone(), epoch, None);
-            checkpoint::save(&dir.join("last"), &m, Some(adam.saved()), Some(&kept.state))?;
+            let weights = checkpoint::ModelRef {
+                config: &self.config,
+                params,
+                entities: &dataset.entities,
+                relations: &dataset.relations,
+                epoch,
+                valid_metrics: None,
+            };
+            checkpoint::save(
+                &dir.join("last"),
+                weights,
+                Some(adam.saved()),
+                Some(&kept.state),
+            )?;
             if let Some(average) = kept.average.average() {
                 self.model(dataset, average.clone(), epoch, None)
                     .save(dir.join(LAST_AVERAGE))?;

@@ -52,7 +52,13 @@ fn round_trip_with_optimizer_state() {
         evals_since_best: 1,
         valid_mrrs: vec![0.4, 0.5, 0.45],
     };
-    checkpoint::save(&dir, &m, Some(adam.saved()), Some(&state)).unwrap();
+    checkpoint::save(
+        &dir,
+        m.as_saved().unwrap(),
+        Some(adam.saved()),
+        Some(&state),
+    )
+    .unwrap();
     let ck = checkpoint::load(&dir).unwrap();
     assert_eq!(ck.model.params, m.params);
     assert_eq!(ck.model.entities, m.entities);
