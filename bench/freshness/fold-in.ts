@@ -4,7 +4,7 @@
  *   npx tsx bench/freshness/fold-in.ts [--data <dir>] --dataset FB15k-237 [--model <dir>]
  *     [--budget 10m] [--full-retrain [--full-model <dir>]] [--seed 1] [--steps N] [--lr X]
  *     [--candidates N] [--pool N] [--half validation|test] [--default-only] [--canary-edges N]
- *     [--record]
+ *     [--share F] [--record]
  *
  * Trains on the reduced graph within --budget (or loads --model, trained on the same split:
  * same --seed), folds in every held-out entity in one burst, and ranks its test edges in both
@@ -13,6 +13,7 @@
  * --half: one half of the held-out entities (fold-in-settings.ts chooses on `validation`).
  * --default-only: the server's design alone (without the earlier ones it is compared with);
  * --canary-edges: the canary's size (the server's CANARY_EDGES unless given).
+ * --share: the fraction of entities held out (0.1 unless given).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -131,7 +132,9 @@ async function main(): Promise<void> {
     candidates: Number(option(rest, 'candidates') ?? readFoldIn({}).candidates),
     seed,
   };
-  const split = inductiveSplit(datasetDir(name, data), seed);
+  const share = Number(option(rest, 'share') ?? 0.1);
+  if (!(share > 0 && share < 1)) throw new Error('--share must be a fraction between 0 and 1');
+  const split = inductiveSplit(datasetDir(name, data), seed, share);
   const half = option(rest, 'half');
   if (half !== undefined && half !== 'validation' && half !== 'test')
     throw new Error('--half must be validation or test');
@@ -140,7 +143,7 @@ async function main(): Promise<void> {
   const testEdges = split.test.filter(([h, , t]) => heldOut.has(h) || heldOut.has(t));
   const harmEdges = sample(split.knownTest, HARM_EDGES, seed);
   console.log(
-    `${name}: ${split.known.length} known, ${split.heldOut.length} held out; train ${split.train.length}, ` +
+    `${name}: ${split.known.length} known, ${split.heldOut.length} held out (${share}); train ${split.train.length}, ` +
       `ingested ${split.ingested.length}, test edges ${split.test.length}, known-known test edges ` +
       `${split.knownTest.length} (${harmEdges.length} scored for the harm)`,
   );

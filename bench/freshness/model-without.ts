@@ -2,7 +2,7 @@
  * A trained model less the inductive split's held-out entities: the floor experiment of issue 57.
  *
  *   npx tsx bench/freshness/model-without.ts --data <datasets> --dataset FB15k-237 \
- *     --model <full retrain> --out <dir> [--seed 1]
+ *     --model <full retrain> --out <dir> [--seed 1] [--share 0.1]
  *
  * Writes a copy of `--model` (a full retrain: trained on train + every ingested edge) whose
  * entity table lacks the held-out entities of `inductiveSplit(dataset, seed)`. Passed to
@@ -70,7 +70,7 @@ function main(): void {
   const from = option(rest, 'model');
   const to = option(rest, 'out');
   if (!from || !to) throw new Error('--model <dir> and --out <dir> are required');
-  const split = inductiveSplit(datasetDir(name, data), seed);
+  const split = inductiveSplit(datasetDir(name, data), seed, Number(option(rest, 'share') ?? 0.1));
   const heldOut = new Set(split.heldOut);
   const manifest = JSON.parse(fs.readFileSync(path.join(from, 'manifest.json'), 'utf8')) as {
     entities: string[];
