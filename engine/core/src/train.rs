@@ -514,7 +514,7 @@ impl Trainer {
             state.best_mrr = Some(mrr);
             state.best_epoch = epoch;
             state.evals_since_best = 0;
-            // The earlier best goes first: two copies of the weights are never held at once.
+            // The earlier best is dropped first: never two best copies at once.
             kept.best = None;
             let m = self.model(dataset, judged.clone(), epoch, Some(metrics.clone()));
             if let Some(dir) = &self.checkpoint_dir {
@@ -552,6 +552,23 @@ impl Trainer {
         )
     }
 
+    /// `params` as a checkpoint reads them: saved from the live weights, not a clone of them.
+    fn saved<'a>(
+        &'a self,
+        dataset: &'a Dataset,
+        params: &'a Params<f32>,
+        epoch: usize,
+    ) -> checkpoint::ModelRef<'a> {
+        checkpoint::ModelRef {
+            config: &self.config,
+            params,
+            entities: &dataset.entities,
+            relations: &dataset.relations,
+            epoch,
+            valid_metrics: None,
+        }
+    }
+
     fn save_last(
         &self,
         dataset: &Dataset,
@@ -561,23 +578,15 @@ impl Trainer {
     ) -> Result<()> {
         if let Some(dir) = &self.checkpoint_dir {
             let epoch = kept.state.epoch;
-            let weights = checkpoint::ModelRef {
-                config: &self.config,
-                params,
-                entities: &dataset.entities,
-                relations: &dataset.relations,
-                epoch,
-                valid_metrics: None,
-            };
             checkpoint::save(
                 &dir.join("last"),
-                weights,
+                self.saved(dataset, params, epoch),
                 Some(adam.saved()),
                 Some(&kept.state),
             )?;
             if let Some(average) = kept.average.average() {
-                self.model(dataset, average.clone(), epoch, None)
-                    .save(dir.join(LAST_AVERAGE))?;
+                let average = self.saved(dataset, average, epoch);
+                checkpoint::save(&dir.join(LAST_AVERAGE), average, None, None)?;
             }
         }
         Ok(())
