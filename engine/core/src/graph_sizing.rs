@@ -122,7 +122,7 @@ pub const TRAINING_BUDGET: f64 = 2.75e13;
 /// with its triples (see [`training_budget`]).
 pub const BUDGET_TRIPLES: usize = 60_000;
 /// The most [`training_budget`] grows to, as a multiple of [`TRAINING_BUDGET`]: about half an hour
-/// of FB15k-237 on 2 cores with AVX-512, 42 minutes of DebianPkg (whose sampled epochs cost more
+/// of FB15k-237 on 2 cores with AVX-512, 46 minutes of DebianPkg (whose sampled epochs cost more
 /// than [`epoch_work`] counts: its hubs' queries bring thousands of tails into a batch).
 pub const MAX_BUDGET_SCALE: f64 = 3.5;
 /// Work of one query's own `d_e x d_e` matrix (its dropout mask, `x @ A` and their gradients) in
