@@ -181,7 +181,7 @@ pub fn save(
 ) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let p = model.params;
-    let mut data: Vec<(String, Vec<usize>, &[f32])> = Vec::new();
+    let mut data: Vec<(String, Vec<usize>, Cow<'_, [u8]>)> = Vec::new();
     let running = [
         &p.bn0.running_mean,
         &p.bn0.running_var,
@@ -194,7 +194,7 @@ pub fn save(
         .chain(running.map(Vec::as_slice))
         .collect();
     for ((name, shape), t) in shapes(p).into_iter().zip(tensors) {
-        data.push((name, shape, t));
+        data.push((name, shape, le_bytes(t)));
     }
     if let Some(a) = optimizer {
         for (i, (name, shape)) in shapes(p)
@@ -202,15 +202,13 @@ pub fn save(
             .take(TRAINABLE_NAMES.len())
             .enumerate()
         {
-            data.push((format!("adam.m.{name}"), shape.clone(), &a.m[i]));
-            data.push((format!("adam.v.{name}"), shape, &a.v[i]));
+            data.push((format!("adam.m.{name}"), shape.clone(), le_bytes(&a.m[i])));
+            data.push((format!("adam.v.{name}"), shape, le_bytes(&a.v[i])));
         }
     }
-    let bytes: Vec<Cow<'_, [u8]>> = data.iter().map(|(_, _, t)| le_bytes(t)).collect();
     let views: Vec<(String, TensorView<'_>)> = data
         .iter()
-        .zip(&bytes)
-        .map(|((n, s, _), b)| {
+        .map(|(n, s, b)| {
             Ok((
                 n.clone(),
                 TensorView::new(Dtype::F32, s.clone(), b)
