@@ -96,9 +96,13 @@ export async function runRetrainJob(
     await startTrainingRun(db, { id: runId, trigger, holder: lease.holder }, scope);
     await lease.attachRun(runId);
     options.onRunStarted?.({ runId, holder: lease.holder });
+    // Advisory, like training progress, and written one at a time, all landed before the run's
+    // end is: a phase write racing the end would overwrite the phase the run ended in.
+    let phaseWrites = Promise.resolve();
     const timer = new PhaseTimer((phase) => {
-      // Advisory, like training progress: a run that has ended ignores it.
-      void updateRunProgress(db, runId, { phase }).catch(() => undefined);
+      phaseWrites = phaseWrites
+        .then(() => updateRunProgress(db, runId, { phase }))
+        .catch(() => undefined);
       options.onPhase?.(phase);
     });
     const tempDirs: string[] = [];
@@ -118,6 +122,7 @@ export async function runRetrainJob(
         log,
       });
       timer.end();
+      await phaseWrites;
       await finishTrainingRun(db, runId, {
         status: result.status,
         phase: 'done',
@@ -156,6 +161,7 @@ export async function runRetrainJob(
             : toKgcError(error);
       // A job that lost its lease failed (whoever took the lease may have marked it interrupted).
       const leaseLost = failure.code === ErrorCode.JOB_LEASE_LOST;
+      await phaseWrites;
       await finishTrainingRun(
         db,
         runId,

@@ -114,7 +114,11 @@ export async function startTrainingRun(
   });
 }
 
-/** Progress of a running job; fields left out keep their value. */
+/**
+ * Progress of a running job; fields left out keep their value. The node's write lock is taken
+ * before its status is read: a write waiting on the run's end would otherwise land after it,
+ * on a run that no longer runs (a lost update under read-committed isolation).
+ */
 export async function updateRunProgress(
   db: Database,
   id: string,
@@ -123,7 +127,10 @@ export async function updateRunProgress(
   const fields = Object.fromEntries(Object.entries(progress).filter(([, v]) => v !== undefined));
   await db.write((tx) =>
     tx.run(
-      `MATCH (t:TrainingRun {id: $id}) WHERE t.status = 'running'
+      `MATCH (t:TrainingRun {id: $id})
+       SET t._lock = true
+       REMOVE t._lock
+       WITH t WHERE t.status = 'running'
        SET t += $fields, t.updatedAt = timestamp()`,
       { id, fields },
     ),

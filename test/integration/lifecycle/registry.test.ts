@@ -16,6 +16,7 @@ import {
   requestRetraining,
   rollbackVersion,
   startTrainingRun,
+  updateRunProgress,
 } from '../../../src/graph/registry';
 import { testDatabase, uniqueId } from '../../support/test-database';
 
@@ -144,6 +145,31 @@ describe('the model registry', () => {
         code: ErrorCode.BAD_USER_INPUT,
       },
     );
+  });
+
+  it('never lets a progress write that waits on the end of a run land after it', async () => {
+    const scope = uniqueId('scope');
+    const id = uniqueId('run');
+    await startTrainingRun(db, { id, trigger: 'test', holder: 'h' }, scope);
+    // The run ends in a transaction that holds its node's lock while the progress write waits.
+    const session = db.openSession('WRITE');
+    const ending = session.beginTransaction();
+    try {
+      await ending.run(
+        `MATCH (t:TrainingRun {id: $id})
+         SET t.status = 'interrupted', t.phase = 'train', t.endedAt = timestamp()`,
+        { id },
+      );
+      const progress = updateRunProgress(db, id, { phase: 'split', epoch: 7 });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await ending.commit();
+      await progress;
+    } finally {
+      await session.close();
+    }
+    const [run] = (await listTrainingRuns(db, { first: 1 }, scope)).items;
+    expect(run).toMatchObject({ id, status: 'interrupted', phase: 'train' });
+    expect(run?.epoch ?? null).toBeNull();
   });
 
   it('lets one holder have the lease until it releases it or it expires', async () => {
