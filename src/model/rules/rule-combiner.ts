@@ -1,0 +1,115 @@
+import type { Evidence } from './rule-evidence';
+
+/** Which aggregate of the rules' confidences a setting adds. */
+export type EvidenceAggregate = 'max' | 'noisyOr';
+
+/** Served logit = model logit + w · evidence (0 where no rule reaches the candidate). */
+export interface CombinerSetting {
+  aggregate: EvidenceAggregate;
+  w: number;
+}
+
+/** The model alone. */
+export const MODEL_ALONE: CombinerSetting = { aggregate: 'max', w: 0 };
+
+const WEIGHTS = [0.5, 1, 2, 3, 5, 8, 12, 20];
+
+/** Every setting the fit tries: the model alone and each weight of each aggregate. */
+export const COMBINER_GRID: readonly CombinerSetting[] = [
+  MODEL_ALONE,
+  ...(['max', 'noisyOr'] as const).flatMap((aggregate) => WEIGHTS.map((w) => ({ aggregate, w }))),
+];
+
+/** A (relation, direction) needs this many validation queries to get a setting of its own. */
+export const MIN_GROUP_QUERIES = 30;
+
+/**
+ * One validation query, reduced to what ranks its answer under any setting: the answer's logit
+ * and evidence, and the competitors that could outrank it (filtered, never the answer).
+ */
+export interface CombinerQuery {
+  /** `${relation}\t${direction}`. */
+  group: string;
+  logit: number;
+  max: number;
+  noisyOr: number;
+  /** Logits at or above the answer's of the candidates no rule reaches. */
+  plain: Float32Array;
+  /** The candidates some rule reaches: [logit, max, noisy-or] each. */
+  reached: Float32Array;
+}
+
+export function evidenceValue(
+  evidence: Evidence | undefined,
+  aggregate: EvidenceAggregate,
+): number {
+  return evidence === undefined ? 0 : evidence[aggregate];
+}
+
+/** The answer's filtered rank under `s` (ties count half), as the evaluation ranks. */
+export function rankUnder(q: CombinerQuery, s: CombinerSetting): number {
+  const h = q.logit + s.w * q[s.aggregate];
+  let above = 0;
+  let equal = 0;
+  for (const v of q.plain) {
+    above += Number(v > h);
+    equal += Number(v === h);
+  }
+  const column = s.aggregate === 'max' ? 1 : 2;
+  for (let i = 0; i < q.reached.length; i += 3) {
+    const v = (q.reached[i] as number) + s.w * (q.reached[i + column] as number);
+    above += Number(v > h);
+    equal += Number(v === h);
+  }
+  return 1 + above + equal / 2;
+}
+
+export function meanReciprocalRank(
+  qs: readonly CombinerQuery[],
+  pick: (q: CombinerQuery) => CombinerSetting,
+): number {
+  let sum = 0;
+  for (const q of qs) sum += 1 / rankUnder(q, pick(q));
+  return qs.length === 0 ? 0 : sum / qs.length;
+}
+
+/** The settings a version serves with: one global, and per (relation, direction) where chosen. */
+export interface RuleCombiner {
+  global: CombinerSetting;
+  groups: Record<string, CombinerSetting>;
+}
+
+function bestOf(qs: readonly CombinerQuery[]): { setting: CombinerSetting; mrr: number } {
+  let best = { setting: MODEL_ALONE, mrr: meanReciprocalRank(qs, () => MODEL_ALONE) };
+  for (const setting of COMBINER_GRID) {
+    const mrr = meanReciprocalRank(qs, () => setting);
+    if (mrr > best.mrr) best = { setting, mrr };
+  }
+  return best;
+}
+
+/**
+ * Chooses the combiner on validation queries: the global setting of best MRR, then for each
+ * (relation, direction) with at least MIN_GROUP_QUERIES queries the setting of best MRR on
+ * them (the model alone among them: rules stay out where they do not help). Groups with fewer
+ * queries use the global setting.
+ */
+export function chooseCombiner(qs: readonly CombinerQuery[]): RuleCombiner {
+  const global = bestOf(qs).setting;
+  const byGroup = new Map<string, CombinerQuery[]>();
+  for (const q of qs) {
+    const list = byGroup.get(q.group);
+    if (list) list.push(q);
+    else byGroup.set(q.group, [q]);
+  }
+  const groups: Record<string, CombinerSetting> = {};
+  for (const [group, list] of [...byGroup].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    if (list.length >= MIN_GROUP_QUERIES) groups[group] = bestOf(list).setting;
+  }
+  return { global, groups };
+}
+
+/** The setting `combiner` gives a query of `group`. */
+export function settingFor(combiner: RuleCombiner, group: string): CombinerSetting {
+  return combiner.groups[group] ?? combiner.global;
+}

@@ -1,0 +1,102 @@
+import {
+  chooseCombiner,
+  COMBINER_GRID,
+  meanReciprocalRank,
+  MIN_GROUP_QUERIES,
+  MODEL_ALONE,
+  rankUnder,
+  settingFor,
+  type CombinerQuery,
+  type CombinerSetting,
+} from '../../../../src/model/rules/rule-combiner';
+import { seededRandom } from '../../../../src/seeded-random';
+
+/** A query's candidates written out in full: logit, max, noisy-or, and whether it is the answer. */
+interface Candidate {
+  logit: number;
+  max: number;
+  noisyOr: number;
+}
+
+function reduce(group: string, answer: Candidate, others: Candidate[]): CombinerQuery {
+  const reached = others.filter((c) => c.max > 0);
+  return {
+    group,
+    logit: answer.logit,
+    max: answer.max,
+    noisyOr: answer.noisyOr,
+    plain: Float32Array.from(
+      others.filter((c) => c.max === 0 && c.logit >= answer.logit).map((c) => c.logit),
+    ),
+    reached: Float32Array.from(reached.flatMap((c) => [c.logit, c.max, c.noisyOr])),
+  };
+}
+
+/** The answer's rank scoring every candidate in full (ties count half). */
+function bruteRank(answer: Candidate, others: Candidate[], s: CombinerSetting): number {
+  const score = (c: Candidate) => Math.fround(c.logit) + s.w * Math.fround(c[s.aggregate]);
+  const a = score(answer);
+  const above = others.filter((c) => score(c) > a).length;
+  const equal = others.filter((c) => score(c) === a).length;
+  return 1 + above + equal / 2;
+}
+
+function randomCandidate(random: () => number, ruleShare: number): Candidate {
+  const logit = Math.round((random() * 10 - 5) * 4) / 4;
+  if (random() >= ruleShare) return { logit, max: 0, noisyOr: 0 };
+  const max = Math.round(random() * 8) / 8 || 0.125;
+  return { logit, max, noisyOr: Math.min(1, max + Math.round(random() * 2) / 8) };
+}
+
+describe('the rule combiner', () => {
+  it('ranks the answer as scoring every candidate with logit + w · evidence does', () => {
+    const random = seededRandom(5);
+    for (let trial = 0; trial < 200; trial++) {
+      const answer = randomCandidate(random, 0.5);
+      const others = Array.from({ length: 40 }, () => randomCandidate(random, 0.3));
+      const q = reduce('r\ttail', answer, others);
+      for (const s of COMBINER_GRID) {
+        expect(rankUnder(q, s)).toBe(bruteRank(answer, others, s));
+      }
+    }
+  });
+
+  it('keeps the model alone where the rules point away from the answers', () => {
+    const random = seededRandom(8);
+    const qs = Array.from({ length: 100 }, () => {
+      const answer = { logit: 1, max: 0, noisyOr: 0 };
+      // A decoy the rules like, just below the answer.
+      const decoy = { logit: 0.5, max: 0.9, noisyOr: 0.9 };
+      return reduce('r\ttail', answer, [decoy, randomCandidate(random, 0)]);
+    });
+    const chosen = chooseCombiner(qs);
+    expect(chosen.global).toEqual(MODEL_ALONE);
+    expect(settingFor(chosen, 'r\ttail')).toEqual(MODEL_ALONE);
+  });
+
+  it('gives a relation its own setting where it has enough queries, the global one elsewhere', () => {
+    const helped = Array.from({ length: MIN_GROUP_QUERIES }, () =>
+      // The rules reach the answer, which the model puts second.
+      reduce('good\ttail', { logit: 0, max: 0.8, noisyOr: 0.8 }, [
+        { logit: 0.3, max: 0, noisyOr: 0 },
+      ]),
+    );
+    const hurt = Array.from({ length: 3 * MIN_GROUP_QUERIES }, () =>
+      reduce('bad\ttail', { logit: 1, max: 0, noisyOr: 0 }, [
+        { logit: 0.9, max: 0.8, noisyOr: 0.8 },
+      ]),
+    );
+    const few = Array.from({ length: MIN_GROUP_QUERIES - 1 }, () =>
+      reduce('few\thead', { logit: 0, max: 0.8, noisyOr: 0.8 }, [
+        { logit: 0.3, max: 0, noisyOr: 0 },
+      ]),
+    );
+    const chosen = chooseCombiner([...helped, ...hurt, ...few]);
+    expect(chosen.global).toEqual(MODEL_ALONE);
+    expect(settingFor(chosen, 'good\ttail').w).toBeGreaterThan(0);
+    expect(settingFor(chosen, 'bad\ttail')).toEqual(MODEL_ALONE);
+    expect(Object.keys(chosen.groups).sort()).toEqual(['bad\ttail', 'good\ttail']);
+    expect(meanReciprocalRank(helped, (q) => settingFor(chosen, q.group))).toBe(1);
+    expect(meanReciprocalRank(helped, () => MODEL_ALONE)).toBe(0.5);
+  });
+});
