@@ -1,5 +1,3 @@
-import type { Evidence } from './rule-evidence';
-
 /** Which aggregate of the rules' confidences a setting adds. */
 export type EvidenceAggregate = 'max' | 'noisyOr';
 
@@ -37,13 +35,6 @@ export interface CombinerQuery {
   plain: Float32Array;
   /** The candidates some rule reaches: [logit, max, noisy-or] each. */
   reached: Float32Array;
-}
-
-export function evidenceValue(
-  evidence: Evidence | undefined,
-  aggregate: EvidenceAggregate,
-): number {
-  return evidence === undefined ? 0 : evidence[aggregate];
 }
 
 /** The answer's filtered rank under `s` (ties count half), as the evaluation ranks. */
