@@ -80,9 +80,11 @@ export declare class NeptuneModel {
   filteredRanks(heads: Uint32Array, relations: Uint32Array, tails: Uint32Array, excludes?: Array<Uint32Array> | undefined | null): FilteredRanks
   /**
    * `filteredRanks` on the libuv thread pool. The arguments are copied, so the caller may
-   * reuse its arrays at once.
+   * reuse its arrays at once. With `ranked`, each tail ranks as if it scored `ranked[i]`
+   * where that is above its own logit (a served score raised by the rules' evidence; the
+   * logits returned stay the model's).
    */
-  filteredRanksAsync(heads: Uint32Array, relations: Uint32Array, tails: Uint32Array, excludes?: Array<Uint32Array> | undefined | null): Promise<FilteredRanks>
+  filteredRanksAsync(heads: Uint32Array, relations: Uint32Array, tails: Uint32Array, excludes?: Array<Uint32Array> | undefined | null, ranked?: Float32Array | undefined | null): Promise<FilteredRanks>
   /**
    * The edges never suggested in a job (known and rejected: `heads[i]`-`relations[i]`->`tails[i]`,
    * base relations, any order), grouped by relation once for every `suggestAsync` of the job.

@@ -1,7 +1,16 @@
 import { rejectionsOf } from '../graph';
 import type { EdgeKey } from '../graph';
-import { calibrateModelDir, Scorer, writeCanaryFile } from '../model';
-import type { CalibrationSummary, TrainingArrays } from '../model';
+import {
+  calibrateModelDir,
+  loadVersionGraph,
+  readRules,
+  Scorer,
+  servedCombiner,
+  withRuleEvidence,
+  writeCanaryFile,
+} from '../model';
+import type { CalibrationSummary, ServedCombiner, TrainingArrays } from '../model';
+import { toModelIds } from './model-ids';
 import type { StepContext } from './step-context';
 
 /** FNV-1a of a rejection: a stable choice of fit or measure set, the same every version. */
@@ -14,11 +23,21 @@ function stableHash(edge: EdgeKey): number {
   return h;
 }
 
+/** The version's combiner of model and rules (served-combiner.ts), when it has an active one. */
+async function versionCombiner(dir: string, scorer: Scorer): Promise<ServedCombiner | undefined> {
+  const rules = readRules(dir);
+  if (!rules) return undefined;
+  const { entities, relations } = scorer;
+  const graph = await loadVersionGraph(dir, { entities, relations });
+  return servedCombiner(dir, rules, graph, relations);
+}
+
 /**
  * Fits the version's calibrators (calibration.json, reliability.svg in `dir`): positives are
  * its held-out edges (fitted on valid, measured on test); negatives people's rejections of its
  * relations, two in three fitted on and the third measured on, stably by the triple, plus
- * sampled corruptions. Null when the version has no validation edges (the sigmoid serves).
+ * sampled corruptions. The logits are the served ones (the model's plus its rules' evidence
+ * where the version's combiner adds it: run after the combine step). Null when the version has no validation edges (the sigmoid serves).
  */
 export async function calibrateVersion(
   ctx: StepContext,
@@ -27,24 +46,8 @@ export async function calibrateVersion(
   version: string,
 ): Promise<CalibrationSummary | null> {
   const scorer = Scorer.load(dir);
-  // The engine may order its vocabularies its own way: every id goes through the names.
-  const entityId = Int32Array.from(data.entities, (id) => scorer.findEntity(id) ?? -1);
-  const relationId = Int32Array.from(data.relations, (name) => scorer.findRelation(name) ?? -1);
-  // Typed throughout: `flat` holds every snapshot edge (tens of millions at scale).
-  const toModel = (flat: ArrayLike<number>): Uint32Array => {
-    const out = new Uint32Array(flat.length);
-    let n = 0;
-    for (let i = 0; i < flat.length; i += 3) {
-      const h = entityId[flat[i] as number] as number;
-      const r = relationId[flat[i + 1] as number] as number;
-      const t = entityId[flat[i + 2] as number] as number;
-      if (h < 0 || r < 0 || t < 0) continue;
-      out[n++] = h;
-      out[n++] = r;
-      out[n++] = t;
-    }
-    return n === out.length ? out : out.slice(0, n);
-  };
+  const combiner = await versionCombiner(dir, scorer);
+  const toModel = toModelIds(scorer, data);
   const fitNegatives: number[] = [];
   const measureNegatives: number[] = [];
   for (const edge of await rejectionsOf(ctx.db, data.relations)) {
@@ -77,7 +80,7 @@ export async function calibrateVersion(
       seed: ctx.split.seed,
     },
     `kgc ${version}: reliability on held-out test edges`,
-    scorer,
+    combiner ? withRuleEvidence(scorer, combiner) : scorer,
   );
   if (summary?.before && summary.after) {
     const { before, after, fitMix } = summary;

@@ -36,6 +36,7 @@ import { planTrainingStart, startTrainOptions, trainingStartInfo } from './train
 import type { TrainingStart } from './training-start';
 import { writeVersion } from './write-version';
 import { writeVersionTypes } from './version-types';
+import { combineVersion } from './combine-version';
 import { changeSinceActive, retrainDecision } from './retrain-trigger';
 import type { StepContext, StepResult } from './step-context';
 
@@ -109,11 +110,15 @@ export async function retrainSteps(ctx: StepContext): Promise<StepResult> {
   checkAborted(signal);
   ctx.log(await writeVersionTypes(db, graph, tempDir));
 
-  timer.start('calibrate');
-  const calibration = await calibrateVersion(ctx, tempDir, data, version);
   timer.start('rules');
   ctx.log(await mineVersionRules(graph, tempDir, turns));
   checkAborted(signal);
+  timer.start('combine');
+  ctx.log(await combineVersion(tempDir, data, turns));
+  checkAborted(signal);
+  // Calibrated on the served logits: the model's plus the rules' evidence the combiner adds.
+  timer.start('calibrate');
+  const calibration = await calibrateVersion(ctx, tempDir, data, version);
 
   timer.start('write');
   const info: VersionInfo = {

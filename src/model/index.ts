@@ -48,7 +48,16 @@ export {
   readCalibrationFile,
 } from './calibration';
 export type { CalibrationFile, CalibrationSummary } from './calibration';
-export { mineVersionRules, readRules, rulePaths, stepNeighbours } from './rules';
+export {
+  loadVersionGraph,
+  mineVersionRules,
+  readRules,
+  rulePaths,
+  servedCombiner,
+  stepNeighbours,
+} from './rules';
+export type { ServedCombiner } from './rules';
+export { withRuleEvidence } from './with-rule-evidence';
 export type { GraphIndex, PathSearchLimits, Rule } from './rules';
 export {
   candidateMask,

@@ -373,15 +373,17 @@ export class Scorer {
    * The filtered rank of each query's tail among all entities, as the evaluation ranks it
    * (ties count half; an entity in `excludes[i]` is removed, the tail itself never is), and the
    * tail's logit, on the engine's worker threads. `direction: 'head'` ranks `tail` as a head.
+   * With `ranked`, each tail ranks as if it scored `ranked[i]` where that is above its logit.
    */
   async filteredRanksAsync(
     queries: RankQuery[],
     excludes: (Uint32Array | number[] | undefined)[] = [],
+    ranked?: Float32Array,
   ): Promise<{ ranks: Float64Array; logits: Float32Array }> {
     try {
       const { heads, relations, lists } = this.engineArguments(queries, excludes);
       const tails = Uint32Array.from(queries, (q) => q.tail);
-      return await this.model.filteredRanksAsync(heads, relations, tails, lists);
+      return await this.model.filteredRanksAsync(heads, relations, tails, lists, ranked);
     } catch (error) {
       throw mapEngineError(error);
     }

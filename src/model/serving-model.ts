@@ -5,6 +5,8 @@ import { readRules } from './rules/rules-file';
 import type { RuleSet } from './rules/rule-types';
 import type { GraphIndex } from './rules/graph-index';
 import { loadVersionGraph } from './rules/version-graph';
+import { servedCombiner } from './rules/served-combiner';
+import type { ServedCombiner } from './rules/served-combiner';
 import { Scorer } from './scorer';
 import { loadScorerAsync } from './store/model-store';
 import { readSnapshotRecord } from './store/snapshot-record';
@@ -33,6 +35,11 @@ export interface ServingModel {
    * against Neo4j; undefined: the directory has none, reasons are read from Neo4j directly.
    */
   graph?: GraphIndex;
+  /**
+   * How the version's answers add its rules' evidence to the model's logit (combiner.json with
+   * rules.json and graph.bin); undefined: the model answers alone.
+   */
+  combiner?: ServedCombiner;
   /**
    * The version's suggestions across the graph (suggestions.bin, or an older version's
    * suggestions.json; read when asked for).
@@ -106,11 +113,16 @@ function servingTypes(dir: string, scorer: Scorer, source: string): { types?: Se
   return { types: new ServingTypes(typesFile) };
 }
 
-/** The model with its version's graph, when the directory has one (built between turns). */
+/**
+ * The model with its version's graph, when the directory has one (built between turns), and
+ * with it the combiner of model and rules, when the version has one.
+ */
 async function withGraph(model: ServingModel, dir: string): Promise<ServingModel> {
   const { entities, relations } = model.scorer;
   const graph = await loadVersionGraph(dir, { entities, relations });
-  return graph ? { ...model, graph } : model;
+  if (!graph) return model;
+  const combiner = servedCombiner(dir, model.rules, graph, relations);
+  return { ...model, graph, ...(combiner ? { combiner } : {}) };
 }
 
 /** Loads a model directory for serving; unless given, its version is the directory's name. */

@@ -6,6 +6,7 @@ import type { RankQuery, ServingModel } from '../model';
 import { checkId } from './arguments';
 import type { ApiMetrics } from './api-metrics';
 import { notInModel } from './not-in-model';
+import { edgeRuleTerms, headRuleTerm } from './rule-ranking';
 
 export const MAX_EDGES = 1000;
 
@@ -88,7 +89,8 @@ function resolveEdge(
  * rejections of every edge) and one engine call on the worker threads for all ranks, all from
  * `model` (the request's). The rank leaves out what missingLinks leaves out (the head itself,
  * the graph's tails, the rejected ones), never the tail itself, so an edge not in the graph
- * ranks where missingLinks would list it. The logit is read off the same engine scores.
+ * ranks where missingLinks would list it. The logits are the served ones (the model's plus
+ * the rules' evidence where the version combines them), the rank among served logits.
  */
 export async function answerEdgeProbabilities(
   db: Database,
@@ -135,15 +137,28 @@ export async function answerEdgeProbabilities(
     direction: 'head',
     tail: q.entity,
   }));
+  // The rules' evidence, where the version combines it with the model (rule-ranking.ts).
+  const rules = model.combiner
+    ? await Promise.all(scored.map((s) => edgeRuleTerms(model, s.query, s.exclude)))
+    : [];
   const { ranks, logits } = await model.scorer.filteredRanksAsync(
     [...tailQuestions, ...headQuestions],
-    scored.map((s) => s.exclude),
+    scored.map((s, k) => {
+      const reached = rules[k]?.reached;
+      return reached ? [...s.exclude, ...reached] : s.exclude;
+    }),
+    model.combiner
+      ? Float32Array.from([...tailQuestions, ...headQuestions], (_, k) =>
+          k < scored.length ? (rules[k]?.ranked ?? -Infinity) : -Infinity,
+        )
+      : undefined,
   );
   metrics?.observeScoring(2 * scored.length, Number(process.hrtime.bigint() - started) / 1e9);
   scored.forEach(({ i, query }, s) => {
     const answer = answers[i] as EdgeAnswer;
-    const logit = logits[s] as number;
-    const headLogit = logits[scored.length + s] as number;
+    const terms = rules[s];
+    const logit = (logits[s] as number) + (terms?.tailTerm ?? 0);
+    const headLogit = (logits[scored.length + s] as number) + headRuleTerm(model, query);
     answer.logit = logit;
     answer.headLogit = headLogit;
     answer.probability = servingEdgeProbability(model, {
@@ -153,7 +168,7 @@ export async function answerEdgeProbabilities(
       tailLogit: logit,
       headLogit,
     });
-    answer.rank = ranks[s] as number;
+    answer.rank = (ranks[s] as number) + (terms?.reachedAbove ?? 0);
   });
   return answers;
 }

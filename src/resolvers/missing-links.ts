@@ -9,6 +9,8 @@ import type { ServingModel } from '../model';
 import type { ScoredEntity } from '../model';
 import type { ApiMetrics } from './api-metrics';
 import { notInModel } from './not-in-model';
+import { rankWithRules } from './rule-ranking';
+import type { RankedQuery } from './rule-ranking';
 
 export const MAX_K = 1000;
 
@@ -196,7 +198,13 @@ export async function answerMissingLinks(
   const answers: (Prediction[] | KgcError)[] = new Array(queries.length);
   const exact = new Map<
     ServingModel,
-    { i: number; entity: number; relation: number; exclude: number[] | Uint32Array }[]
+    {
+      i: number;
+      entity: number;
+      relation: number;
+      exclude: number[] | Uint32Array;
+      known: number[];
+    }[]
   >();
   for (const [i, query] of queries.entries()) {
     const resolved = await resolveIds(db, query, known[i] as KnownAnswers);
@@ -216,13 +224,20 @@ export async function answerMissingLinks(
       speculative &&
       topFromCandidates(speculative.candidates, speculative.depth, query.args.k, new Set(exclude));
     if (top) {
-      answers[i] = toPredictions(query, resolved.relation, top);
+      const ranked = await rankWithRules(
+        query.model,
+        rankedQuery(query, resolved, exclude),
+        top,
+        query.args.k,
+      );
+      answers[i] = toPredictions(query, resolved.relation, ranked);
       continue;
     }
     const group = exact.get(query.model) ?? [];
     group.push({
       i,
       ...resolved,
+      known: exclude,
       exclude: withOutOfRange(
         exclude,
         query.model,
@@ -246,9 +261,16 @@ export async function answerMissingLinks(
         group.map(({ exclude }) => exclude),
       );
       metrics?.observeScoring(group.length, Number(process.hrtime.bigint() - started) / 1e9);
-      group.forEach(({ i, relation }, g) => {
-        answers[i] = toPredictions(queries[i] as MissingLinksQuery, relation, tops[g] ?? []);
-      });
+      for (const [g, { i, entity, relation, known: exclude }] of group.entries()) {
+        const query = queries[i] as MissingLinksQuery;
+        const ranked = await rankWithRules(
+          model,
+          rankedQuery(query, { entity, relation }, exclude),
+          tops[g] ?? [],
+          query.args.k,
+        );
+        answers[i] = toPredictions(query, relation, ranked);
+      }
     }),
   );
   return answers;
@@ -272,6 +294,20 @@ function withOutOfRange(
   all.set(outside);
   all.set(exclude, outside.length);
   return all;
+}
+
+/** The query as rankWithRules reads it: `exclude` the entities its answer may never hold. */
+function rankedQuery(
+  { args }: MissingLinksQuery,
+  ids: { entity: number; relation: number },
+  exclude: number[],
+): RankedQuery {
+  return {
+    ...ids,
+    direction: args.direction,
+    typed: args.typed !== false,
+    excluded: exclude,
+  };
 }
 
 function toPredictions(

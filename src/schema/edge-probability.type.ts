@@ -17,7 +17,7 @@ export class EdgeProbability {
   @Field((_type) => Float, {
     nullable: true,
     description:
-      'The model score (a logit) of the tail question (head, relation, ?) for this tail: the logit missingLinks lists it with',
+      "The served score (a logit) of the tail question (head, relation, ?) for this tail (the model's, plus its rules' evidence where the version combines them): the logit missingLinks lists it with",
   })
   logit!: number | null;
 

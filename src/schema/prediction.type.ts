@@ -21,7 +21,10 @@ export class Prediction {
   @Field((_type) => Int, { description: '1 = most likely' })
   rank!: number;
 
-  @Field((_type) => Float, { description: 'The model score (a logit)' })
+  @Field((_type) => Float, {
+    description:
+      "The served score (a logit): the model's, plus its rules' evidence where the version combines them (docs/api.md); the list's order",
+  })
   logit!: number;
 
   @Field((_type) => Float, {

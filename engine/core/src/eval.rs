@@ -104,6 +104,33 @@ pub fn filtered_rank(scores: &[f32], t: u32, known: &[u32]) -> f64 {
     1.0 + gt as f64 + eq as f64 / 2.0
 }
 
+/// [`filtered_rank`] as if `t` scored `s` (at least its own score: a served score that only
+/// raises the model's): the entities other than `t` and the known answers scoring above `s`,
+/// plus half of those scoring equal to it.
+pub fn filtered_rank_at(scores: &[f32], t: u32, s: f32, known: &[u32]) -> f64 {
+    let own = scores[t as usize];
+    if own.is_nan() {
+        return scores.len() as f64;
+    }
+    let s = if s > own { s } else { own };
+    let (mut gt, mut eq) = count_greater_equal(scores, s);
+    if own == s {
+        eq -= 1; // t itself
+    }
+    for &k in known {
+        if k == t {
+            continue;
+        }
+        let v = scores[k as usize];
+        if v > s {
+            gt -= 1;
+        } else if v == s {
+            eq -= 1;
+        }
+    }
+    1.0 + gt as f64 + eq as f64 / 2.0
+}
+
 /// [`filtered_rank`] from `(gt, eq)`, the entities other than the known answers scoring above
 /// and equal to the answer's score `s` (the answer among the equal).
 fn rank_from_counts(n: usize, s: f32, (gt, eq): (u32, u32)) -> f64 {

@@ -5,7 +5,9 @@
 use crate::candidate_mask::CandidateMask;
 use crate::dataset::{Dataset, Triple};
 use crate::error::{Error, Result};
-use crate::eval::{evaluate_triples, evaluate_triples_masked, filtered_rank, Metrics};
+use crate::eval::{
+    evaluate_triples, evaluate_triples_masked, filtered_rank, filtered_rank_at, Metrics,
+};
 use crate::exact_rank::exact_ranks;
 use crate::model::{Model, TopKScan};
 use crate::rng::{CounterRng, Stream};
@@ -122,6 +124,36 @@ pub fn filtered_ranks_with(
     excludes: &[&[u32]],
     scan: TopKScan,
 ) -> Result<Vec<RankedTail>> {
+    ranks_of(model, triples, excludes, None, scan)
+}
+
+/// [`filtered_ranks`] with each tail ranked as if it scored `ranked[i]` where that is above its
+/// own logit: the rank a served score that raises the model's logit (rules' evidence) gives it
+/// among entities scored by the model alone. Each `RankedTail::logit` is still the model's.
+/// Counted the way `scan` says, as [`filtered_ranks_with`].
+pub fn filtered_ranks_at(
+    model: &Model,
+    triples: &[(u32, u32, u32)],
+    excludes: &[&[u32]],
+    ranked: &[f32],
+    scan: TopKScan,
+) -> Result<Vec<RankedTail>> {
+    if ranked.len() != triples.len() {
+        return Err(Error::arg(
+            "ranked",
+            format!("{} scores for {} triples", ranked.len(), triples.len()),
+        ));
+    }
+    ranks_of(model, triples, excludes, Some(ranked), scan)
+}
+
+fn ranks_of(
+    model: &Model,
+    triples: &[(u32, u32, u32)],
+    excludes: &[&[u32]],
+    ranked: Option<&[f32]>,
+    scan: TopKScan,
+) -> Result<Vec<RankedTail>> {
     let n = model.n_entities();
     if !excludes.is_empty() && excludes.len() != triples.len() {
         return Err(Error::arg(
@@ -159,7 +191,15 @@ pub fn filtered_ranks_with(
             let known: Vec<&[u32]> = (first..first + chunk)
                 .map(|i| lists.get(i).map_or(&[][..], Vec::as_slice))
                 .collect();
-            let counted = exact_ranks(rows, model.entity_rows(), x, &tails[first..], &known);
+            let ranked = ranked.map(|r| &r[first..first + chunk]);
+            let counted = exact_ranks(
+                rows,
+                model.entity_rows(),
+                x,
+                &tails[first..],
+                &known,
+                ranked,
+            );
             ranks.extend(
                 counted
                     .into_iter()
@@ -184,7 +224,10 @@ pub fn filtered_ranks_with(
                 let known = lists.get(start + i).map_or(&[][..], Vec::as_slice);
                 let t = triples[start + i].2;
                 *rank = RankedTail {
-                    rank: filtered_rank(row, t, known),
+                    rank: match ranked {
+                        Some(ranked) => filtered_rank_at(row, t, ranked[start + i], known),
+                        None => filtered_rank(row, t, known),
+                    },
                     logit: row[t as usize],
                 };
             });

@@ -22,24 +22,35 @@ struct Counts {
 /// The filtered rank and exact logit of each tail `tails[i]` for query `x[i]` (B x d,
 /// row-major) among every entity of `e` (`rows` quantising its trained rows; its appended rows
 /// are scored exactly), `known[i]` (ascending, distinct) removed except the tail itself. A NaN
-/// tail score ranks last (`n`).
+/// tail score ranks last (`n`). With `ranked`, the tail ranks as if it scored `ranked[i]` when
+/// that is above its own logit (a served score that only raises the model's); the logit
+/// returned is still its own.
 pub fn exact_ranks(
     rows: &Int8Rows,
     e: EntityRows<'_>,
     x: &[f32],
     tails: &[u32],
     known: &[&[u32]],
+    ranked: Option<&[f32]>,
 ) -> Vec<(f64, f32)> {
     let (n, d) = (e.len(), e.width());
     let row = |ent: u32| e.row(ent);
     let mut out = Vec::with_capacity(tails.len());
     for (c, xs) in x.chunks(QUERIES_PER_PASS * d).enumerate() {
         let first = c * QUERIES_PER_PASS;
-        let scores: Vec<f32> = xs
+        let logits: Vec<f32> = xs
             .chunks(d)
             .zip(&tails[first..])
             .map(|(xq, &t)| exact_score(row(t), xq))
             .collect();
+        let scores: Vec<f32> = match ranked {
+            Some(ranked) => logits
+                .iter()
+                .zip(&ranked[first..])
+                .map(|(&l, &r)| if r > l { r } else { l })
+                .collect(),
+            None => logits.clone(),
+        };
         let visit = |counts: &mut Counts, q: usize, tile: &Tile<'_>| {
             let s = scores[q];
             if !tile.any_reaches(s) {
@@ -67,7 +78,7 @@ pub fn exact_ranks(
         for (q, counts) in counted.into_iter().enumerate() {
             let (t, s, xq) = (tails[first + q], scores[q], &xs[q * d..][..d]);
             if s.is_nan() {
-                out.push((n as f64, s));
+                out.push((n as f64, logits[q]));
                 continue;
             }
             let (mut above, mut equal) = (counts.above as i64, 0i64);
@@ -84,7 +95,7 @@ pub fn exact_ranks(
                     equal -= i64::from(v == s);
                 }
             }
-            out.push((1.0 + above as f64 + equal as f64 / 2.0, s));
+            out.push((1.0 + above as f64 + equal as f64 / 2.0, logits[q]));
         }
     }
     out

@@ -207,7 +207,9 @@ impl NeptuneModel {
     }
 
     /// `filteredRanks` on the libuv thread pool. The arguments are copied, so the caller may
-    /// reuse its arrays at once.
+    /// reuse its arrays at once. With `ranked`, each tail ranks as if it scored `ranked[i]`
+    /// where that is above its own logit (a served score raised by the rules' evidence; the
+    /// logits returned stay the model's).
     #[napi(catch_unwind, ts_return_type = "Promise<FilteredRanks>")]
     pub fn filtered_ranks_async(
         &self,
@@ -215,8 +217,18 @@ impl NeptuneModel {
         relations: Uint32Array,
         tails: Uint32Array,
         excludes: Option<Vec<Uint32Array>>,
+        ranked: Option<Float32Array>,
     ) -> Result<AsyncTask<RankTask>, EngineError> {
         let triples = rank_triples(&heads, &relations, &tails, excludes.as_deref())?;
+        if let Some(ranked) = &ranked {
+            if ranked.len() != triples.len() {
+                return Err(argument_error(format!(
+                    "ranked ({}) and tails ({}) differ in length",
+                    ranked.len(),
+                    triples.len()
+                )));
+            }
+        }
         let excludes = excludes
             .unwrap_or_default()
             .iter()
@@ -226,6 +238,7 @@ impl NeptuneModel {
             Arc::clone(&self.inner),
             triples,
             excludes,
+            ranked.map(|r| r.to_vec()),
         )))
     }
 }

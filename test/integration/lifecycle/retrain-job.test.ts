@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { readCombiner } from '../../../src/model/rules/combiner-file';
 import { Database } from '../../../src/graph';
 import { getActiveVersion, listTrainingRuns, listVersions } from '../../../src/graph/registry';
 import { canonical, DEFAULT_STABLE_SPLIT, stableSplit, tripleKeys } from '../../../src/export';
@@ -41,9 +42,19 @@ describe('the retraining job', () => {
       'training-curve.svg',
       'rules.json',
       'graph.bin',
+      'combiner.json',
     ]) {
       expect(fs.existsSync(`${first.dir}/${file}`)).toBe(true);
     }
+    // How the version combines its model with its rules, chosen on its validation edges.
+    const combiner = readCombiner(first.dir as string);
+    expect(combiner?.fit.edges).toBeGreaterThan(0);
+    expect(combiner?.fit.halves).toHaveLength(2);
+    for (const mrr of [combiner?.fit.modelMrr, combiner?.fit.hybridMrr]) {
+      expect(mrr).toBeGreaterThan(0);
+      expect(mrr).toBeLessThanOrEqual(1);
+    }
+    expect(combiner?.fit.hybridMrr).toBeGreaterThanOrEqual(combiner?.fit.modelMrr as number);
     // The version's graph (every edge of the snapshot, in the model's ids) serves reasons.
     const served = await loadServingModelAsync(first.dir as string, first.version as string);
     const snapshot = readVersionInfo(first.dir as string).snapshot;

@@ -1,0 +1,148 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadServingModel, resolveTrainingConfig, train } from '../../../src/model';
+import type { ScoredEntity, ServingModel } from '../../../src/model';
+import { mineRules, writeRules, writeVersionGraph } from '../../../src/model/rules';
+import { writeCombiner } from '../../../src/model/rules/combiner-file';
+import type { CombinerFile } from '../../../src/model/rules/combiner-file';
+import { edgeRuleTerms, rankWithRules } from '../../../src/resolvers/rule-ranking';
+import { classGraph } from '../../support/generated-graph';
+import { TINY } from '../../support/lifecycle';
+
+jest.setTimeout(60_000);
+
+/** Every entity's served logit for the query, from the model's logits and the combiner. */
+function servedLogits(model: ServingModel, entity: number, relation: number): Float64Array {
+  const n = model.scorer.entities.length;
+  const all = Uint32Array.from({ length: n }, (_, i) => i);
+  const logits = model.scorer.scoreTriples(
+    new Uint32Array(n).fill(entity),
+    new Uint32Array(n).fill(relation),
+    all,
+  );
+  const evidence = model.combiner?.evidence(entity, relation, 'tail');
+  return Float64Array.from(logits, (z, e) => {
+    const ev = evidence?.found.get(e);
+    return ev && evidence ? z + evidence.setting.w * ev[evidence.setting.aggregate] : z;
+  });
+}
+
+describe('ranking by model and rules', () => {
+  let dir: string;
+  let model: ServingModel;
+
+  beforeAll(async () => {
+    const triples = classGraph(80);
+    const entities = [...new Set(triples.flatMap(([h, , t]) => [h, t]))].sort();
+    const relations = ['is_a', 'similar_to'];
+    const e = new Map(entities.map((x, i) => [x, i]));
+    const flat = (ts: typeof triples) =>
+      Uint32Array.from(ts.flatMap(([h, r, t]) => [e.get(h)!, relations.indexOf(r), e.get(t)!]));
+    const heldOut = triples.filter((_, i) => i % 10 === 0);
+    const kept = triples.filter((_, i) => i % 10 !== 0);
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kgc-rule-ranking-'));
+    await train(
+      { entities, relations, train: flat(kept), valid: flat(heldOut), test: flat(heldOut) },
+      resolveTrainingConfig('default', { ...TINY, epochs: 10, evalEvery: 0 }),
+      { outDir: dir },
+    );
+    const graph = {
+      entities,
+      relationNames: relations,
+      heads: Int32Array.from(kept, ([h]) => e.get(h)!),
+      relations: Int32Array.from(kept, ([, r]) => relations.indexOf(r)),
+      tails: Int32Array.from(kept, ([, , t]) => e.get(t)!),
+    };
+    writeRules(dir, await mineRules(graph));
+    await writeVersionGraph(graph, dir);
+    const combiner: CombinerFile = {
+      format: 1,
+      walkBudget: 20_000,
+      global: { aggregate: 'max', w: 4 },
+      groups: {},
+      fit: { edges: 0, modelMrr: 0, hybridMrr: 0, halves: [], seconds: 0 },
+    };
+    writeCombiner(dir, combiner);
+    model = await loadServingModel(dir);
+  });
+
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('loads the combiner with the rules and the graph', () => {
+    expect(model.combiner?.active).toBe(true);
+    const relation = model.scorer.findRelation('is_a') as number;
+    const reached = model.combiner?.evidence(
+      model.scorer.findEntity('e5') as number,
+      relation,
+      'tail',
+    );
+    expect(reached?.found.size).toBeGreaterThan(0);
+  });
+
+  it('lists the best k by served logit, exactly, from the model best k and the rules', async () => {
+    let changed = 0;
+    for (const relationName of ['is_a', 'similar_to']) {
+      const relation = model.scorer.findRelation(relationName) as number;
+      for (let i = 0; i < 80; i += 7) {
+        const entity = model.scorer.findEntity(`e${i}`) as number;
+        const excluded = [entity, (entity + 3) % 84];
+        const k = 5;
+        const [top] = await model.scorer.topKBatchAsync(
+          [{ entity, relation, direction: 'tail' }],
+          k,
+          [excluded],
+        );
+        const ranked = await rankWithRules(
+          model,
+          { entity, relation, direction: 'tail', typed: false, excluded },
+          top as ScoredEntity[],
+          k,
+        );
+        const served = servedLogits(model, entity, relation);
+        const want = Array.from(served.keys())
+          .filter((e) => !excluded.includes(e))
+          .sort((a, b) => (served[b] as number) - (served[a] as number) || a - b)
+          .slice(0, k);
+        expect(ranked.map((r) => r.index)).toEqual(want);
+        ranked.forEach((r) => expect(r.logit).toBeCloseTo(served[r.index] as number, 4));
+        if (
+          ranked.map((r) => r.index).join() !== (top as ScoredEntity[]).map((r) => r.index).join()
+        ) {
+          changed++;
+        }
+      }
+    }
+    expect(changed).toBeGreaterThan(0);
+  });
+
+  it("ranks an edge's tail among served logits, as the list orders it", async () => {
+    const relation = model.scorer.findRelation('similar_to') as number;
+    let raised = 0;
+    for (let i = 0; i < 80; i += 5) {
+      const entity = model.scorer.findEntity(`e${i}`) as number;
+      const served = servedLogits(model, entity, relation);
+      for (const tail of [(entity + 8) % 80, (entity + 1) % 80]) {
+        const excluded = [entity];
+        const terms = await edgeRuleTerms(model, { entity, relation, tail }, excluded);
+        const { ranks } = await model.scorer.filteredRanksAsync(
+          [{ entity, relation, tail }],
+          [terms ? [...excluded, ...terms.reached] : excluded],
+          terms ? Float32Array.of(terms.ranked) : undefined,
+        );
+        const rank = (ranks[0] as number) + (terms?.reachedAbove ?? 0);
+        const s = served[tail] as number;
+        let above = 0;
+        let equal = 0;
+        served.forEach((v, e) => {
+          if (e === tail || excluded.includes(e)) return;
+          if (Math.abs(v - s) < 1e-5) equal++;
+          else if (v > s) above++;
+        });
+        expect(rank).toBeCloseTo(1 + above + equal / 2, 5);
+        if ((terms?.tailTerm ?? 0) > 0) raised++;
+      }
+    }
+    expect(raised).toBeGreaterThan(0);
+  });
+});
