@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Database, rejectPrediction } from '../../src/graph';
 import { runRetrainJob } from '../../src/jobs/retrain-job';
-import { readCalibrationFile, Scorer } from '../../src/model';
+import { loadServingModel, readCalibrationFile, Scorer, withRuleEvidence } from '../../src/model';
 import { calibratedProbability, edgeFeatures, edgeProbability } from '../../src/model/calibration';
 import { loadVersionGraph } from '../../src/model/rules/version-graph';
 import { readVersionInfo } from '../../src/model/store/version-info';
@@ -37,6 +37,22 @@ const EDGES = `query($edges: [EdgeInput!]!) {
 }`;
 
 const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
+
+/** The version's served logits: its model's, plus its rules' evidence where it combines them. */
+async function servedScorer(dir: string) {
+  const served = await loadServingModel(dir);
+  const scorer = served.scorer;
+  const logits = served.combiner ? withRuleEvidence(scorer, served.combiner) : scorer;
+  return {
+    entities: scorer.entities,
+    relations: scorer.relations,
+    entity: (name: string) => scorer.entity(name),
+    relation: (name: string) => scorer.relation(name),
+    scoreTriples: (h: Uint32Array, r: Uint32Array, t: Uint32Array, d: 'tail' | 'head') =>
+      logits.scoreTriples(h, r, t, d),
+    combines: served.combiner !== undefined,
+  };
+}
 
 describe('calibrated probabilities: retrain, serve, reject, retrain', () => {
   let db: Database;
@@ -106,8 +122,10 @@ describe('calibrated probabilities: retrain, serve, reject, retrain', () => {
         expect(got.some((r) => Math.abs(r.probability - sigmoid(r.logit)) > 1e-3)).toBe(true);
         for (let i = 1; i < got.length; i++)
           expect(got[i - 1]!.probability).toBeGreaterThanOrEqual(got[i]!.probability);
-        // Scorer.scoreTriples scores an edge as missingLinks ranks it, in either direction.
-        const scorer = Scorer.load(dir);
+        // The served logits (the model's plus the rules' evidence where the version combines
+        // them, as calibration scored them) are the ones missingLinks lists, in either direction.
+        const scorer = await servedScorer(dir);
+        expect(scorer.combines).toBe(true);
         const ids = (names: string[]) => Uint32Array.from(names, (n) => scorer.entity(n));
         const others = ids(got.map((r) => r.entity.id));
         const fixed = ids(got.map(() => entity));
@@ -126,7 +144,7 @@ describe('calibrated probabilities: retrain, serve, reject, retrain', () => {
         edges: rows.map((row) => ({ head, relation, tail: row.entity.id })),
       });
       expect(edges.errors).toBeUndefined();
-      const scorer = Scorer.load(dir);
+      const scorer = await servedScorer(dir);
       const headLogits = scorer.scoreTriples(
         Uint32Array.from(rows, () => scorer.entity(head)),
         Uint32Array.from(rows, () => scorer.relation(relation)),
