@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Database, rejectPrediction } from '../../src/graph';
 import { runRetrainJob } from '../../src/jobs/retrain-job';
-import { loadServingModel, readCalibrationFile, Scorer, withRuleEvidence } from '../../src/model';
+import { loadServingModel, readCalibrationFile, withRuleEvidence } from '../../src/model';
 import { calibratedProbability, edgeFeatures, edgeProbability } from '../../src/model/calibration';
 import { loadVersionGraph } from '../../src/model/rules/version-graph';
 import { readVersionInfo } from '../../src/model/store/version-info';
