@@ -14,7 +14,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { graphSize, resolveTrainingConfig, train } from '../../src/model';
 import { mineRules, writeRules, writeVersionGraph } from '../../src/model/rules';
-import { trainGraph } from '../trust/dataset-arrays';
+import { datasetArrays, trainGraph } from '../trust/dataset-arrays';
+import { combineVersion } from '../../src/jobs/combine-version';
+import { EventLoopTurns } from '../../src/event-loop-turns';
 import { describeMachine } from '../ingest/machine';
 import { parseBenchArgs } from './harness/cli-args';
 import { pacedLoad, runLoad } from './harness/load';
@@ -69,6 +71,8 @@ async function main(): Promise<void> {
     writeRules(modelDir, rules);
     log(`mined ${Object.values(rules.rules).flat().length} rules in ${rules.seconds.toFixed(1)} s`);
     log(await writeVersionGraph(mined, modelDir));
+    // And how its answers combine the model with those rules (the combine step's choice).
+    log(await combineVersion(modelDir, datasetArrays(args.dataset), new EventLoopTurns()));
     stopper.check();
     server = await startApiProcess({
       args: ['--model', modelDir],

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { MiningGraph } from '../../src/model/rules';
+import type { TrainingArrays } from '../../src/model';
 
 /** Entity and relation ids by name, shared by the splits of one dataset. */
 export class Vocabulary {
@@ -62,5 +63,24 @@ export function trainGraph(
     entities: [...vocab.entities.keys()],
     relationNames: [...vocab.relations.keys()],
     ...train,
+  };
+}
+
+/** The dataset's three splits as flat [h, r, t, ...] ids over one vocabulary (a job's arrays). */
+export function datasetArrays(datasetDir: string): TrainingArrays {
+  const vocab = new Vocabulary();
+  const flat = (split: string) => {
+    const c = readTriples(path.join(datasetDir, `${split}.txt`), vocab);
+    const out = new Uint32Array(3 * c.heads.length);
+    c.heads.forEach((h, i) => out.set([h, c.relations[i] as number, c.tails[i] as number], 3 * i));
+    return out;
+  };
+  const [train, valid, test] = [flat('train'), flat('valid'), flat('test')];
+  return {
+    entities: [...vocab.entities.keys()],
+    relations: [...vocab.relations.keys()],
+    train,
+    valid,
+    test,
   };
 }
