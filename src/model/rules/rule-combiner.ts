@@ -10,7 +10,7 @@ export interface CombinerSetting {
 /** The model alone. */
 export const MODEL_ALONE: CombinerSetting = { aggregate: 'max', w: 0 };
 
-const WEIGHTS = [0.5, 1, 2, 3, 5, 8, 12, 20];
+const WEIGHTS = [0.5, 1, 2, 3, 5, 8, 12, 20, 50, 200];
 
 /** Every setting the fit tries: the model alone and each weight of each aggregate. */
 export const COMBINER_GRID: readonly CombinerSetting[] = [
