@@ -2,14 +2,12 @@ import { rejectionsOf } from '../graph';
 import type { EdgeKey } from '../graph';
 import {
   calibrateModelDir,
-  loadVersionGraph,
-  readRules,
+  dirCombiner,
   Scorer,
-  servedCombiner,
   withRuleEvidence,
   writeCanaryFile,
 } from '../model';
-import type { CalibrationSummary, ServedCombiner, TrainingArrays } from '../model';
+import type { CalibrationSummary, TrainingArrays } from '../model';
 import { toModelIds } from './model-ids';
 import type { StepContext } from './step-context';
 
@@ -21,15 +19,6 @@ function stableHash(edge: EdgeKey): number {
     h = Math.imul(h, 0x01000193) >>> 0;
   }
   return h;
-}
-
-/** The version's combiner of model and rules (served-combiner.ts), when it has an active one. */
-async function versionCombiner(dir: string, scorer: Scorer): Promise<ServedCombiner | undefined> {
-  const rules = readRules(dir);
-  if (!rules) return undefined;
-  const { entities, relations } = scorer;
-  const graph = await loadVersionGraph(dir, { entities, relations });
-  return servedCombiner(dir, rules, graph, relations);
 }
 
 /**
@@ -46,7 +35,7 @@ export async function calibrateVersion(
   version: string,
 ): Promise<CalibrationSummary | null> {
   const scorer = Scorer.load(dir);
-  const combiner = await versionCombiner(dir, scorer);
+  const combiner = await dirCombiner(dir, scorer);
   const toModel = toModelIds(scorer, data);
   const fitNegatives: number[] = [];
   const measureNegatives: number[] = [];

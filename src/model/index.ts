@@ -48,15 +48,7 @@ export {
   readCalibrationFile,
 } from './calibration';
 export type { CalibrationFile, CalibrationSummary } from './calibration';
-export {
-  loadVersionGraph,
-  mineVersionRules,
-  readRules,
-  rulePaths,
-  servedCombiner,
-  stepNeighbours,
-} from './rules';
-export type { ServedCombiner } from './rules';
+export { mineVersionRules, readRules, rulePaths, dirCombiner, stepNeighbours } from './rules';
 export { withRuleEvidence } from './with-rule-evidence';
 export type { GraphIndex, PathSearchLimits, Rule } from './rules';
 export {
@@ -80,3 +72,5 @@ export {
 export type { StoredSuggestion, SuggestionsFile } from './suggestions';
 export { FoldInService } from './fold-in/fold-in-service';
 export { writeCanaryFile } from './fold-in/canary-file';
+export { combineDatasetModel } from './combine-dataset-model';
+export { servedRanks } from './served-ranks';

@@ -1,12 +1,11 @@
 import { ErrorCode, KgcError } from '../errors';
 import { Database, edgeFactsBatch } from '../graph';
 import type { EdgeFacts } from '../graph';
-import { servingEdgeProbability } from '../model';
+import { servedRanks, servingEdgeProbability } from '../model';
 import type { RankQuery, ServingModel } from '../model';
 import { checkId } from './arguments';
 import type { ApiMetrics } from './api-metrics';
 import { notInModel } from './not-in-model';
-import { edgeRuleTerms, headRuleTerm } from './rule-ranking';
 
 export const MAX_EDGES = 1000;
 
@@ -137,28 +136,18 @@ export async function answerEdgeProbabilities(
     direction: 'head',
     tail: q.entity,
   }));
-  // The rules' evidence, where the version combines it with the model (rule-ranking.ts).
-  const rules = model.combiner
-    ? await Promise.all(scored.map((s) => edgeRuleTerms(model, s.query, s.exclude)))
-    : [];
-  const { ranks, logits } = await model.scorer.filteredRanksAsync(
+  // Served logits and ranks: the model's plus the rules' evidence where the version combines them.
+  const { ranks, logits } = await servedRanks(
+    model.scorer,
+    model.combiner,
     [...tailQuestions, ...headQuestions],
-    scored.map((s, k) => {
-      const reached = rules[k]?.reached;
-      return reached ? [...s.exclude, ...reached] : s.exclude;
-    }),
-    model.combiner
-      ? Float32Array.from([...tailQuestions, ...headQuestions], (_, k) =>
-          k < scored.length ? (rules[k]?.ranked ?? -Infinity) : -Infinity,
-        )
-      : undefined,
+    scored.map((s) => s.exclude),
   );
   metrics?.observeScoring(2 * scored.length, Number(process.hrtime.bigint() - started) / 1e9);
   scored.forEach(({ i, query }, s) => {
     const answer = answers[i] as EdgeAnswer;
-    const terms = rules[s];
-    const logit = (logits[s] as number) + (terms?.tailTerm ?? 0);
-    const headLogit = (logits[scored.length + s] as number) + headRuleTerm(model, query);
+    const logit = logits[s] as number;
+    const headLogit = logits[scored.length + s] as number;
     answer.logit = logit;
     answer.headLogit = headLogit;
     answer.probability = servingEdgeProbability(model, {
@@ -168,7 +157,7 @@ export async function answerEdgeProbabilities(
       tailLogit: logit,
       headLogit,
     });
-    answer.rank = (ranks[s] as number) + (terms?.reachedAbove ?? 0);
+    answer.rank = ranks[s] as number;
   });
   return answers;
 }

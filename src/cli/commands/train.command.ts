@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { loadConfig, TrainDevice } from '../../config';
 import { ErrorCode, KgcError } from '../../errors';
 import {
+  combineDatasetModel,
   describePlan,
   graphSize,
   KEPT_DESCRIPTION,
@@ -210,6 +211,7 @@ export function trainCommand(out: CliOutput): Command {
             `validation MRR ${tuned.validMrr.toFixed(4)}. Settings: ${JSON.stringify(tuned.settings)}; ` +
             `trials in ${tuned.reportFile}; model in ${tuned.modelDir}`,
         );
+        for (const line of await combineDatasetModel(tuned.modelDir, dataset.dir)) out.info(line);
         await calibrateTrainedModel(out, tuned.modelDir, dataset.dir);
         return;
       }
@@ -254,6 +256,7 @@ export function trainCommand(out: CliOutput): Command {
             `${valid ? `, validation ${metricsLine(valid)}` : ''}; model in ${summary.modelDir}`,
         );
         out.info(`Longer budget: ${longerBudgetAdvice(validations)}.`);
+        for (const line of await combineDatasetModel(summary.modelDir, dataset.dir)) out.info(line);
         const calibration = await calibrateTrainedModel(out, summary.modelDir, dataset.dir);
         if (options.json) {
           out.info(

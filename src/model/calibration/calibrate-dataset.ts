@@ -3,6 +3,8 @@ import path from 'node:path';
 import { Scorer } from '../scorer';
 import { writeCanaryFile } from '../fold-in/canary-file';
 import { calibrateModelDir } from './calibrate-model';
+import { dirCombiner } from '../rules/served-combiner';
+import { withRuleEvidence } from '../with-rule-evidence';
 import type { CalibrationSummary } from './calibration-file';
 import { readTripleFile } from './triple-file';
 import type { ModelTriples, Vocabulary } from './triple-file';
@@ -41,7 +43,8 @@ function concat(parts: Uint32Array[]): Uint32Array {
 }
 
 /**
- * Calibrates a model trained on a dataset folder (`kgc train --dataset`): fitted on valid.txt
+ * Calibrates a model trained on a dataset folder (`kgc train --dataset`) on its served logits
+ * (with its rules' evidence where it has a combiner, combine-dataset-model.ts): fitted on valid.txt
  * (and valid_negatives.txt when there is one), measured on test.txt (and test_negatives.txt)
  * with fresh corruptions. Writes calibration.json and reliability.svg into `modelDir`.
  */
@@ -71,6 +74,8 @@ export async function calibrateDatasetModel(
   ];
   // The model's canary for fold-in: held-out test edges (model ids), beside calibration.json.
   writeCanaryFile(options.outDir ?? modelDir, test, options.seed ?? 0);
+  // The served logits: the model's plus its rules' evidence where the folder combines them.
+  const combiner = await dirCombiner(modelDir, scorer);
   const summary = await calibrateModelDir(
     modelDir,
     {
@@ -82,7 +87,7 @@ export async function calibrateDatasetModel(
       seed: options.seed ?? 0,
     },
     `kgc ${path.basename(modelDir)}: reliability on test`,
-    scorer,
+    combiner ? withRuleEvidence(scorer, combiner) : scorer,
     options.outDir,
   );
   return { summary, unknown, negativeFiles };

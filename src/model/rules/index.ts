@@ -8,6 +8,4 @@ export { writeVersionGraph } from './version-graph';
 export { rulePaths, stepNeighbours } from './rule-paths';
 export type { PathSearchLimits } from './rule-paths';
 export type { GraphIndex } from './graph-index';
-export { servedCombiner } from './served-combiner';
-export type { ServedCombiner } from './served-combiner';
-export { loadVersionGraph } from './version-graph';
+export { dirCombiner } from './served-combiner';

@@ -7,6 +7,8 @@ import type { CombinerSetting } from './rule-combiner';
 import { relationWalks, ruleEvidence } from './rule-evidence';
 import type { Evidence, RelationWalks } from './rule-evidence';
 import type { RuleSet } from './rule-types';
+import { readRules } from './rules-file';
+import { loadVersionGraph } from './version-graph';
 
 /**
  * A version's answers as model + rules: its combiner (combiner.json) applied with its rules
@@ -77,4 +79,18 @@ export function servedCombiner(
   if (!file) return undefined;
   const combiner = new ServedCombiner(file, rules, graph, relations);
   return combiner.active ? combiner : undefined;
+}
+
+/**
+ * The combiner a model directory serves with (rules.json, graph.bin and combiner.json read from
+ * it), or undefined: calibration and evaluation score with it as serving does.
+ */
+export async function dirCombiner(
+  dir: string,
+  vocabulary: { entities: readonly string[]; relations: readonly string[] },
+): Promise<ServedCombiner | undefined> {
+  const rules = readRules(dir);
+  if (!rules || !readCombiner(dir)) return undefined;
+  const graph = await loadVersionGraph(dir, vocabulary);
+  return servedCombiner(dir, rules, graph, vocabulary.relations);
 }

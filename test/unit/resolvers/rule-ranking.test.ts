@@ -3,25 +3,33 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadServingModel, resolveTrainingConfig, train } from '../../../src/model';
 import type { ScoredEntity, ServingModel } from '../../../src/model';
+import type { Direction } from '../../../src/direction';
 import { mineRules, writeRules, writeVersionGraph } from '../../../src/model/rules';
 import { writeCombiner } from '../../../src/model/rules/combiner-file';
 import type { CombinerFile } from '../../../src/model/rules/combiner-file';
-import { edgeRuleTerms, rankWithRules } from '../../../src/resolvers/rule-ranking';
+import { servedRanks } from '../../../src/model';
+import { rankWithRules } from '../../../src/resolvers/rule-ranking';
 import { classGraph } from '../../support/generated-graph';
 import { TINY } from '../../support/lifecycle';
 
 jest.setTimeout(60_000);
 
-/** Every entity's served logit for the query, from the model's logits and the combiner. */
-function servedLogits(model: ServingModel, entity: number, relation: number): Float64Array {
+/** Every entity's served logit for the question from `entity`, from the model and the combiner. */
+function servedLogits(
+  model: ServingModel,
+  entity: number,
+  relation: number,
+  direction: Direction = 'tail',
+): Float64Array {
   const n = model.scorer.entities.length;
   const all = Uint32Array.from({ length: n }, (_, i) => i);
-  const logits = model.scorer.scoreTriples(
-    new Uint32Array(n).fill(entity),
-    new Uint32Array(n).fill(relation),
-    all,
-  );
-  const evidence = model.combiner?.evidence(entity, relation, 'tail');
+  const fixed = new Uint32Array(n).fill(entity);
+  const relations = new Uint32Array(n).fill(relation);
+  const logits =
+    direction === 'tail'
+      ? model.scorer.scoreTriples(fixed, relations, all, 'tail')
+      : model.scorer.scoreTriples(all, relations, fixed, 'head');
+  const evidence = model.combiner?.evidence(entity, relation, direction);
   return Float64Array.from(logits, (z, e) => {
     const ev = evidence?.found.get(e);
     return ev && evidence ? z + evidence.setting.w * ev[evidence.setting.aggregate] : z;
@@ -116,33 +124,37 @@ describe('ranking by model and rules', () => {
     expect(changed).toBeGreaterThan(0);
   });
 
-  it("ranks an edge's tail among served logits, as the list orders it", async () => {
+  it("ranks a question's answer among served logits, in both directions", async () => {
     const relation = model.scorer.findRelation('similar_to') as number;
-    let raised = 0;
-    for (let i = 0; i < 80; i += 5) {
-      const entity = model.scorer.findEntity(`e${i}`) as number;
-      const served = servedLogits(model, entity, relation);
-      for (const tail of [(entity + 8) % 80, (entity + 1) % 80]) {
-        const excluded = [entity];
-        const terms = await edgeRuleTerms(model, { entity, relation, tail }, excluded);
-        const { ranks } = await model.scorer.filteredRanksAsync(
-          [{ entity, relation, tail }],
-          [terms ? [...excluded, ...terms.reached] : excluded],
-          terms ? Float32Array.of(terms.ranked) : undefined,
-        );
-        const rank = (ranks[0] as number) + (terms?.reachedAbove ?? 0);
-        const s = served[tail] as number;
-        let above = 0;
-        let equal = 0;
-        served.forEach((v, e) => {
-          if (e === tail || excluded.includes(e)) return;
-          if (Math.abs(v - s) < 1e-5) equal++;
-          else if (v > s) above++;
-        });
-        expect(rank).toBeCloseTo(1 + above + equal / 2, 5);
-        if ((terms?.tailTerm ?? 0) > 0) raised++;
+    for (const direction of ['tail', 'head'] as const) {
+      let raised = 0;
+      for (let i = 0; i < 80; i += 5) {
+        const entity = model.scorer.findEntity(`e${i}`) as number;
+        const served = servedLogits(model, entity, relation, direction);
+        for (const tail of [(entity + 8) % 80, (entity + 1) % 80]) {
+          const excluded = [entity];
+          const question = { entity, relation, direction, tail };
+          const { ranks, logits } = await servedRanks(
+            model.scorer,
+            model.combiner,
+            [question],
+            [excluded],
+          );
+          expect(logits[0]).toBeCloseTo(served[tail] as number, 4);
+          const s = served[tail] as number;
+          let above = 0;
+          let equal = 0;
+          served.forEach((v, e) => {
+            if (e === tail || excluded.includes(e)) return;
+            if (Math.abs(v - s) < 1e-5) equal++;
+            else if (v > s) above++;
+          });
+          expect(ranks[0]).toBeCloseTo(1 + above + equal / 2, 5);
+          const alone = await model.scorer.filteredRanksAsync([question], [excluded]);
+          if ((logits[0] as number) > (alone.logits[0] as number) + 1e-6) raised++;
+        }
       }
+      expect(raised).toBeGreaterThan(0);
     }
-    expect(raised).toBeGreaterThan(0);
   });
 });
