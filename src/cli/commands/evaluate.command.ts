@@ -4,6 +4,7 @@ import { ErrorCode, KgcError } from '../../errors';
 import {
   classifyTriples,
   evaluate,
+  evaluateServed,
   evaluateTyped,
   readDatasetArrays,
   type Metrics,
@@ -22,6 +23,7 @@ interface EvaluateCliOptions {
   labels?: string;
   json?: boolean;
   classify?: boolean;
+  rules: boolean;
 }
 
 export function evaluateCommand(out: CliOutput): Command {
@@ -46,6 +48,10 @@ export function evaluateCommand(out: CliOutput): Command {
     .option(
       '--labels <file>',
       'with --typed: entity labels (id<TAB>Label[;Label…]) to learn types from',
+    )
+    .option(
+      '--no-rules',
+      "rank by the model alone (default: as the folder serves, the model's logit plus its rules' evidence where it has a combiner)",
     )
     .option('--json', 'print the metrics as JSON on the last line')
     .option(
@@ -88,6 +94,7 @@ export function evaluateCommand(out: CliOutput): Command {
         throw new KgcError(ErrorCode.BAD_USER_INPUT, '--labels needs --typed.');
       }
       let typedNote = '';
+      let withRules = false;
       let metrics: Metrics;
       if (options.typed) {
         const typed = await evaluateTyped(
@@ -104,16 +111,27 @@ export function evaluateCommand(out: CliOutput): Command {
           `, typed: ${(typed.answersInRange * 100).toFixed(1)}% of true answers in their range, ` +
           `ranges hold ${(typed.meanRangeShare * 100).toFixed(1)}% of the entities on average`;
       } else {
-        metrics = await evaluate(
-          path.resolve(options.model),
-          { dir: path.resolve(options.dataset) },
-          options.split,
-          options.threads,
-        );
+        const served = options.rules
+          ? await evaluateServed(
+              path.resolve(options.model),
+              path.resolve(options.dataset),
+              options.split,
+            )
+          : undefined;
+        withRules = served !== undefined;
+        metrics =
+          served ??
+          (await evaluate(
+            path.resolve(options.model),
+            { dir: path.resolve(options.dataset) },
+            options.split,
+            options.threads,
+          ));
       }
       const seconds = (Date.now() - started) / 1000;
       out.info(
-        `${options.split}: ${metricsLine(metrics.overall)} (${metrics.overall.count} queries, ${seconds.toFixed(2)} s${typedNote})`,
+        `${options.split}: ${metricsLine(metrics.overall)} (${metrics.overall.count} queries, ${seconds.toFixed(2)} s${typedNote}` +
+          `${withRules ? ", ranked as served: the model's logit plus its rules' evidence (--no-rules: the model alone)" : ''})`,
       );
       if (options.perRelation) {
         for (const r of metrics.perRelation)
@@ -125,6 +143,7 @@ export function evaluateCommand(out: CliOutput): Command {
             ...metrics.overall,
             split: options.split,
             typed: options.typed === true,
+            rules: withRules,
             seconds,
             perRelation: metrics.perRelation,
           }),

@@ -1,0 +1,93 @@
+import path from 'node:path';
+import type { Direction } from '../direction';
+import { readTripleFile } from './calibration/triple-file';
+import type { Metrics, RankMetrics, RelationMetrics } from './metrics';
+import type { RankQuery } from './scorer';
+import { servedRanks } from './served-ranks';
+import { loadServingModel } from './serving-model';
+
+/** Questions ranked per engine call. */
+const CHUNK = 1024;
+
+function summarise(ranks: number[]): RankMetrics {
+  const count = ranks.length;
+  const share = (k: number) => ranks.filter((r) => r <= k).length / Math.max(1, count);
+  return {
+    count,
+    mrr: ranks.reduce((s, r) => s + 1 / r, 0) / Math.max(1, count),
+    mr: ranks.reduce((s, r) => s + r, 0) / Math.max(1, count),
+    hits1: share(1),
+    hits3: share(3),
+    hits10: share(10),
+  };
+}
+
+/**
+ * Filtered ranking metrics of a model folder as it serves: every triple of the split asks for
+ * its tail and for its head, ranked by the served logit (the model's plus the rules' evidence
+ * its combiner adds, served-ranks.ts), the other known answers of train, valid and test
+ * filtered out. Undefined when the folder has no active combiner: the engine's evaluation is
+ * then the served one.
+ */
+export async function evaluateServed(
+  modelDir: string,
+  datasetDir: string,
+  split: 'valid' | 'test',
+): Promise<Metrics | undefined> {
+  const model = await loadServingModel(modelDir);
+  if (!model.combiner) return undefined;
+  const { scorer } = model;
+  const vocabulary = {
+    entity: (id: string) => scorer.findEntity(id),
+    relation: (name: string) => scorer.findRelation(name),
+  };
+  const read = (name: string) =>
+    readTripleFile(path.join(datasetDir, `${name}.txt`), vocabulary).ids;
+  const splits = { train: read('train'), valid: read('valid'), test: read('test') };
+  // Known answers per question: (entity, relation, direction).
+  const answers = new Map<string, number[]>();
+  const add = (key: string, answer: number) => {
+    const list = answers.get(key);
+    if (list) list.push(answer);
+    else answers.set(key, [answer]);
+  };
+  for (const flat of Object.values(splits)) {
+    for (let i = 0; i < flat.length; i += 3) {
+      const [h, r, t] = [flat[i] as number, flat[i + 1] as number, flat[i + 2] as number];
+      add(`${h}\t${r}\ttail`, t);
+      add(`${t}\t${r}\thead`, h);
+    }
+  }
+  const asked = splits[split];
+  const questions: RankQuery[] = [];
+  for (let i = 0; i < asked.length; i += 3) {
+    const [h, r, t] = [asked[i] as number, asked[i + 1] as number, asked[i + 2] as number];
+    questions.push({ entity: h, relation: r, direction: 'tail', tail: t });
+    questions.push({ entity: t, relation: r, direction: 'head', tail: h });
+  }
+  const ranks: number[] = [];
+  for (let start = 0; start < questions.length; start += CHUNK) {
+    const chunk = questions.slice(start, start + CHUNK);
+    const excludes = chunk.map((q) =>
+      (answers.get(`${q.entity}\t${q.relation}\t${q.direction}`) ?? []).filter((e) => e !== q.tail),
+    );
+    const ranked = await servedRanks(scorer, model.combiner, chunk, excludes);
+    ranks.push(...ranked.ranks);
+  }
+  const byDirection = (d: Direction) => ranks.filter((_, i) => questions[i]?.direction === d);
+  const perRelation: RelationMetrics[] = [];
+  for (const [r, relation] of scorer.relations.entries()) {
+    for (const direction of ['tail', 'head'] as const) {
+      const own = ranks.filter(
+        (_, i) => questions[i]?.relation === r && questions[i]?.direction === direction,
+      );
+      if (own.length > 0) perRelation.push({ relation, direction, metrics: summarise(own) });
+    }
+  }
+  return {
+    overall: summarise(ranks),
+    tail: summarise(byDirection('tail')),
+    head: summarise(byDirection('head')),
+    perRelation,
+  };
+}
