@@ -43,7 +43,7 @@ export function evaluateCommand(out: CliOutput): Command {
     .option('--per-relation', 'also print metrics per relation and direction')
     .option(
       '--typed',
-      "rank only candidates in each relation's range (tail queries) / domain (head queries), learned from train.txt",
+      "rank only candidates in each relation's range (tail queries) / domain (head queries), learned from train.txt (by the model alone)",
     )
     .option(
       '--labels <file>',

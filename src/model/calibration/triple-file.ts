@@ -14,6 +14,16 @@ export interface Vocabulary {
   relation(name: string): number | undefined;
 }
 
+/** A dataset file's text; one that is missing or unreadable is the user's input, named. */
+function readText(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    const why = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : 'unreadable';
+    throw new KgcError(ErrorCode.BAD_USER_INPUT, `${file}: ${why}.`);
+  }
+}
+
 /**
  * Reads a `head<TAB>relation<TAB>tail` file as the engine does (blank lines skipped, a trailing
  * CR tolerated, anything else three non-empty fields), refusing a malformed line by number.
@@ -21,7 +31,7 @@ export interface Vocabulary {
 export function readTripleFile(file: string, vocabulary: Vocabulary): ModelTriples {
   const ids: number[] = [];
   let unknown = 0;
-  const lines = fs.readFileSync(file, 'utf8').split('\n');
+  const lines = readText(file).split('\n');
   lines.forEach((raw, i) => {
     const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     if (line.trim() === '') return;
