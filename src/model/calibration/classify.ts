@@ -10,6 +10,8 @@ import { edgeProbability } from './edge-calibration';
 import { countingGraph, edgeFeatures } from './role-counts';
 import { calibratedProbability } from './fit-calibration';
 import { readTripleFile } from './triple-file';
+import { dirCombiner } from '../rules/served-combiner';
+import { withRuleEvidence } from '../with-rule-evidence';
 
 export interface ClassificationReport {
   accuracy: number;
@@ -52,10 +54,13 @@ export async function classifyTriples(
       );
     }
   }
-  const scorer = Scorer.load(modelDir);
+  const model = Scorer.load(modelDir);
+  // The served logits, as calibration fitted on them: the model's plus its rules' evidence.
+  const combiner = await dirCombiner(modelDir, model);
+  const scorer = combiner ? withRuleEvidence(model, combiner) : model;
   const calibration = readCalibrationFile(calibrationDir);
   const edge = scoredBy === 'edge' ? calibration?.edge?.table : undefined;
-  const vocabulary = vocabularyOf(scorer);
+  const vocabulary = vocabularyOf(model);
   // The ends' counts are read in the training triples, as calibrateDatasetModel fitted them.
   const counted = edge
     ? await countingGraph(
