@@ -116,6 +116,12 @@ export declare class NeptuneModel {
    */
   logitsAgainstAsync(heads: Uint32Array, relations: Uint32Array, rows: Float32Array): Promise<Float32Array>
   /**
+   * The logit of `(head, relation, c)` (model relation) for each `c` of `candidates`, as
+   * `scoreTriples` gives each, the query scored once, on the libuv thread pool. The
+   * candidates are copied.
+   */
+  logitsOfAsync(head: number, relation: number, candidates: Uint32Array): Promise<Float32Array>
+  /**
    * A new model with entities `names` appended (ids from `entities.length` on) with rows
    * `embeddings` (`names.length x d_e`, as `foldInAsync` gives them); this model is
    * unchanged. Names already present or given twice, a wrong length or a non-finite value

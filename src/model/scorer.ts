@@ -390,6 +390,23 @@ export class Scorer {
   }
 
   /**
+   * The query's logit of each of `candidates` (entity indices), as `scoreTriples` gives each
+   * edge in the query's direction, the query scored once, on the engine's worker threads.
+   */
+  async logitsOfAsync(query: ScoringQuery, candidates: readonly number[]): Promise<Float32Array> {
+    try {
+      const { heads, relations } = this.engineArguments([query], []);
+      return await this.model.logitsOfAsync(
+        heads[0] as number,
+        relations[0] as number,
+        Uint32Array.from(candidates),
+      );
+    } catch (error) {
+      throw mapEngineError(error);
+    }
+  }
+
+  /**
    * Each query's logit against each of `rows` (entity rows outside this model, as `foldInAsync`
    * gives them): `queries.length x rows`, row-major, on the engine's worker threads.
    */

@@ -26,15 +26,10 @@ async function ruleTerms(
   const { setting, found } = evidence;
   const skip = new Set(Array.from(excluded));
   const reached = [...found.keys()].filter((e) => e !== q.tail && !skip.has(e));
-  const ids = [q.tail, ...reached];
-  const vectors = scorer.entityVectors(ids);
-  const width = vectors[0]?.length ?? 0;
-  const rows = new Float32Array(ids.length * width);
-  vectors.forEach((v, i) => rows.set(v, i * width));
-  const logits = await scorer.logitsAgainstAsync(
-    [{ entity: q.entity, relation: q.relation, direction }],
-    rows,
-  );
+  const logits = await scorer.logitsOfAsync({ entity: q.entity, relation: q.relation, direction }, [
+    q.tail,
+    ...reached,
+  ]);
   const own = logits[0] as number;
   const ranked = combinedLogit(own, setting, found.get(q.tail));
   let reachedAbove = 0;

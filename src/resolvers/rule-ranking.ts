@@ -51,13 +51,9 @@ export async function rankWithRules(
   }
   if (outside.length > 0) {
     const { scorer } = model;
-    const vectors = scorer.entityVectors(outside);
-    const width = vectors[0]?.length ?? 0;
-    const rows = new Float32Array(outside.length * width);
-    vectors.forEach((v, i) => rows.set(v, i * width));
-    const logits = await scorer.logitsAgainstAsync(
-      [{ entity: query.entity, relation: query.relation, direction: query.direction }],
-      rows,
+    const logits = await scorer.logitsOfAsync(
+      { entity: query.entity, relation: query.relation, direction: query.direction },
+      outside,
     );
     outside.forEach((index, i) => {
       const row = { index, id: scorer.entities[index] as string, logit: logits[i] as number };

@@ -572,6 +572,37 @@ impl Model {
         Ok(out)
     }
 
+    /// The logit of `(h, r, c)` for each `c` of `candidates`, as [`Model::score_triples`] scores
+    /// each, the query's hidden vector computed once: a served ranking scores the candidates its
+    /// rules reach (thousands for a hub) without one hidden vector per candidate.
+    pub fn logits_of(&self, h: u32, r: u32, candidates: &[u32]) -> Result<Vec<f32>> {
+        let n = self.n_entities();
+        if let Some(&c) = candidates.iter().find(|&&c| c as usize >= n) {
+            return Err(Error::arg(
+                "candidates",
+                format!("{c} is out of range (model has {n} entities)"),
+            ));
+        }
+        let mut out = vec![0.0f32; candidates.len()];
+        // A few candidates: their rows alone (as the 8-bit models score every edge); many, on a
+        // model that scores every entity at once: the full product, as score_triples has it.
+        if self.scans_int8(TopKScan::Auto, 0) || candidates.len() * 8 < n {
+            let rows = self.entity_rows();
+            self.hidden_chunks(&[(h, r)], |_, x| {
+                for (o, &c) in out.iter_mut().zip(candidates) {
+                    *o = exact_score(rows.row(c), x);
+                }
+            })?;
+            return Ok(out);
+        }
+        self.score_chunks(&[(h, r)], |_, logits| {
+            for (o, &c) in out.iter_mut().zip(candidates) {
+                *o = logits[c as usize];
+            }
+        })?;
+        Ok(out)
+    }
+
     /// The `k` highest-scoring entities for `(h, r, ?)`, best first, skipping `exclude`
     /// (typically the known tails). Ties keep the lower entity id first.
     pub fn top_k(&self, h: u32, r: u32, k: usize, exclude: &[u32]) -> Result<Vec<Prediction>> {

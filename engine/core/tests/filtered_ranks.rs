@@ -158,6 +158,28 @@ fn a_raised_score_ranks_as_the_brute_force_over_score_triples_both_scans() {
 }
 
 #[test]
+fn logits_of_candidates_are_score_triples_logits() {
+    let m = model();
+    let candidates: Vec<u32> = (0..N as u32).rev().step_by(3).chain([10, 11, 10]).collect();
+    for (h, r) in [(0u32, 0u32), (7, 4), (59, 5)] {
+        let got = m.logits_of(h, r, &candidates).unwrap();
+        let triples: Vec<(u32, u32, u32)> = candidates.iter().map(|&c| (h, r, c)).collect();
+        // One query's product against many at once: equal up to the matmul's rounding.
+        for (a, b) in got.iter().zip(m.score_triples(&triples).unwrap()) {
+            assert!(
+                (a - b).abs() <= 1e-5 * b.abs().max(1.0),
+                "({h}, {r}): {a} vs {b}"
+            );
+        }
+    }
+    assert!(m.logits_of(0, 0, &[]).unwrap().is_empty());
+    assert!(matches!(
+        m.logits_of(0, 0, &[N as u32]),
+        Err(Error::Argument { .. })
+    ));
+}
+
+#[test]
 fn bad_arguments_are_refused_by_name() {
     let m = model();
     let arg = |r: neptune_core::Result<Vec<neptune_core::RankedTail>>| match r {

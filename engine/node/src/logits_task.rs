@@ -1,5 +1,6 @@
 //! `NeptuneModel.logitsAgainstAsync`: queries' logits against entity rows outside the model (a
-//! fold-in's canary), on the libuv thread pool.
+//! fold-in's canary), and `logitsOfAsync`: one query's logits of given entities (a served
+//! ranking's rule-reached candidates), on the libuv thread pool.
 
 use crate::errors::{engine_error, guarded, reject, EngineResult};
 use napi::bindgen_prelude::Float32Array;
@@ -21,6 +22,30 @@ impl Task for LogitsTask {
         Ok(guarded(|| {
             self.model
                 .logits_against(&self.queries, &self.rows)
+                .map_err(engine_error)
+        }))
+    }
+
+    fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<Float32Array> {
+        output.map(Float32Array::new).or_else(|e| reject(env, e))
+    }
+}
+
+pub struct CandidateLogitsTask {
+    pub(crate) model: Arc<Model>,
+    pub(crate) query: (u32, u32),
+    pub(crate) candidates: Vec<u32>,
+}
+
+impl Task for CandidateLogitsTask {
+    type Output = EngineResult<Vec<f32>>;
+    type JsValue = Float32Array;
+
+    fn compute(&mut self) -> napi::Result<Self::Output> {
+        Ok(guarded(|| {
+            let (h, r) = self.query;
+            self.model
+                .logits_of(h, r, &self.candidates)
                 .map_err(engine_error)
         }))
     }

@@ -5,7 +5,7 @@ use crate::errors::{argument_error, engine_error, EngineError};
 use crate::fold_in_task::{
     core_edges, fold_in_settings, negative_pool, FoldInEdgeJs, FoldInOptions, FoldInTask,
 };
-use crate::logits_task::LogitsTask;
+use crate::logits_task::{CandidateLogitsTask, LogitsTask};
 use crate::rank_task::RankTask;
 use crate::score_task::ScoreTask;
 use crate::suggest_task::{SuggestExclusions, SuggestTask};
@@ -352,6 +352,23 @@ impl NeptuneModel {
             model: Arc::clone(&self.inner),
             queries: query_pairs(&heads, &relations)?,
             rows: rows.to_vec(),
+        }))
+    }
+
+    /// The logit of `(head, relation, c)` (model relation) for each `c` of `candidates`, as
+    /// `scoreTriples` gives each, the query scored once, on the libuv thread pool. The
+    /// candidates are copied.
+    #[napi(catch_unwind, ts_return_type = "Promise<Float32Array>")]
+    pub fn logits_of_async(
+        &self,
+        head: u32,
+        relation: u32,
+        candidates: Uint32Array,
+    ) -> Result<AsyncTask<CandidateLogitsTask>, EngineError> {
+        Ok(AsyncTask::new(CandidateLogitsTask {
+            model: Arc::clone(&self.inner),
+            query: (head, relation),
+            candidates: candidates.to_vec(),
         }))
     }
 
