@@ -21,7 +21,7 @@ export interface CombinerFit {
 
 export interface CombinerFile extends RuleCombiner {
   format: 1;
-  /** Index entries each rule's walk may take (as the fit walked them). */
+  /** Index entries one question's rule walks may take together (as the fit walked them). */
   walkBudget: number;
   fit: CombinerFit;
 }

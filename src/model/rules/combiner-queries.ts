@@ -15,7 +15,7 @@ export interface IdEdge {
 export interface CombinerQueryOptions {
   /** Every true answer of (entity, model relation): filtered out of the answer's competitors. */
   answers: (entity: number, modelRelation: number) => ReadonlySet<number> | undefined;
-  /** Index entries one rule's walk may take. */
+  /** Index entries one question's rule walks may take together. */
   walkBudget: number;
   /** Queries scored per engine call (x all entities each). */
   batch?: number;

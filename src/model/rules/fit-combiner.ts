@@ -20,7 +20,7 @@ export interface ModelSplits {
 export interface CombinerFitOptions {
   /** Validation edges sampled for the fit (both directions of each are queries). */
   maxEdges: number;
-  /** Index entries each rule's walk may take. */
+  /** Index entries one question's rule walks may take together. */
   walkBudget: number;
   seed: number;
 }

@@ -76,10 +76,11 @@ export function walkRule(
 }
 
 /**
- * The evidence of `rules` (one relation's, one direction's) for the answers of the query from
- * `x`: every entity some rule's body reaches from `x`, with the rules' confidences aggregated.
- * `budget`: index entries each rule's walk may take (hub nodes stay cheap; a walk cut short
- * keeps the ends it found).
+ * The evidence of `rules` (one relation's, one direction's, best first) for the answers of the
+ * query from `x`: every entity some rule's body reaches from `x`, with the rules' confidences
+ * aggregated. `budget`: index entries the question's walks may take together, the best rules
+ * first (a hub's question stays within a serving request's time; a walk cut short keeps the
+ * ends it found).
  */
 export function ruleEvidence(
   index: GraphIndex,
@@ -88,9 +89,11 @@ export function ruleEvidence(
   budget: number,
 ): Map<number, Evidence> {
   const found = new Map<number, Evidence>();
+  let left = budget;
   for (const rule of rules) {
+    if (left <= 0) break;
     const c = rule.confidence;
-    walkRule(index, x, rule.steps, budget, (y) => {
+    left = walkRule(index, x, rule.steps, left, (y) => {
       const seen = found.get(y);
       if (seen === undefined) {
         found.set(y, { max: c, noisyOr: c, rules: 1 });
