@@ -84,24 +84,7 @@ pub struct Metrics {
 
 /// Filtered rank of entity `t` in `scores`, removing the known answers `known` (other than `t`).
 pub fn filtered_rank(scores: &[f32], t: u32, known: &[u32]) -> f64 {
-    let s = scores[t as usize];
-    if s.is_nan() {
-        return scores.len() as f64;
-    }
-    let (mut gt, mut eq) = count_greater_equal(scores, s);
-    eq -= 1; // t itself
-    for &k in known {
-        if k == t {
-            continue;
-        }
-        let v = scores[k as usize];
-        if v > s {
-            gt -= 1;
-        } else if v == s {
-            eq -= 1;
-        }
-    }
-    1.0 + gt as f64 + eq as f64 / 2.0
+    filtered_rank_at(scores, t, scores[t as usize], known)
 }
 
 /// [`filtered_rank`] as if `t` scored `s` (at least its own score: a served score that only
