@@ -3,14 +3,15 @@
  * "probability >= 0.5" over test.txt (true) and test_negatives.txt (false), no threshold tuned
  * on test and none per relation. Twice: calibrated on valid.txt + valid_negatives.txt, and on
  * valid.txt with sampled negatives only (no labelled negatives at all); each scored by both
- * questions (the edge calibrator edgeProbabilities serves) and by the tail question alone. Beside: the best
+ * questions (the edge calibrator edgeProbabilities serves), by the same calibrator deaf to the
+ * rules' evidence (what hearing them adds), and by the tail question alone. Beside: the best
  * published embedding accuracy, TransD (Ji et al. 2015, per-relation thresholds tuned on valid).
  *
  *   npx tsx bench/trust/classification.ts [--data <dir>] [--dataset WN11 --dataset FB13]
  *       [--model <dir> | --models <dir>]
  *
  * Models are trained earlier (`kgc train --dataset ... --out /work/bench-models/<NAME>`);
- * calibrations go to results/<NAME>-labelled/ and results/<NAME>-sampled/.
+ * calibrations go to results/<NAME>-labelled/ and results/<NAME>-sampled/ (-no-rules/ beside).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -28,34 +29,46 @@ async function main(): Promise<void> {
   const rows: string[] = [];
   for (const run of args.runs) {
     for (const labelled of [true, false]) {
-      const outDir = path.join(args.results, `${run.name}-${labelled ? 'labelled' : 'sampled'}`);
-      const calibration = await calibrateDatasetModel(run.model, run.dataset, {
-        outDir,
-        labelledNegatives: labelled,
-      });
-      const reports = await Promise.all(
-        (['edge', 'tail'] as const).map((scoredBy) =>
-          classifyTriples(run.model, run.dataset, outDir, scoredBy),
-        ),
-      );
-      fs.writeFileSync(
-        path.join(outDir, 'classification.json'),
-        JSON.stringify(
-          { dataset: run.name, model: run.model, labelled, reports, calibration },
-          null,
-          2,
-        ) + '\n',
-      );
-      const pct = (x: number) => (100 * x).toFixed(1);
-      for (const report of reports) {
-        const unknown = report.unknown.positives + report.unknown.negatives;
-        rows.push(
-          `| ${run.name} | ${labelled ? 'valid + valid_negatives' : 'valid, sampled negatives only'} | ` +
-            `${report.scoredBy === 'edge' ? 'both questions' : 'tail question'} | ` +
-            `**${pct(report.accuracy)}** | ${pct(report.precision)} | ${pct(report.recall)} | ${pct(report.f1)} | ` +
-            `${f4(report.ece)} | ${TRANSD[run.name] ?? 'n/a'} | ${report.positives} / ${report.negatives}` +
-            `${unknown ? ` (${unknown} unknown, classified false)` : ''} |`,
+      for (const ruleFeatures of [true, false]) {
+        const outDir = path.join(
+          args.results,
+          `${run.name}-${labelled ? 'labelled' : 'sampled'}${ruleFeatures ? '' : '-no-rules'}`,
         );
+        const calibration = await calibrateDatasetModel(run.model, run.dataset, {
+          outDir,
+          labelledNegatives: labelled,
+          ruleFeatures,
+        });
+        // The tail question alone does not hear the rules: once.
+        const scoring = ruleFeatures ? (['edge', 'tail'] as const) : (['edge'] as const);
+        const reports = await Promise.all(
+          scoring.map((scoredBy) => classifyTriples(run.model, run.dataset, outDir, scoredBy)),
+        );
+        fs.writeFileSync(
+          path.join(outDir, 'classification.json'),
+          JSON.stringify(
+            { dataset: run.name, model: run.model, labelled, ruleFeatures, reports, calibration },
+            null,
+            2,
+          ) + '\n',
+        );
+        const pct = (x: number) => (100 * x).toFixed(1);
+        for (const report of reports) {
+          const unknown = report.unknown.positives + report.unknown.negatives;
+          const scoredBy =
+            report.scoredBy === 'tail'
+              ? 'tail question'
+              : ruleFeatures
+                ? 'both questions and the rules'
+                : 'both questions, rules not heard';
+          rows.push(
+            `| ${run.name} | ${labelled ? 'valid + valid_negatives' : 'valid, sampled negatives only'} | ` +
+              `${scoredBy} | ` +
+              `**${pct(report.accuracy)}** | ${pct(report.precision)} | ${pct(report.recall)} | ${pct(report.f1)} | ` +
+              `${f4(report.ece)} | ${TRANSD[run.name] ?? 'n/a'} | ${report.positives} / ${report.negatives}` +
+              `${unknown ? ` (${unknown} unknown, classified false)` : ''} |`,
+          );
+        }
       }
     }
   }

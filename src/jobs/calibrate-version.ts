@@ -1,12 +1,6 @@
 import { rejectionsOf } from '../graph';
 import type { EdgeKey } from '../graph';
-import {
-  calibrateModelDir,
-  dirCombiner,
-  Scorer,
-  withRuleEvidence,
-  writeCanaryFile,
-} from '../model';
+import { calibrateModelDir, dirRules, Scorer, withRuleEvidence, writeCanaryFile } from '../model';
 import type { CalibrationSummary, TrainingArrays } from '../model';
 import { toModelIds } from './model-ids';
 import type { StepContext } from './step-context';
@@ -35,7 +29,7 @@ export async function calibrateVersion(
   version: string,
 ): Promise<CalibrationSummary | null> {
   const scorer = Scorer.load(dir);
-  const combiner = await dirCombiner(dir, scorer);
+  const { walker, combiner } = await dirRules(dir, scorer);
   const toModel = toModelIds(scorer, data);
   const fitNegatives: number[] = [];
   const measureNegatives: number[] = [];
@@ -67,6 +61,7 @@ export async function calibrateVersion(
         negatives: Uint32Array.from(measureNegatives),
       },
       seed: ctx.split.seed,
+      ...(walker ? { rules: walker } : {}),
     },
     `kgc ${version}: reliability on held-out test edges`,
     combiner ? withRuleEvidence(scorer, combiner) : scorer,

@@ -48,7 +48,15 @@ export {
   readCalibrationFile,
 } from './calibration';
 export type { CalibrationFile, CalibrationSummary } from './calibration';
-export { mineVersionRules, readRules, rulePaths, dirCombiner, stepNeighbours } from './rules';
+export {
+  dirRules,
+  edgeRuleEvidence,
+  mineVersionRules,
+  readRules,
+  rulePaths,
+  stepNeighbours,
+  WalkedQuestions,
+} from './rules';
 export { withRuleEvidence } from './with-rule-evidence';
 export type { GraphIndex, PathSearchLimits, Rule } from './rules';
 export {

@@ -1,6 +1,7 @@
 import type { RankQuery, Scorer } from './scorer';
 import { combinedLogit } from './rules/served-combiner';
 import type { ServedCombiner } from './rules/served-combiner';
+import type { EvidenceSource } from './rules/rule-walker';
 
 /** What the rules change about one question's answer (`tail`) and its rank. */
 interface RuleTerms {
@@ -19,9 +20,10 @@ async function ruleTerms(
   combiner: ServedCombiner,
   q: RankQuery,
   excluded: ArrayLike<number>,
+  walked: EvidenceSource | undefined,
 ): Promise<RuleTerms | undefined> {
   const direction = q.direction ?? 'tail';
-  const evidence = combiner.evidence(q.entity, q.relation, direction);
+  const evidence = combiner.evidence(q.entity, q.relation, direction, walked);
   if (!evidence) return undefined;
   const { setting, found } = evidence;
   const skip = new Set(Array.from(excluded));
@@ -45,16 +47,18 @@ async function ruleTerms(
  * rules' evidence where `combiner` adds it, and its rank counts every entity at its served
  * logit (the ones the rules reach scored here, the others by the engine at the answer's served
  * logit: the rules only raise logits). Without a combiner, the model's ranks and logits.
+ * `walked`: where the questions' walks come from (default: walked here, on the event loop).
  */
 export async function servedRanks(
   scorer: Scorer,
   combiner: ServedCombiner | undefined,
   queries: RankQuery[],
   excludes: (Uint32Array | number[] | undefined)[] = [],
+  walked?: EvidenceSource,
 ): Promise<{ ranks: Float64Array; logits: Float32Array }> {
   if (!combiner) return scorer.filteredRanksAsync(queries, excludes);
   const terms = await Promise.all(
-    queries.map((q, i) => ruleTerms(scorer, combiner, q, excludes[i] ?? [])),
+    queries.map((q, i) => ruleTerms(scorer, combiner, q, excludes[i] ?? [], walked)),
   );
   const { ranks, logits } = await scorer.filteredRanksAsync(
     queries,

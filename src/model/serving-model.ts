@@ -5,7 +5,8 @@ import { readRules } from './rules/rules-file';
 import type { RuleSet } from './rules/rule-types';
 import type { GraphIndex } from './rules/graph-index';
 import { loadVersionGraph } from './rules/version-graph';
-import { servedCombiner } from './rules/served-combiner';
+import { servedCombiner, versionWalker } from './rules/served-combiner';
+import type { RuleWalker } from './rules/rule-walker';
 import type { ServedCombiner } from './rules/served-combiner';
 import { Scorer } from './scorer';
 import { loadScorerAsync } from './store/model-store';
@@ -40,6 +41,11 @@ export interface ServingModel {
    * rules.json and graph.bin); undefined: the model answers alone.
    */
   combiner?: ServedCombiner;
+  /**
+   * The version's rules walked in its graph (rules.json with graph.bin): the edge calibrator
+   * hears their evidence whether or not the combiner ranks with it.
+   */
+  walker?: RuleWalker;
   /**
    * The version's suggestions across the graph (suggestions.bin, or an older version's
    * suggestions.json; read when asked for).
@@ -115,14 +121,15 @@ function servingTypes(dir: string, scorer: Scorer, source: string): { types?: Se
 
 /**
  * The model with its version's graph, when the directory has one (built between turns), and
- * with it the combiner of model and rules, when the version has one.
+ * with it its rules' walker and the combiner of model and rules, when the version has them.
  */
 async function withGraph(model: ServingModel, dir: string): Promise<ServingModel> {
   const { entities, relations } = model.scorer;
   const graph = await loadVersionGraph(dir, { entities, relations });
   if (!graph) return model;
-  const combiner = servedCombiner(dir, model.rules, graph, relations);
-  return { ...model, graph, ...(combiner ? { combiner } : {}) };
+  const walker = versionWalker(dir, model.rules, graph, relations);
+  const combiner = servedCombiner(dir, walker, relations);
+  return { ...model, graph, ...(walker ? { walker } : {}), ...(combiner ? { combiner } : {}) };
 }
 
 /** Loads a model directory for serving; unless given, its version is the directory's name. */

@@ -28,11 +28,14 @@ export interface ScoredEdge {
   tailLogit: number;
   /** (tail, relation⁻¹, ?) scoring head. */
   headLogit: number;
+  /** The best confidence of the version's rules reaching each end (edgeRuleEvidence); 0: none. */
+  rules?: { tail: number; head: number };
 }
 
 /**
- * The probability that the edge is true, through the version's edge calibrators: both logits
- * and how often its ends play their roles in the version's graph (graph.bin). A version without
+ * The probability that the edge is true, through the version's edge calibrators: both logits,
+ * how often its ends play their roles in the version's graph (graph.bin) and the rules that reach
+ * each end from the other. A version without
  * edge calibrators or without graph.bin answers with the tail question's probability.
  */
 export function servingEdgeProbability(model: ServingModel, edge: ScoredEdge): number {
@@ -47,6 +50,7 @@ export function servingEdgeProbability(model: ServingModel, edge: ScoredEdge): n
     edge.tail,
     edge.tailLogit,
     edge.headLogit,
+    edge.rules,
   );
   return servedEdgeProbability(calibration, edge.relation, features);
 }

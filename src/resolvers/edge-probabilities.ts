@@ -1,7 +1,7 @@
 import { ErrorCode, KgcError } from '../errors';
 import { Database, edgeFactsBatch } from '../graph';
 import type { EdgeFacts } from '../graph';
-import { servedRanks, servingEdgeProbability } from '../model';
+import { edgeRuleEvidence, servedRanks, servingEdgeProbability, WalkedQuestions } from '../model';
 import type { RankQuery, ServingModel } from '../model';
 import { checkId } from './arguments';
 import type { ApiMetrics } from './api-metrics';
@@ -136,12 +136,23 @@ export async function answerEdgeProbabilities(
     direction: 'head',
     tail: q.entity,
   }));
-  // Served logits and ranks: the model's plus the rules' evidence where the version combines them.
+  // Every question's rule walks once, between event-loop turns: the edge calibrator hears them,
+  // and the served logits and ranks add them where the version combines model and rules.
+  const walked = model.walker ? new WalkedQuestions(model.walker) : undefined;
+  const evidence = walked
+    ? await edgeRuleEvidence(
+        walked,
+        tailQuestions.map((q) => q.entity),
+        tailQuestions.map((q) => q.relation),
+        tailQuestions.map((q) => q.tail),
+      )
+    : undefined;
   const { ranks, logits } = await servedRanks(
     model.scorer,
     model.combiner,
     [...tailQuestions, ...headQuestions],
     scored.map((s) => s.exclude),
+    walked,
   );
   metrics?.observeScoring(2 * scored.length, Number(process.hrtime.bigint() - started) / 1e9);
   scored.forEach(({ i, query }, s) => {
@@ -156,6 +167,7 @@ export async function answerEdgeProbabilities(
       tail: query.tail,
       tailLogit: logit,
       headLogit,
+      ...(evidence ? { rules: { tail: evidence.tail[s] ?? 0, head: evidence.head[s] ?? 0 } } : {}),
     });
     answer.rank = ranks[s] as number;
   });

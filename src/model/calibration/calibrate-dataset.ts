@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Scorer } from '../scorer';
 import { writeCanaryFile } from '../fold-in/canary-file';
 import { calibrateModelDir } from './calibrate-model';
-import { dirCombiner } from '../rules/served-combiner';
+import { dirRules } from '../rules/served-combiner';
 import { withRuleEvidence } from '../with-rule-evidence';
 import type { CalibrationSummary } from './calibration-file';
 import { readTripleFile } from './triple-file';
@@ -18,6 +18,8 @@ export interface DatasetCalibrationOptions {
   seed?: number;
   /** Where calibration.json and reliability.svg go (default: the model directory). */
   outDir?: string;
+  /** false: the edge calibrator does not hear the rules' evidence (to measure what it adds). */
+  ruleFeatures?: boolean;
 }
 
 export interface DatasetCalibration {
@@ -75,7 +77,7 @@ export async function calibrateDatasetModel(
   // The model's canary for fold-in: held-out test edges (model ids), beside calibration.json.
   writeCanaryFile(options.outDir ?? modelDir, test, options.seed ?? 0);
   // The served logits: the model's plus its rules' evidence where the folder combines them.
-  const combiner = await dirCombiner(modelDir, scorer);
+  const { walker, combiner } = await dirRules(modelDir, scorer);
   const summary = await calibrateModelDir(
     modelDir,
     {
@@ -85,6 +87,7 @@ export async function calibrateDatasetModel(
       fit: { name: 'valid', positives: valid, negatives: read(VALID_NEGATIVES_FILE, true).ids },
       measure: { name: 'test', positives: test, negatives: read(TEST_NEGATIVES_FILE, true).ids },
       seed: options.seed ?? 0,
+      ...(walker && options.ruleFeatures !== false ? { rules: walker } : {}),
     },
     `kgc ${path.basename(modelDir)}: reliability on test`,
     combiner ? withRuleEvidence(scorer, combiner) : scorer,

@@ -13,6 +13,8 @@ import { edgeProbability, fitEdgeCalibration } from './edge-calibration';
 import type { EdgeCalibrationGroup, EdgeFeatures } from './edge-calibration';
 import { countingGraph, edgeFeatures } from './role-counts';
 import type { GraphIndex } from '../rules/graph-index';
+import { edgeRuleEvidence } from '../rules/edge-rule-evidence';
+import type { EvidenceSource } from '../rules/rule-walker';
 import { calibratedProbability, fitCalibrationTable, SHRINKAGE_PRIOR } from './fit-calibration';
 import type { CalibrationGroup, CalibrationTable } from './fit-calibration';
 import { renderReliabilityDiagram } from './reliability-diagram';
@@ -32,6 +34,11 @@ export interface CalibrationData {
   /** Measured on, with fresh corruptions: never the fitted negatives. */
   measure: { name: string; positives: Uint32Array; negatives: Uint32Array };
   seed: number;
+  /**
+   * The version's rules walked in the graph serving walks (graph.bin): the edge calibrator
+   * hears their evidence; absent, its rule features are 0 (and their coefficients stay 0).
+   */
+  rules?: EvidenceSource;
 }
 
 export interface TripleScorer {
@@ -101,14 +108,15 @@ export function edgeWeights(labels: Uint8Array, rejected: boolean[]): Float64Arr
 
 /**
  * A set's examples as edges, with their features (both questions' logits, their ends' counts
- * in `graph`): the held-out positives once, the corruptions of either end, and each rejection
- * once, weighed by `edgeWeights`.
+ * in `graph`, the rules' evidence from `rules`): the held-out positives once, the corruptions of
+ * either end, and each rejection once, weighed by `edgeWeights`.
  */
-function edgeGroups(
+async function edgeGroups(
   set: CalibrationSet,
   scorer: TripleScorer,
   graph: GraphIndex,
-): EdgeCalibrationGroup[] {
+  rules: EvidenceSource | undefined,
+): Promise<EdgeCalibrationGroup[]> {
   const rows: number[] = [];
   set.labels.forEach((label, i) => {
     const tailRow = set.directions[i] === 0;
@@ -118,6 +126,7 @@ function edgeGroups(
   const [heads, relations, tails] = [pick(set.heads), pick(set.relations), pick(set.tails)];
   const tailLogits = scorer.scoreTriples(heads, relations, tails, 'tail');
   const headLogits = scorer.scoreTriples(heads, relations, tails, 'head');
+  const evidence = rules ? await edgeRuleEvidence(rules, heads, relations, tails) : undefined;
   const members = new Map<number, number[]>();
   relations.forEach((r, k) => {
     const list = members.get(r) ?? [];
@@ -136,6 +145,7 @@ function edgeGroups(
           tails[k] as number,
           tailLogits[k] as number,
           headLogits[k] as number,
+          evidence && { tail: evidence.tail[k] as number, head: evidence.head[k] as number },
         ),
       );
       const labels = Uint8Array.from(ks, (k) => set.labels[rows[k] as number] as number);
@@ -214,8 +224,8 @@ export async function calibrate(
     after: metricsOf([after[i]!]) as CalibrationMetrics,
   }));
   const counted = await countingGraph(entities, relations, data.counted ?? data.known);
-  const edgeTable = fitEdgeCalibration(edgeGroups(fitSet, scorer, counted));
-  const edgeMeasure = edgeGroups(measureSet, scorer, counted);
+  const edgeTable = fitEdgeCalibration(await edgeGroups(fitSet, scorer, counted, data.rules));
+  const edgeMeasure = await edgeGroups(measureSet, scorer, counted, data.rules);
   const edgeMetrics = (probability: (relation: string, f: EdgeFeatures) => number) =>
     metricsOf(
       edgeMeasure.map(({ relation, samples }) => ({

@@ -5,7 +5,7 @@ import { ErrorCode, KgcError } from '../../errors';
 import type { Calibrator } from './calibrator';
 import type { CalibrationMetrics, ReliabilityBin } from './calibration-metrics';
 import type { NegativeMix } from './calibration-set';
-import { EDGE_FEATURES } from './edge-calibration';
+import { EDGE_FEATURES, EDGE_FEATURES_WITHOUT_RULES } from './edge-calibration';
 import type { EdgeCalibrationTable } from './edge-calibration';
 import type { CalibrationTable } from './fit-calibration';
 import { isRecord, readModelJson } from '../store/model-json';
@@ -127,28 +127,36 @@ export function readCalibrationFile(dir: string): CalibrationFile | null {
   return parsed;
 }
 
-function coefficientsProblem(c: unknown): string | null {
-  return Array.isArray(c) && c.length === EDGE_FEATURES.length + 1 && c.every(finite)
+function coefficientsProblem(c: unknown, features: number): string | null {
+  return Array.isArray(c) && c.length === features + 1 && c.every(finite)
     ? null
-    : `edge coefficients must be ${EDGE_FEATURES.length + 1} numbers of magnitude at most ${MAX_COEFFICIENT}`;
+    : `edge coefficients must be ${features + 1} numbers of magnitude at most ${MAX_COEFFICIENT}`;
 }
+
+/** The feature lists a served edge calibrator may have: today's, and the one before the rules. */
+const EDGE_FEATURE_LISTS: readonly (readonly string[])[] = [
+  EDGE_FEATURES,
+  EDGE_FEATURES_WITHOUT_RULES,
+];
 
 function edgeTableProblem(table: EdgeCalibrationTable | undefined): string | null {
   if (!isRecord(table) || !isRecord(table.global) || !Array.isArray(table.relations)) {
     return 'it lacks the edge calibrators';
   }
-  if (!Array.isArray(table.features) || table.features.join() !== EDGE_FEATURES.join()) {
+  const features = Array.isArray(table.features) ? table.features.join() : undefined;
+  const list = EDGE_FEATURE_LISTS.find((l) => l.join() === features);
+  if (!list) {
     return `the edge features are not ${EDGE_FEATURES.join(', ')} (written by another kgc version)`;
   }
   return (
-    coefficientsProblem(table.global.coefficients) ??
+    coefficientsProblem(table.global.coefficients, list.length) ??
     table.relations
       .map((r) =>
         !isRecord(r) || typeof r.relation !== 'string'
           ? 'an edge calibrator lacks its relation'
           : !finite(r.weight) || r.weight < 0 || r.weight > 1
             ? `the edge weight of ${r.relation} is not in [0, 1]`
-            : coefficientsProblem(r.coefficients),
+            : coefficientsProblem(r.coefficients, list.length),
       )
       .find((p) => p !== null) ??
     null

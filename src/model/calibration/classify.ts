@@ -10,7 +10,8 @@ import { edgeProbability } from './edge-calibration';
 import { countingGraph, edgeFeatures } from './role-counts';
 import { calibratedProbability } from './fit-calibration';
 import { readTripleFile } from './triple-file';
-import { dirCombiner } from '../rules/served-combiner';
+import { dirRules } from '../rules/served-combiner';
+import { edgeRuleEvidence } from '../rules/edge-rule-evidence';
 import { withRuleEvidence } from '../with-rule-evidence';
 
 export interface ClassificationReport {
@@ -56,7 +57,7 @@ export async function classifyTriples(
   }
   const model = Scorer.load(modelDir);
   // The served logits, as calibration fitted on them: the model's plus its rules' evidence.
-  const combiner = await dirCombiner(modelDir, model);
+  const { walker, combiner } = await dirRules(modelDir, model);
   const scorer = combiner ? withRuleEvidence(model, combiner) : model;
   const calibration = readCalibrationFile(calibrationDir);
   const edge = scoredBy === 'edge' ? calibration?.edge?.table : undefined;
@@ -82,6 +83,9 @@ export async function classifyTriples(
     const [heads, relations, tails] = [pick(0), pick(1), pick(2)];
     const logits = scorer.scoreTriples(heads, relations, tails, 'tail');
     const headLogits = edge ? scorer.scoreTriples(heads, relations, tails, 'head') : null;
+    // The rules' evidence of both questions, as the edge calibrator was fitted with it.
+    const evidence =
+      edge && walker ? await edgeRuleEvidence(walker, heads, relations, tails) : undefined;
     logits.forEach((z, i) => {
       const r = relations[i] as number;
       const relation = scorer.relations[r] as string;
@@ -97,6 +101,7 @@ export async function classifyTriples(
                 tails[i] as number,
                 z,
                 headLogits[i] as number,
+                evidence && { tail: evidence.tail[i] as number, head: evidence.head[i] as number },
               ),
             )
           : calibration

@@ -3,13 +3,27 @@ import { fitLogistic } from './logistic-regression';
 
 /**
  * What an edge (h, r, t) is judged by, in this order after the intercept: the tail question's
- * logit ((h, r, ?) scoring t), the head question's ((t, r⁻¹, ?) scoring h), and how often the
- * graph already has t as a tail of r and h as a head of r (other edges than this one; log1p).
+ * logit ((h, r, ?) scoring t), the head question's ((t, r⁻¹, ?) scoring h), how often the graph
+ * already has t as a tail of r and h as a head of r (other edges than this one; log1p), and the
+ * best confidence of the version's rules that reach t from h and h from t (0: none does).
  * The two questions often know different things (one person has one birthplace; a birthplace
- * has many people), and the counts say whether each end plays that role at all, which a
- * corruption with an entity of the wrong kind rarely does.
+ * has many people); the counts say whether each end plays that role at all, which a corruption
+ * with an entity of the wrong kind rarely does; a rule that fires is evidence the embedding may
+ * lack (a plausible corruption of the right kind is rarely connected by the graph's own paths),
+ * heard here even where the ranking's combiner leaves the rules out.
  */
-export const EDGE_FEATURES = ['tailLogit', 'headLogit', 'tailCount', 'headCount'] as const;
+export const EDGE_FEATURES = [
+  'tailLogit',
+  'headLogit',
+  'tailCount',
+  'headCount',
+  'tailRule',
+  'headRule',
+] as const;
+
+/** The features of edge calibrators written before the rules were heard: served as written. */
+export const EDGE_FEATURES_WITHOUT_RULES = EDGE_FEATURES.slice(0, 4);
+
 const D = EDGE_FEATURES.length + 1;
 
 export interface EdgeFeatures {
@@ -19,16 +33,34 @@ export interface EdgeFeatures {
   tailCount: number;
   /** Edges (h, r, ·) in the graph besides this one. */
   headCount: number;
+  /** The best confidence of the rules reaching t in (h, r, ?); 0: none (or no rules). */
+  tailRule: number;
+  /** The best confidence of the rules reaching h in (?, r, t); 0: none (or no rules). */
+  headRule: number;
 }
 
-/** The regression's inputs for an edge: [1, tailLogit, headLogit, log1p(tailCount), log1p(headCount)]. */
+/** The regression's inputs: [1, tailLogit, headLogit, log1p(tailCount), log1p(headCount), tailRule, headRule]. */
 function featureRow(f: EdgeFeatures): number[] {
-  return [1, f.tailLogit, f.headLogit, Math.log1p(f.tailCount), Math.log1p(f.headCount)];
+  return [
+    1,
+    f.tailLogit,
+    f.headLogit,
+    Math.log1p(f.tailCount),
+    Math.log1p(f.headCount),
+    f.tailRule,
+    f.headRule,
+  ];
 }
 
-/** p = sigmoid(c · featureRow(f)). */
+/**
+ * p = sigmoid(c · featureRow(f)); coefficients of a calibrator written before the rules were
+ * features (`EDGE_FEATURES_WITHOUT_RULES`) stop short of them.
+ */
 function logistic(coefficients: ArrayLike<number>, f: EdgeFeatures): number {
-  const z = featureRow(f).reduce((sum, x, j) => sum + (coefficients[j] as number) * x, 0);
+  const row = featureRow(f);
+  let z = 0;
+  for (let j = 0; j < coefficients.length; j++)
+    z += (coefficients[j] as number) * (row[j] as number);
   return 1 / (1 + Math.exp(-z));
 }
 

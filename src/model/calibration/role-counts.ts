@@ -29,9 +29,10 @@ function count(graph: GraphIndex, node: number, step: number): number {
 }
 
 /**
- * The features of edge (h, r, t) (base relation r) given its two logits: its ends' counts in
- * `graph` leave the edge itself out, so an edge in the graph and one not in it are counted
- * alike (a held-out positive fitted on is in the graph; a corruption is not).
+ * The features of edge (h, r, t) (base relation r) given its two logits and its rules' evidence
+ * (`edgeRuleEvidence`; 0 without rules): its ends' counts in `graph` leave the edge itself out,
+ * so an edge in the graph and one not in it are counted alike (a held-out positive fitted on is
+ * in the graph; a corruption is not).
  */
 export function edgeFeatures(
   graph: GraphIndex,
@@ -40,6 +41,7 @@ export function edgeFeatures(
   t: number,
   tailLogit: number,
   headLogit: number,
+  rules: { tail: number; head: number } = { tail: 0, head: 0 },
 ): EdgeFeatures {
   const self = h < graph.nodes && graph.has(h, 2 * r, t) ? 1 : 0;
   return {
@@ -47,5 +49,7 @@ export function edgeFeatures(
     headLogit,
     tailCount: count(graph, t, 2 * r + 1) - self,
     headCount: count(graph, h, 2 * r) - self,
+    tailRule: rules.tail,
+    headRule: rules.head,
   };
 }

@@ -8,4 +8,6 @@ export { writeVersionGraph } from './version-graph';
 export { rulePaths, stepNeighbours } from './rule-paths';
 export type { PathSearchLimits } from './rule-paths';
 export type { GraphIndex } from './graph-index';
-export { dirCombiner } from './served-combiner';
+export { dirRules } from './served-combiner';
+export { edgeRuleEvidence } from './edge-rule-evidence';
+export { RuleWalker, WalkedQuestions } from './rule-walker';

@@ -4,8 +4,9 @@ import type { CombinerFile } from './combiner-file';
 import type { GraphIndex } from './graph-index';
 import { settingFor } from './rule-combiner';
 import type { CombinerSetting } from './rule-combiner';
-import { relationWalks, ruleEvidence } from './rule-evidence';
-import type { Evidence, RelationWalks } from './rule-evidence';
+import type { Evidence } from './rule-evidence';
+import { RuleWalker } from './rule-walker';
+import type { EvidenceSource } from './rule-walker';
 import type { RuleSet } from './rule-types';
 import { readRules } from './rules-file';
 import { loadVersionGraph } from './version-graph';
@@ -17,16 +18,11 @@ import { loadVersionGraph } from './version-graph';
  * for (r, direction); 0 where no rule reaches y or w is 0.
  */
 export class ServedCombiner {
-  private readonly walks: RelationWalks[];
-
   constructor(
     readonly file: CombinerFile,
-    rules: RuleSet,
-    private readonly graph: GraphIndex,
+    readonly walker: RuleWalker,
     private readonly relations: readonly string[],
-  ) {
-    this.walks = relationWalks(rules.rules, relations);
-  }
+  ) {}
 
   /** Whether any query's answers use the rules (else the model answers alone everywhere). */
   get active(): boolean {
@@ -40,18 +36,18 @@ export class ServedCombiner {
   /**
    * The rule evidence for the candidates of the query from `entity`, or undefined when its
    * setting leaves the model alone or the entity is not in the version's graph (folded in).
+   * `source`: where the walks come from (default: walked now; a request's walked questions).
    */
   evidence(
     entity: number,
     relation: number,
     direction: Direction,
+    source: EvidenceSource = this.walker,
   ): { setting: CombinerSetting; found: Map<number, Evidence> } | undefined {
     const setting = this.setting(relation, direction);
-    if (setting.w === 0 || entity >= this.graph.nodes) return undefined;
-    const walks = this.walks[relation];
-    if (!walks) return undefined;
-    const rules = direction === 'tail' ? walks.tail : walks.head;
-    return { setting, found: ruleEvidence(this.graph, entity, rules, this.file.walkBudget) };
+    if (setting.w === 0) return undefined;
+    const found = source.evidence(entity, relation, direction);
+    return found ? { setting, found } : undefined;
   }
 }
 
@@ -65,32 +61,47 @@ export function combinedLogit(
 }
 
 /**
- * The version's served combiner: its combiner.json with its rules and graph, or undefined when
- * one of them is missing or the combiner leaves the model alone everywhere.
+ * The version's rules walked in its graph: the walk budget is its combiner's (combiner.json),
+ * the default for a version without one; undefined without rules or graph.
  */
-export function servedCombiner(
+export function versionWalker(
   dir: string,
   rules: RuleSet | undefined,
   graph: GraphIndex | undefined,
   relations: readonly string[],
-): ServedCombiner | undefined {
+): RuleWalker | undefined {
   if (!rules || !graph) return undefined;
-  const file = readCombiner(dir);
-  if (!file) return undefined;
-  const combiner = new ServedCombiner(file, rules, graph, relations);
+  return new RuleWalker(rules, graph, relations, readCombiner(dir)?.walkBudget);
+}
+
+/**
+ * The version's served combiner: its combiner.json with its rules walked, or undefined when one
+ * of them is missing or the combiner leaves the model alone everywhere.
+ */
+export function servedCombiner(
+  dir: string,
+  walker: RuleWalker | undefined,
+  relations: readonly string[],
+): ServedCombiner | undefined {
+  const file = walker && readCombiner(dir);
+  if (!walker || !file) return undefined;
+  const combiner = new ServedCombiner(file, walker, relations);
   return combiner.active ? combiner : undefined;
 }
 
 /**
- * The combiner a model directory serves with (rules.json, graph.bin and combiner.json read from
- * it), or undefined: calibration and evaluation score with it as serving does.
+ * What a model directory serves with beside the model (rules.json, graph.bin and combiner.json
+ * read from it): its rules' walker and its combiner, each undefined where the folder lacks it.
+ * Calibration, classification and evaluation score with them as serving does.
  */
-export async function dirCombiner(
+export async function dirRules(
   dir: string,
   vocabulary: { entities: readonly string[]; relations: readonly string[] },
-): Promise<ServedCombiner | undefined> {
+): Promise<{ walker?: RuleWalker; combiner?: ServedCombiner }> {
   const rules = readRules(dir);
-  if (!rules || !readCombiner(dir)) return undefined;
+  if (!rules) return {};
   const graph = await loadVersionGraph(dir, vocabulary);
-  return servedCombiner(dir, rules, graph, vocabulary.relations);
+  const walker = versionWalker(dir, rules, graph, vocabulary.relations);
+  const combiner = servedCombiner(dir, walker, vocabulary.relations);
+  return { ...(walker ? { walker } : {}), ...(combiner ? { combiner } : {}) };
 }

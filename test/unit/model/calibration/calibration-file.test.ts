@@ -10,6 +10,7 @@ import {
   sigmoid,
 } from '../../../../src/model/calibration';
 import type { CalibrationTable } from '../../../../src/model/calibration';
+import { EDGE_FEATURES } from '../../../../src/model/calibration/edge-calibration';
 
 const table: CalibrationTable = {
   global: { kind: 'platt', a: 0.5, b: -1 },
@@ -47,6 +48,35 @@ describe('calibration.json', () => {
     expect(servedProbability(serving, 1, 'head', 0)).toBeCloseTo(0.5 * 0.5 + 0.5 * sigmoid(-1), 12);
     expect(servedProbability(serving, 1, 'tail', 0)).toBeCloseTo(sigmoid(-1), 12);
     expect(servedProbability(serving, 0, 'head', 2)).toBeCloseTo(sigmoid(0), 12);
+  });
+
+  it('reads edge calibrators over the rules, and those written before the rules were features', () => {
+    const rules = readCalibrationFile(
+      dirWith({
+        table,
+        edge: {
+          table: {
+            features: EDGE_FEATURES,
+            global: { coefficients: [0, 1, 1, 0, 0, 2, 1] },
+            relations: [{ relation: 'likes', coefficients: [0, 1, 0, 0, 0, 3, 0], weight: 0.5 }],
+          },
+        },
+      }),
+    );
+    expect(rules?.edge?.table.global.coefficients).toHaveLength(7);
+    const before = readCalibrationFile(
+      dirWith({
+        table,
+        edge: {
+          table: {
+            features: ['tailLogit', 'headLogit', 'tailCount', 'headCount'],
+            global: { coefficients: [0, 1, 1, 0, 0] },
+            relations: [],
+          },
+        },
+      }),
+    );
+    expect(before?.edge?.table.features).toHaveLength(4);
   });
 
   it('refuses a file over its size cap before reading it', () => {
@@ -108,6 +138,20 @@ describe('calibration.json', () => {
         },
       },
       /edge features are not/,
+    ],
+    [
+      'edge calibrators over the rules with the coefficients of the features before them',
+      {
+        table,
+        edge: {
+          table: {
+            features: EDGE_FEATURES,
+            global: { coefficients: [0, 1, 1, 0, 0] },
+            relations: [],
+          },
+        },
+      },
+      /edge coefficients must be 7 numbers/,
     ],
     ['edge calibrators without a table', { table, edge: {} }, /lacks the edge calibrators/],
     // Found in review: a null where a calibrator belongs was a TypeError, not MODEL_INVALID.
