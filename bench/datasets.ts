@@ -11,15 +11,16 @@ export const DATASET_NAMES = [
   'NELL-995',
   'WN11',
   'FB13',
+  'DebianPkg',
 ] as const;
 
 const WHERE_TO_GET_THEM =
   'Pass --data <dir> or set KGC_DATASETS to a folder holding FB15k-237/, WN18RR/, Kinship/, ' +
-  'UMLS/ and Nations/ (and NELL-995/, WN11/, FB13/ for the family by source), each with ' +
+  'UMLS/ and Nations/ (and NELL-995/, WN11/, FB13/, DebianPkg/ for the family by source), each with ' +
   'train.txt, valid.txt and test.txt: the public splits, as published with ConvE ' +
   '(https://github.com/TimDettmers/ConvE, data.tar.gz) or TuckER ' +
   '(https://github.com/ibalazevic/TuckER, data/), and OpenKE (benchmarks/, ids mapped to the names in its entity2id.txt and ' +
-  'relation2id.txt) for the last three.';
+  "relation2id.txt) for WN11 and FB13; DebianPkg is Debian's package index (`apt-cache dumpavail`) as a graph, 2% each in valid and test.";
 
 /** `--data <dir>` taken out of a program's arguments; the rest keeps its order. */
 export function takeDataOption(argv: string[]): { data: string | undefined; rest: string[] } {

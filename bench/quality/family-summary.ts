@@ -16,6 +16,8 @@ interface FamilyRow {
   size: { entities: number; relations: number; trainTriples: number };
   validMrr: number;
   testMrr: number;
+  /** What the product serves from the model (rules as a second opinion); older rows lack it. */
+  served?: { serves: string; validMrr: number; testMrr: number };
   epochs: number;
   stop?: string;
   seconds: number;
@@ -46,9 +48,9 @@ const graphs = [...new Map(rows.map((r) => [r.graph, r])).values()].sort(
 
 const mrr = (x: number) => x.toFixed(4).replace(/^0/, '');
 console.log(
-  '| graph | entities / relations / train | run | valid MRR | test MRR | epochs (stop) | minutes | finished |',
+  '| graph | entities / relations / train | run | valid MRR | test MRR | served: valid / test MRR | epochs (stop) | minutes | finished |',
 );
-console.log('|---|---|---|---:|---:|---|---:|---|');
+console.log('|---|---|---|---:|---:|---|---|---:|---|');
 for (const { graph, size } of graphs) {
   for (const mode of modes) {
     const row = latest.get(`${graph}\t${mode}`);
@@ -56,8 +58,11 @@ for (const { graph, size } of graphs) {
     const shape = `${size.entities} / ${size.relations} / ${size.trainTriples}`;
     const stop = row.stop ? ` (${row.stop})` : '';
     const finished = row.finishedAt?.slice(0, 16).replace('T', ' ') ?? '';
+    const served = row.served
+      ? `${mrr(row.served.validMrr)} / ${mrr(row.served.testMrr)} (${row.served.serves})`
+      : '(not measured)';
     console.log(
-      `| ${graph} | ${shape} | ${mode} | ${mrr(row.validMrr)} | ${mrr(row.testMrr)} | ` +
+      `| ${graph} | ${shape} | ${mode} | ${mrr(row.validMrr)} | ${mrr(row.testMrr)} | ${served} | ` +
         `${row.epochs}${stop} | ${(row.seconds / 60).toFixed(1)} | ${finished} |`,
     );
   }

@@ -48,6 +48,7 @@ export const SOURCES: Record<string, string> = {
   Kinship: 'Kinship',
   UMLS: 'UMLS',
   Nations: 'Nations',
+  DebianPkg: 'Debian',
 };
 
 /** The knowledge base of a family member by its name (`FB13-e2k` -> Freebase). */
@@ -104,6 +105,12 @@ const DERIVED: Record<string, Derivation[]> = {
   FB13: [
     { entities: 2_000, validFromTrain: 0.05 },
     { entities: 5_000, validFromTrain: 0.05 },
+  ],
+  // Debian's package index (issue 58): a source no rule was chosen on.
+  DebianPkg: [
+    { entities: 2_000, validFromTrain: 0.05 },
+    { entities: 5_000, validFromTrain: 0.05 },
+    { entities: 20_000 },
   ],
 };
 
