@@ -11,40 +11,21 @@ import type { Database } from '../../src/graph';
 import { runRetrainJob } from '../../src/jobs';
 import { createApiKey } from '../../src/server/api-keys';
 import { startServer, StartedServer } from '../../src/server/start-server';
-import { isolatedPage, launchBrowser, screenshot, signIn } from '../support/browser';
+import {
+  CURRENT_ITEM as CURRENT,
+  isolatedPage,
+  launchBrowser,
+  openReviewQueue,
+  screenshot,
+  takeLatencies,
+  watchKeyLatency,
+} from '../support/browser';
 import { runCli } from '../support/cli';
 import { lifecycleFixture, TINY, writeClassGraph } from '../support/lifecycle';
 import { MIGRATIONS } from '../support/served-model';
 import { testDatabase, testServerConfig, testTarget } from '../support/test-database';
 
 const admin = createApiKey('carol', 'admin');
-
-/** The current item's heading ("head —relation→ tail"), as the page shows it. */
-const CURRENT = '[data-testid=item-detail] h2';
-
-/**
- * Records, in the page, the time from each keydown (a capture listener, before the app's own)
- * to the first frame where the current item changed: performance.now, no test-side clocks.
- */
-async function watchKeyLatency(page: Page): Promise<void> {
-  await page.evaluate(`(() => {
-    window.__latency = [];
-    document.addEventListener('keydown', () => {
-      const t0 = performance.now();
-      const before = document.querySelector(${JSON.stringify(CURRENT)})?.textContent;
-      const check = () => {
-        const now = document.querySelector(${JSON.stringify(CURRENT)})?.textContent;
-        if (now !== before) window.__latency.push(performance.now() - t0);
-        else requestAnimationFrame(check);
-      };
-      requestAnimationFrame(check);
-    }, true);
-  })()`);
-}
-
-async function takeLatencies(page: Page): Promise<number[]> {
-  return page.evaluate<number[]>('window.__latency.splice(0)');
-}
 
 /** "head —relation→ tail" of the current item. */
 async function currentEdge(page: Page): Promise<{ head: string; tail: string }> {
@@ -144,28 +125,7 @@ describe('the review queue in a real browser (needs reviewQueue and `kgc suggest
     fs.rmSync(fixture.root, { recursive: true, force: true });
   });
 
-  /** Signs in and opens the queue of `relation`; returns ms from the pick to the first item drawn. */
-  async function openQueue(page: Page): Promise<number> {
-    await signIn(page, origin, admin.key);
-    await page.getByLabel('Relation').waitFor();
-    await page.getByTestId('viewer').waitFor();
-    // The relation list arrives after the select is drawn.
-    await page.locator(`option[value=${JSON.stringify(relation)}]`).waitFor({ state: 'attached' });
-    return page.evaluate<number>(`new Promise((resolve) => {
-      const select = [...document.querySelectorAll('select')].find((s) =>
-        [...s.options].some((o) => o.value === ${JSON.stringify(relation)}));
-      const t0 = performance.now();
-      select.value = ${JSON.stringify(relation)};
-      select.dispatchEvent(new Event('change', { bubbles: true }));
-      const check = () => {
-        const title = document.querySelector(${JSON.stringify(CURRENT)})?.textContent ?? '';
-        if (title.includes(${JSON.stringify(`—${relation}→`)}))
-          resolve(performance.now() - t0);
-        else requestAnimationFrame(check);
-      };
-      requestAnimationFrame(check);
-    })`);
-  }
+  const openQueue = (page: Page) => openReviewQueue(page, origin, admin.key, relation);
 
   it('renders a 1,000-item queue in under 1 s, with the entities, probability and reasons', async () => {
     const { context, page, foreign, violations } = await isolatedPage(browser, origin);

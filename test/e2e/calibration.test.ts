@@ -2,7 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Database, rejectPrediction } from '../../src/graph';
 import { runRetrainJob } from '../../src/jobs/retrain-job';
-import { loadServingModel, readCalibrationFile, withRuleEvidence } from '../../src/model';
+import {
+  dirRules,
+  edgeRuleEvidence,
+  loadServingModel,
+  readCalibrationFile,
+  withRuleEvidence,
+} from '../../src/model';
 import { calibratedProbability, edgeFeatures, edgeProbability } from '../../src/model/calibration';
 import { loadVersionGraph } from '../../src/model/rules/version-graph';
 import { readVersionInfo } from '../../src/model/store/version-info';
@@ -152,9 +158,19 @@ describe('calibrated probabilities: retrain, serve, reject, retrain', () => {
         'head',
       );
       expect(file!.edge!.table.relations.length).toBeGreaterThan(0);
+      expect(file!.edge!.table.features).toContain('tailRule');
       // The ends are counted in the version's graph (graph.bin), as serving counts them.
       const counted = await loadVersionGraph(dir, scorer);
       expect(counted).toBeDefined();
+      // The rules that reach each end from the other, walked in the same graph.
+      const { walker } = await dirRules(dir, scorer);
+      expect(walker).toBeDefined();
+      const evidence = await edgeRuleEvidence(
+        walker!,
+        rows.map(() => scorer.entity(head)),
+        rows.map(() => scorer.relation(relation)),
+        rows.map((row) => scorer.entity(row.entity.id)),
+      );
       const probabilities = edges.data!.edgeProbabilities.map((answer, i) => {
         expect(answer.logit).toBeCloseTo(rows[i]!.logit, 4);
         expect(answer.headLogit).toBeCloseTo(headLogits[i]!, 4);
@@ -165,6 +181,7 @@ describe('calibrated probabilities: retrain, serve, reject, retrain', () => {
           scorer.entity(rows[i]!.entity.id),
           answer.logit,
           answer.headLogit,
+          { tail: evidence.tail[i]!, head: evidence.head[i]! },
         );
         expect(answer.probability).toBeCloseTo(
           edgeProbability(file!.edge!.table, relation, features),

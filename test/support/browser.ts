@@ -78,3 +78,62 @@ export async function imageRendered(page: Page, alt: string): Promise<void> {
       return el !== null && el.complete && el.naturalWidth > 0; })()`,
   );
 }
+
+/** The review page's current item heading ("head —relation→ tail"). */
+export const CURRENT_ITEM = '[data-testid=item-detail] h2';
+
+/**
+ * Records, in the page, the time from each keydown (a capture listener, before the app's own)
+ * to the first frame where the current item changed: performance.now, no test-side clocks.
+ */
+export async function watchKeyLatency(page: Page): Promise<void> {
+  await page.evaluate(`(() => {
+    window.__latency = [];
+    document.addEventListener('keydown', () => {
+      const t0 = performance.now();
+      const before = document.querySelector(${JSON.stringify(CURRENT_ITEM)})?.textContent;
+      const check = () => {
+        const now = document.querySelector(${JSON.stringify(CURRENT_ITEM)})?.textContent;
+        if (now !== before) window.__latency.push(performance.now() - t0);
+        else requestAnimationFrame(check);
+      };
+      requestAnimationFrame(check);
+    }, true);
+  })()`);
+}
+
+/** The key latencies recorded since the last call (ms). */
+export async function takeLatencies(page: Page): Promise<number[]> {
+  return page.evaluate<number[]>('window.__latency.splice(0)');
+}
+
+/**
+ * Signs in and opens the review queue of `relation`; returns ms from the pick to the first item
+ * drawn (measured in the page).
+ */
+export async function openReviewQueue(
+  page: Page,
+  origin: string,
+  key: string,
+  relation: string,
+): Promise<number> {
+  await signIn(page, origin, key);
+  await page.getByLabel('Relation').waitFor();
+  await page.getByTestId('viewer').waitFor();
+  // The relation list arrives after the select is drawn.
+  await page.locator(`option[value=${JSON.stringify(relation)}]`).waitFor({ state: 'attached' });
+  return page.evaluate<number>(`new Promise((resolve) => {
+    const select = [...document.querySelectorAll('select')].find((s) =>
+      [...s.options].some((o) => o.value === ${JSON.stringify(relation)}));
+    const t0 = performance.now();
+    select.value = ${JSON.stringify(relation)};
+    select.dispatchEvent(new Event('change', { bubbles: true }));
+    const check = () => {
+      const title = document.querySelector(${JSON.stringify(CURRENT_ITEM)})?.textContent ?? '';
+      if (title.includes(${JSON.stringify(`—${relation}→`)}))
+        resolve(performance.now() - t0);
+      else requestAnimationFrame(check);
+    };
+    requestAnimationFrame(check);
+  })`);
+}

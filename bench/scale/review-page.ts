@@ -1,0 +1,129 @@
+/**
+ * The review page at a real graph's size (issue 60 item 3): a model trained on DebianPkg (or any
+ * dataset) serving a Neo4j that holds its train split, `kgc suggest`'s work for every relation
+ * (both directions), then the admin page in Debian's Chromium: the time from picking the relation
+ * with the most suggestions to its first item drawn, and from key presses (move with j, accept
+ * with a) to the next item drawn, measured in the page.
+ *
+ *   npx tsx bench/scale/review-page.ts [--data <dir>] [--dataset DebianPkg] --model <dir> [--top 1000]
+ *
+ * The model folder is copied (its checkpoints left out); the suggestions are written into the
+ * copy. Prints a table; the Neo4j and the copy live in a temporary folder removed at the end.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { suggestVersion } from '../../src/jobs/suggest-version';
+import { openSuggestions } from '../../src/model';
+import { createApiKey } from '../../src/server/api-keys';
+import {
+  CURRENT_ITEM,
+  isolatedPage,
+  launchBrowser,
+  openReviewQueue,
+  takeLatencies,
+  watchKeyLatency,
+} from '../../test/support/browser';
+import { ingestFiles, neo4jEnv, startBenchNeo4j } from '../api/harness/neo4j-fixture';
+import { startApiProcess } from '../api/harness/server-process';
+import { datasetDir, takeDataOption } from '../datasets';
+import { describeMachine } from '../ingest/machine';
+import { option } from '../quality/cli-option';
+
+const MOVES = 20;
+const ACCEPTS = 5;
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+}
+
+/** The relation whose tail list is longest (the queue's default direction). */
+function busiestRelation(dir: string): { relation: string; items: number } {
+  const file = openSuggestions(dir);
+  if (!file) throw new Error(`no suggestions were written in ${dir}`);
+  let best = { relation: '', items: -1 };
+  file.lists.forEach((list, i) => {
+    const items = file.columns(i).heads.length;
+    if (list.direction === 'tail' && items > best.items) best = { relation: list.relation, items };
+  });
+  return best;
+}
+
+async function main(): Promise<void> {
+  const { data, rest } = takeDataOption(process.argv.slice(2));
+  const dataset = datasetDir(option(rest, 'dataset') ?? 'DebianPkg', data);
+  const modelDir = option(rest, 'model');
+  if (!modelDir) throw new Error('--model <dir>: a model trained on the dataset');
+  const top = Number(option(rest, 'top') ?? '1000');
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'kgc-review-page-'));
+  const dir = path.join(work, path.basename(path.resolve(modelDir)));
+  fs.cpSync(modelDir, dir, {
+    recursive: true,
+    filter: (source) => path.basename(source) !== 'checkpoints',
+  });
+  const rows: [string, string][] = [];
+  const neo = await startBenchNeo4j(work);
+  let server: Awaited<ReturnType<typeof startApiProcess>> | undefined;
+  const browser = await launchBrowser();
+  try {
+    const ingest = await ingestFiles(neo.db, [path.join(dataset, 'train.txt')], work);
+    rows.push([
+      'edges in Neo4j (train split)',
+      `${ingest.written} in ${ingest.seconds.toFixed(1)} s`,
+    ]);
+    const rss = process.memoryUsage().rss;
+    const suggested = await suggestVersion(neo.db, dir, path.basename(dir), { perRelation: top });
+    rows.push([
+      `suggestions, every relation, both directions (top ${top})`,
+      `${suggested.suggestions} in ${suggested.seconds.toFixed(1)} s (${suggested.relations} relations; RSS ${(rss / 2 ** 20).toFixed(0)} -> ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB)`,
+    ]);
+    const { relation, items } = busiestRelation(dir);
+    rows.push(['the relation with the most suggestions', `${relation} (${items} as tails)`]);
+    const admin = createApiKey('bench', 'admin');
+    server = await startApiProcess({
+      args: ['--model', dir],
+      env: { ...neo4jEnv(neo.target), KGC_API_KEYS: admin.entry },
+      work,
+      readyTimeoutMs: 300_000,
+    });
+    const origin = new URL(server.base).origin;
+    for (const visit of ['first visit', 'second visit']) {
+      const { context, page } = await isolatedPage(browser, origin);
+      const first = await openReviewQueue(page, origin, admin.key, relation);
+      rows.push([`${visit}: pick the relation to its first item drawn`, `${first.toFixed(0)} ms`]);
+      await watchKeyLatency(page);
+      const press = async (key: string) => {
+        const before = await page.locator(CURRENT_ITEM).textContent();
+        await page.keyboard.press(key);
+        await page.waitForFunction(
+          `document.querySelector(${JSON.stringify(CURRENT_ITEM)})?.textContent !== ${JSON.stringify(before)}`,
+        );
+      };
+      for (let i = 0; i < MOVES; i++) await press('j');
+      const moves = await takeLatencies(page);
+      for (let i = 0; i < ACCEPTS; i++) await press('a');
+      await page.waitForTimeout(200);
+      const accepts = await takeLatencies(page);
+      rows.push([
+        `${visit}: key press to the next item drawn, j (${moves.length}) / a (${accepts.length})`,
+        `p50 ${percentile(moves, 50).toFixed(1)} / ${percentile(accepts, 50).toFixed(1)} ms, max ${Math.max(...moves).toFixed(1)} / ${Math.max(...accepts).toFixed(1)} ms`,
+      ]);
+      await context.close();
+    }
+  } finally {
+    await browser.close();
+    await server?.stop();
+    await neo.stop();
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+  const machine = describeMachine();
+  console.log(`\nReview page on ${path.basename(dataset)}, ${JSON.stringify(machine)}\n`);
+  console.log('| step | measured |\n|---|---|');
+  for (const [step, value] of rows) console.log(`| ${step} | ${value} |`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
