@@ -20,9 +20,10 @@ function take(argv: string[], flag: string): { value: string | undefined; rest: 
 }
 
 /**
- * `[--data <dir>] [--dataset NAME|DIR]... [--model <dir>] [--models <dir>]`: each dataset is a
- * folder under the datasets folder (or a path), its model `--model` (one dataset only) or
- * `<--models>/<NAME>` (default /work/bench-models/<NAME>).
+ * `[--data <dir>] [--dataset NAME|DIR]... [--model <dir>] [--models <dir>] [--results <dir>]`:
+ * each dataset is a folder under the datasets folder (or a path), its model `--model` (one
+ * dataset only) or `<--models>/<NAME>` (default /work/bench-models/<NAME>); what the bench
+ * computes goes under `--results` (default bench/trust/results, the committed outputs).
  */
 export function trustArgs(argv: string[], defaults: string[], needs: string[]): TrustArgs {
   const { data, rest } = takeDataOption(argv);
@@ -36,7 +37,8 @@ export function trustArgs(argv: string[], defaults: string[], needs: string[]): 
   }
   const model = take(args, '--model');
   const models = take(model.rest, '--models');
-  if (models.rest.length > 0) throw new Error(`unknown arguments: ${models.rest.join(' ')}`);
+  const results = take(models.rest, '--results');
+  if (results.rest.length > 0) throw new Error(`unknown arguments: ${results.rest.join(' ')}`);
   const chosen = names.length > 0 ? names : defaults;
   if (model.value !== undefined && chosen.length !== 1) {
     throw new Error(
@@ -59,7 +61,7 @@ export function trustArgs(argv: string[], defaults: string[], needs: string[]): 
     }
     return { name, dataset, model: modelDir };
   });
-  return { runs, results: path.join(__dirname, 'results') };
+  return { runs, results: path.resolve(results.value ?? path.join(__dirname, 'results')) };
 }
 
 export const f4 = (x: number | null | undefined) =>

@@ -75,6 +75,7 @@ export async function calibrateDatasetModel(
     Uint32Array,
   ];
   // The model's canary for fold-in: held-out test edges (model ids), beside calibration.json.
+  fs.mkdirSync(options.outDir ?? modelDir, { recursive: true });
   writeCanaryFile(options.outDir ?? modelDir, test, options.seed ?? 0);
   // The served logits: the model's plus its rules' evidence where the folder combines them.
   const { walker, combiner } = await dirRules(modelDir, scorer);
