@@ -99,6 +99,7 @@ export async function answerEdgeProbabilities(
 ): Promise<EdgeAnswer[]> {
   const facts = await edgeFactsBatch(db, edges);
   const scored: { i: number; query: RankQuery; exclude: number[] }[] = [];
+  const excludes = new Map<string, number[]>();
   const answers: EdgeAnswer[] = edges.map((edge, i) => {
     const known = facts[i] as EdgeFacts;
     const answer: EdgeAnswer = {
@@ -118,10 +119,16 @@ export async function answerEdgeProbabilities(
       answer.logit = answer.headLogit = answer.probability = answer.rank = query;
       return answer;
     }
-    const exclude = [query.entity];
-    for (const id of [...known.existing, ...known.rejected]) {
-      const index = model.scorer.findEntity(id);
-      if (index !== undefined) exclude.push(index);
+    // Edges of one head and relation leave out the same entities: one list, shared.
+    const key = `${query.entity}\t${query.relation}`;
+    let exclude = excludes.get(key);
+    if (!exclude) {
+      exclude = [query.entity];
+      for (const id of [...known.existing, ...known.rejected]) {
+        const index = model.scorer.findEntity(id);
+        if (index !== undefined) exclude.push(index);
+      }
+      excludes.set(key, exclude);
     }
     scored.push({ i, query, exclude });
     return answer;

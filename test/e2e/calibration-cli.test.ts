@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { calibrateDatasetModel, readCalibrationFile } from '../../src/model';
+import { EDGE_FEATURES } from '../../src/model/calibration/edge-calibration';
 import { runCli } from '../support/cli';
 import { classGraph, splitTriples, writeDatasetDir } from '../support/generated-graph';
 import type { Triple } from '../support/generated-graph';
@@ -88,6 +90,24 @@ describe('kgc train --dataset calibrates; kgc evaluate --classify', () => {
     expect(result.stdout).toMatch(
       /1 false triple\(s\) name an entity or relation the model does not know/,
     );
+  });
+
+  it('calibrates into a folder that does not exist yet, the edge calibrator hearing the rules', async () => {
+    const elsewhere = path.join(
+      fs.mkdtempSync(path.join(os.tmpdir(), 'kgc-recalibrate-')),
+      'a',
+      'b',
+    );
+    const before = fs.readFileSync(path.join(out, 'calibration.json'), 'utf8');
+    const result = await calibrateDatasetModel(out, dataset, { outDir: elsewhere });
+    expect(result.summary).not.toBeNull();
+    const file = readCalibrationFile(elsewhere);
+    expect(file?.edge?.table.features).toEqual([...EDGE_FEATURES]);
+    expect(file?.edge?.table.global.coefficients).toHaveLength(EDGE_FEATURES.length + 1);
+    // `kgc train --dataset` mined rules into the folder: the edge calibrator heard them.
+    expect(fs.existsSync(path.join(out, 'rules.json'))).toBe(true);
+    // The model's own calibration is left as it was.
+    expect(fs.readFileSync(path.join(out, 'calibration.json'), 'utf8')).toBe(before);
   });
 
   it('names the missing file when the folder has no test_negatives.txt', () => {

@@ -1,3 +1,4 @@
+import type { RankQuery } from '../../../src/model/scorer';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -155,6 +156,29 @@ describe('ranking by model and rules', () => {
         }
       }
       expect(raised).toBeGreaterThan(0);
+    }
+  });
+
+  it('ranks a batch of questions as it ranks each alone (shared questions and exclusion lists)', async () => {
+    const relation = model.scorer.findRelation('similar_to') as number;
+    const queries: RankQuery[] = [];
+    const excludes: number[][] = [];
+    for (const direction of ['tail', 'head'] as const) {
+      for (let i = 0; i < 80; i += 5) {
+        const entity = model.scorer.findEntity(`e${i}`) as number;
+        // One list for every answer of the question, as edgeProbabilities shares it.
+        const shared = [entity, (entity + 3) % 80];
+        for (const tail of [(entity + 8) % 80, (entity + 1) % 80, (entity + 3) % 80]) {
+          queries.push({ entity, relation, direction, tail });
+          excludes.push(shared);
+        }
+      }
+    }
+    const batch = await servedRanks(model.scorer, model.combiner, queries, excludes);
+    for (const [i, q] of queries.entries()) {
+      const alone = await servedRanks(model.scorer, model.combiner, [q], [[...excludes[i]!]]);
+      expect(batch.ranks[i]).toBeCloseTo(alone.ranks[0]!, 6);
+      expect(batch.logits[i]).toBeCloseTo(alone.logits[0]!, 5);
     }
   });
 });
