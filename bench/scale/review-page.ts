@@ -7,14 +7,22 @@
  *
  *   npx tsx bench/scale/review-page.ts [--data <dir>] [--dataset DebianPkg] --model <dir> [--top 1000]
  *
- * The model folder is copied (its checkpoints left out); the suggestions are written into the
- * copy. Prints a table; the Neo4j and the copy live in a temporary folder removed at the end.
+ * The model folder is copied (its checkpoints left out); a folder without types.json gets the
+ * types a version learns, from the train split (typed candidates, as the job's suggestions have);
+ * the suggestions are written into the copy. Prints a table; the Neo4j and the copy live in a
+ * temporary folder removed at the end (also on Ctrl-C or SIGTERM).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { suggestVersion } from '../../src/jobs/suggest-version';
-import { openSuggestions } from '../../src/model';
+import {
+  learnTypes,
+  openSuggestions,
+  readTypesFile,
+  Scorer,
+  writeTypesFile,
+} from '../../src/model';
 import { createApiKey } from '../../src/server/api-keys';
 import {
   CURRENT_ITEM,
@@ -27,6 +35,7 @@ import {
 import { ingestFiles, neo4jEnv, startBenchNeo4j } from '../api/harness/neo4j-fixture';
 import { startApiProcess } from '../api/harness/server-process';
 import { datasetDir, takeDataOption } from '../datasets';
+import { datasetArrays } from '../trust/dataset-arrays';
 import { describeMachine } from '../ingest/machine';
 import { option } from '../quality/cli-option';
 
@@ -63,6 +72,28 @@ async function main(): Promise<void> {
     filter: (source) => path.basename(source) !== 'checkpoints',
   });
   const rows: [string, string][] = [];
+  if (!readTypesFile(dir)) {
+    const arrays = datasetArrays(dataset);
+    const manifest = Scorer.load(dir);
+    const same = (a: readonly string[], b: readonly string[]) => a.join('\n') === b.join('\n');
+    if (!same(arrays.entities, manifest.entities) || !same(arrays.relations, manifest.relations))
+      throw new Error(`${modelDir} was not trained on ${dataset} (another vocabulary)`);
+    const train = arrays.train;
+    const column = (k: number) =>
+      Uint32Array.from({ length: train.length / 3 }, (_, i) => train[3 * i + k] as number);
+    writeTypesFile(
+      dir,
+      learnTypes({
+        entityCount: arrays.entities.length,
+        relations: arrays.relations,
+        heads: column(0),
+        relationIds: column(1),
+        tails: column(2),
+      }),
+    );
+  }
+  const stop = new AbortController();
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
   const neo = await startBenchNeo4j(work);
   let server: Awaited<ReturnType<typeof startApiProcess>> | undefined;
   const browser = await launchBrowser();
@@ -73,7 +104,10 @@ async function main(): Promise<void> {
       `${ingest.written} in ${ingest.seconds.toFixed(1)} s`,
     ]);
     const rss = process.memoryUsage().rss;
-    const suggested = await suggestVersion(neo.db, dir, path.basename(dir), { perRelation: top });
+    const suggested = await suggestVersion(neo.db, dir, path.basename(dir), {
+      perRelation: top,
+      signal: stop.signal,
+    });
     rows.push([
       `suggestions, every relation, both directions (top ${top})`,
       `${suggested.suggestions} in ${suggested.seconds.toFixed(1)} s (${suggested.relations} relations; RSS ${(rss / 2 ** 20).toFixed(0)} -> ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB)`,
@@ -89,6 +123,7 @@ async function main(): Promise<void> {
     });
     const origin = new URL(server.base).origin;
     for (const visit of ['first visit', 'second visit']) {
+      if (stop.signal.aborted) throw new Error('stopped');
       const { context, page } = await isolatedPage(browser, origin);
       const first = await openReviewQueue(page, origin, admin.key, relation);
       rows.push([`${visit}: pick the relation to its first item drawn`, `${first.toFixed(0)} ms`]);
