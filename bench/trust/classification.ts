@@ -9,7 +9,7 @@
  * published embedding accuracy, TransD (Ji et al. 2015, per-relation thresholds tuned on valid).
  *
  *   npx tsx bench/trust/classification.ts [--data <dir>] [--dataset WN11 --dataset FB13]
- *       [--model <dir> | --models <dir>]
+ *       [--model <dir> | --models <dir>] [--results <dir>]
  *
  * Models are trained earlier (`kgc train --dataset ... --out /work/bench-models/<NAME>`);
  * calibrations go to results/<NAME>-labelled/ and results/<NAME>-sampled/ (-no-rules/ beside).
