@@ -35,7 +35,7 @@ import {
 import { ingestFiles, neo4jEnv, startBenchNeo4j } from '../api/harness/neo4j-fixture';
 import { startApiProcess } from '../api/harness/server-process';
 import { datasetDir, takeDataOption } from '../datasets';
-import { datasetArrays } from '../trust/dataset-arrays';
+import { readTripleFile } from '../../src/model/calibration/triple-file';
 import { describeMachine } from '../ingest/machine';
 import { option } from '../quality/cli-option';
 
@@ -73,19 +73,19 @@ async function main(): Promise<void> {
   });
   const rows: [string, string][] = [];
   if (!readTypesFile(dir)) {
-    const arrays = datasetArrays(dataset);
-    const manifest = Scorer.load(dir);
-    const same = (a: readonly string[], b: readonly string[]) => a.join('\n') === b.join('\n');
-    if (!same(arrays.entities, manifest.entities) || !same(arrays.relations, manifest.relations))
-      throw new Error(`${modelDir} was not trained on ${dataset} (another vocabulary)`);
-    const train = arrays.train;
+    // The train split in the model's ids (lines naming what the model lacks are skipped).
+    const model = Scorer.load(dir);
+    const train = readTripleFile(path.join(dataset, 'train.txt'), {
+      entity: (id) => model.findEntity(id),
+      relation: (name) => model.findRelation(name),
+    }).ids;
     const column = (k: number) =>
       Uint32Array.from({ length: train.length / 3 }, (_, i) => train[3 * i + k] as number);
     writeTypesFile(
       dir,
       learnTypes({
-        entityCount: arrays.entities.length,
-        relations: arrays.relations,
+        entityCount: model.entities.length,
+        relations: model.relations,
         heads: column(0),
         relationIds: column(1),
         tails: column(2),
