@@ -10,4 +10,4 @@ export type { PathSearchLimits } from './rule-paths';
 export type { GraphIndex } from './graph-index';
 export { dirRules } from './served-combiner';
 export { edgeRuleEvidence } from './edge-rule-evidence';
-export { RuleWalker, WalkedQuestions } from './rule-walker';
+export { WalkedQuestions } from './rule-walker';
