@@ -72,6 +72,11 @@ async function main(): Promise<void> {
     filter: (source) => path.basename(source) !== 'checkpoints',
   });
   const rows: [string, string][] = [];
+  // Each step is shown as it is measured: a long run says where it is.
+  const record = (row: [string, string]) => {
+    rows.push(row);
+    console.error(`[review-page] ${row[0]}: ${row[1]}`);
+  };
   if (!readTypesFile(dir)) {
     // The train split in the model's ids (lines naming what the model lacks are skipped).
     const model = Scorer.load(dir);
@@ -99,21 +104,18 @@ async function main(): Promise<void> {
   const browser = await launchBrowser();
   try {
     const ingest = await ingestFiles(neo.db, [path.join(dataset, 'train.txt')], work);
-    rows.push([
-      'edges in Neo4j (train split)',
-      `${ingest.written} in ${ingest.seconds.toFixed(1)} s`,
-    ]);
+    record(['edges in Neo4j (train split)', `${ingest.written} in ${ingest.seconds.toFixed(1)} s`]);
     const rss = process.memoryUsage().rss;
     const suggested = await suggestVersion(neo.db, dir, path.basename(dir), {
       perRelation: top,
       signal: stop.signal,
     });
-    rows.push([
+    record([
       `suggestions, every relation, both directions (top ${top})`,
       `${suggested.suggestions} in ${suggested.seconds.toFixed(1)} s (${suggested.relations} relations; RSS ${(rss / 2 ** 20).toFixed(0)} -> ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB)`,
     ]);
     const { relation, items } = busiestRelation(dir);
-    rows.push(['the relation with the most suggestions', `${relation} (${items} as tails)`]);
+    record(['the relation with the most suggestions', `${relation} (${items} as tails)`]);
     const admin = createApiKey('bench', 'admin');
     server = await startApiProcess({
       args: ['--model', dir],
@@ -126,14 +128,18 @@ async function main(): Promise<void> {
       if (stop.signal.aborted) throw new Error('stopped');
       const { context, page } = await isolatedPage(browser, origin);
       const first = await openReviewQueue(page, origin, admin.key, relation);
-      rows.push([`${visit}: pick the relation to its first item drawn`, `${first.toFixed(0)} ms`]);
+      record([`${visit}: pick the relation to its first item drawn`, `${first.toFixed(0)} ms`]);
       await watchKeyLatency(page);
       // The next item is awaited from here (the page's CSP refuses evaluated predicates); the
       // latency itself is measured in the page, from the keydown to the frame that drew it.
       const press = async (key: string) => {
         const before = await page.locator(CURRENT_ITEM).textContent();
         await page.keyboard.press(key);
+        const deadline = Date.now() + 10_000;
         while ((await page.locator(CURRENT_ITEM).textContent()) === before) {
+          if (Date.now() > deadline) {
+            throw new Error(`the key ${key} did not move past "${before}" within 10 s`);
+          }
           await new Promise((resolve) => setTimeout(resolve, 5));
         }
       };
@@ -142,7 +148,7 @@ async function main(): Promise<void> {
       for (let i = 0; i < ACCEPTS; i++) await press('a');
       await page.waitForTimeout(200);
       const accepts = await takeLatencies(page);
-      rows.push([
+      record([
         `${visit}: key press to the next item drawn, j (${moves.length}) / a (${accepts.length})`,
         `p50 ${percentile(moves, 50).toFixed(1)} / ${percentile(accepts, 50).toFixed(1)} ms, max ${Math.max(...moves).toFixed(1)} / ${Math.max(...accepts).toFixed(1)} ms`,
       ]);
