@@ -1,5 +1,6 @@
 import type { Direction } from '../direction';
 import type { TripleScorer } from './calibration/calibrate-model';
+import { rowsByQuestion } from './rules/edge-rule-evidence';
 import { combinedLogit } from './rules/served-combiner';
 import type { ServedCombiner } from './rules/served-combiner';
 
@@ -15,14 +16,7 @@ export function withRuleEvidence(scorer: TripleScorer, combiner: ServedCombiner)
     scoreTriples(h: Uint32Array, r: Uint32Array, t: Uint32Array, d: Direction): Float32Array {
       const logits = scorer.scoreTriples(h, r, t, d);
       const [from, to] = d === 'tail' ? [h, t] : [t, h];
-      const byQuery = new Map<string, number[]>();
-      for (let i = 0; i < logits.length; i++) {
-        const key = `${from[i]}\t${r[i]}`;
-        const rows = byQuery.get(key);
-        if (rows) rows.push(i);
-        else byQuery.set(key, [i]);
-      }
-      for (const rows of byQuery.values()) {
+      for (const rows of rowsByQuestion(from, r)) {
         const first = rows[0] as number;
         const evidence = combiner.evidence(from[first] as number, r[first] as number, d);
         if (!evidence) continue;

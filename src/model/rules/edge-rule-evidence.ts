@@ -1,6 +1,21 @@
 import { EventLoopTurns } from '../../event-loop-turns';
 import type { EvidenceSource } from './rule-walker';
 
+/** The rows of each distinct question (`from[i]`, `relations[i]`), in order of first asking. */
+export function rowsByQuestion(
+  from: ArrayLike<number>,
+  relations: ArrayLike<number>,
+): Iterable<number[]> {
+  const byQuestion = new Map<string, number[]>();
+  for (let i = 0; i < from.length; i++) {
+    const key = `${from[i]}\t${relations[i]}`;
+    const rows = byQuestion.get(key);
+    if (rows) rows.push(i);
+    else byQuestion.set(key, [i]);
+  }
+  return byQuestion.values();
+}
+
 /** Per edge, the best confidence of the rules that reach its answer in each question (0: none). */
 export interface EdgeRuleEvidence {
   /** (h, r, ?) reaching t. */
@@ -28,14 +43,7 @@ export async function edgeRuleEvidence(
     ['tail', heads, tails],
     ['head', tails, heads],
   ] as const) {
-    const byQuestion = new Map<string, number[]>();
-    for (let i = 0; i < n; i++) {
-      const key = `${from[i]}\t${relations[i]}`;
-      const rows = byQuestion.get(key);
-      if (rows) rows.push(i);
-      else byQuestion.set(key, [i]);
-    }
-    for (const rows of byQuestion.values()) {
+    for (const rows of rowsByQuestion(from, relations)) {
       const first = rows[0] as number;
       const found = source.evidence(from[first] as number, relations[first] as number, direction);
       if (found) for (const i of rows) out[direction][i] = found.get(to[i] as number)?.max ?? 0;
