@@ -203,11 +203,13 @@ describe('one request has a bounded cost', () => {
     probes.sort((a, b) => a - b);
     expect(probes.length).toBeGreaterThan(20);
     // The 50 ms target is the bench's (a quiet machine); here the bound is generous, and one
-    // probe in ten may lose its core to the scoring threads on a loaded machine. At most one
-    // probe may wait as long as half a batch (CI once saw a single 581 ms probe on 2 cores
-    // shared with jest's other worker and Neo4j); scoring on the event loop holds many.
+    // probe in ten may lose its core to the scoring threads on a loaded machine. A few probes
+    // may wait as long as half a batch (CI saw one of 581 ms, and once two near 300 ms, on 2
+    // cores shared with jest's other worker and Neo4j); scoring on the event loop holds nearly
+    // every probe that long.
     expect(probes[Math.floor(probes.length * 0.9)]).toBeLessThan(200);
-    expect(probes[probes.length - 2]).toBeLessThan(heavyMedian / 2);
+    const long = probes.filter((p) => p >= heavyMedian / 2).length;
+    expect(long).toBeLessThanOrEqual(Math.max(2, Math.floor(probes.length * 0.05)));
   }, 60_000);
 
   it('exposes event-loop lag, and it sees a stall', async () => {
