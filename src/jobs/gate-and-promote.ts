@@ -46,7 +46,7 @@ export function gateRefusal(gate: GateResult): string | null {
   if (gate.candidateMrr >= gate.activeMrr) return null;
   return (
     `candidate MRR ${mrr(gate.candidateMrr)} is below the active version ${gate.activeVersion}'s ` +
-    `${mrr(gate.activeMrr)} on ${gate.compared} held-out edges`
+    `${mrr(gate.activeMrr)} as served on ${gate.compared} held-out edges`
   );
 }
 
@@ -94,7 +94,7 @@ export async function gateAndPromote(
     ? { candidateMrr: gate.candidateMrr, activeMrr: gate.activeMrr }
     : { candidateMrr: candidate.testMrr, activeMrr: null };
   const summary = gate
-    ? `candidate MRR ${mrr(gate.candidateMrr)} vs active ${gate.activeVersion} ${mrr(gate.activeMrr)} on ${gate.compared} held-out edges (${gate.leftOutUnknown + gate.leftOutTrained} left out)`
+    ? `candidate MRR ${mrr(gate.candidateMrr)} vs active ${gate.activeVersion} ${mrr(gate.activeMrr)} as served (models alone ${mrr(gate.candidateModelMrr)} vs ${mrr(gate.activeModelMrr)}) on ${gate.compared} held-out edges (${gate.leftOutUnknown + gate.leftOutTrained} left out)`
     : 'the first version';
   const notPromoted = async (reason: string, verdict: unknown): Promise<StepResult> => {
     await rejectVersion(db, version, verdict, scope);

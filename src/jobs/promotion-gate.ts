@@ -1,9 +1,11 @@
+import path from 'node:path';
 import { ErrorCode, isKgcError } from '../errors';
 import { EventLoopTurns, TURN_CHECK_EVERY } from '../event-loop-turns';
 import type { DenseGraph } from '../export';
 import { hasKey } from '../export';
-import { evaluate, readVersionEdges } from '../model';
+import { evaluate, loadServingModelAsync, readVersionEdges, servedMetrics } from '../model';
 import type { TrainingArrays } from '../model';
+import { toModelIds } from './model-ids';
 
 /** Above this many extra filter triples the candidate sets are not equalised (see below). */
 const MAX_EQUALIZING_TRIPLES = 4_000_000;
@@ -21,8 +23,12 @@ export interface GateInput {
 
 export interface GateResult {
   activeVersion: string;
+  /** MRR as the version serves: the model's logit plus the rules' evidence its combiner adds. */
   candidateMrr: number | null;
   activeMrr: number | null;
+  /** MRR of the model alone (the rules left out); equal to the served one without a combiner. */
+  candidateModelMrr: number | null;
+  activeModelMrr: number | null;
   /** Held-out test edges both versions were scored on. */
   compared: number;
   /** Test edges left out: an entity or relation the active version never saw. */
@@ -122,6 +128,8 @@ export async function runPromotionGate(input: GateInput): Promise<GateResult> {
       activeVersion: input.active.version,
       candidateMrr: null,
       activeMrr: null,
+      candidateModelMrr: null,
+      activeModelMrr: null,
       compared: 0,
       leftOutUnknown: 0,
       leftOutTrained: 0,
@@ -166,6 +174,8 @@ async function compare(input: GateInput): Promise<GateResult> {
     activeVersion: input.active.version,
     candidateMrr: null,
     activeMrr: null,
+    candidateModelMrr: null,
+    activeModelMrr: null,
     compared: compared.length,
     leftOutUnknown,
     leftOutTrained,
@@ -175,19 +185,41 @@ async function compare(input: GateInput): Promise<GateResult> {
   };
   if (compared.length === 0) return result;
   const threads = input.threads ?? 0;
-  const candidateMetrics = await evaluate(
+  const candidateScores = await scoreSide(
     input.candidateDir,
     await sideData(graph, candidate, compared, equalized, turns),
-    'test',
     threads,
   );
-  const activeMetrics = await evaluate(
+  const activeScores = await scoreSide(
     input.active.dir,
     await sideData(graph, active, compared, equalized, turns),
-    'test',
     threads,
   );
-  result.candidateMrr = candidateMetrics.overall.mrr;
-  result.activeMrr = activeMetrics.overall.mrr;
+  result.candidateMrr = candidateScores.served;
+  result.activeMrr = activeScores.served;
+  result.candidateModelMrr = candidateScores.model;
+  result.activeModelMrr = activeScores.model;
   return result;
+}
+
+/**
+ * One side's MRR on `data`'s test edges: the model alone (the engine's evaluation) and as the
+ * version serves (its combiner's rule evidence added, walked in the version's own graph; the
+ * same as the model's without a combiner).
+ */
+async function scoreSide(
+  dir: string,
+  data: TrainingArrays,
+  threads: number,
+): Promise<{ model: number; served: number }> {
+  const model = (await evaluate(dir, data, 'test', threads)).overall.mrr;
+  const serving = await loadServingModelAsync(dir, path.basename(dir));
+  if (!serving.combiner) return { model, served: model };
+  const toModel = toModelIds(serving.scorer, data);
+  const asked = toModel(data.test);
+  const served = await servedMetrics(serving.scorer, serving.combiner, asked, [
+    toModel(data.train),
+    asked,
+  ]);
+  return { model, served: served.overall.mrr };
 }

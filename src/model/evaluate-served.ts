@@ -2,7 +2,9 @@ import path from 'node:path';
 import type { Direction } from '../direction';
 import { readTripleFile } from './calibration/triple-file';
 import type { Metrics, RankMetrics, RelationMetrics } from './metrics';
-import type { RankQuery } from './scorer';
+import { EventLoopTurns, TURN_CHECK_EVERY } from '../event-loop-turns';
+import type { RankQuery, Scorer } from './scorer';
+import type { ServedCombiner } from './rules/served-combiner';
 import { servedRanks } from './served-ranks';
 import { loadServingModel } from './serving-model';
 
@@ -44,26 +46,38 @@ export async function evaluateServed(
   const read = (name: string) =>
     readTripleFile(path.join(datasetDir, `${name}.txt`), vocabulary).ids;
   const splits = { train: read('train'), valid: read('valid'), test: read('test') };
-  // Known answers per question: (entity, relation, direction).
-  const answers = new Map<string, number[]>();
-  const add = (key: string, answer: number) => {
-    const list = answers.get(key);
-    if (list) list.push(answer);
-    else answers.set(key, [answer]);
-  };
-  for (const flat of Object.values(splits)) {
-    for (let i = 0; i < flat.length; i += 3) {
-      const [h, r, t] = [flat[i] as number, flat[i + 1] as number, flat[i + 2] as number];
-      add(`${h}\t${r}\ttail`, t);
-      add(`${t}\t${r}\thead`, h);
-    }
-  }
-  const asked = splits[split];
+  return servedMetrics(scorer, model.combiner, splits[split], Object.values(splits));
+}
+
+/**
+ * Filtered ranking metrics of `asked` (flat [h, r, t, ...] in the model's ids) by the served
+ * logit: each triple asks for its tail and for its head, and a question's other answers in
+ * `known` (every known triple, flat, `asked`'s among them) are filtered out.
+ */
+export async function servedMetrics(
+  scorer: Scorer,
+  combiner: ServedCombiner,
+  asked: ArrayLike<number>,
+  known: readonly ArrayLike<number>[],
+): Promise<Metrics> {
+  const turns = new EventLoopTurns();
   const questions: RankQuery[] = [];
-  for (let i = 0; i < asked.length; i += 3) {
+  // Known answers of the asked questions only: (entity, relation, direction) -> answers.
+  const answers = new Map<string, number[]>();
+  for (let i = 0; i + 2 < asked.length; i += 3) {
     const [h, r, t] = [asked[i] as number, asked[i + 1] as number, asked[i + 2] as number];
     questions.push({ entity: h, relation: r, direction: 'tail', tail: t });
     questions.push({ entity: t, relation: r, direction: 'head', tail: h });
+    answers.set(`${h}\t${r}\ttail`, []);
+    answers.set(`${t}\t${r}\thead`, []);
+  }
+  for (const flat of known) {
+    for (let i = 0; i + 2 < flat.length; i += 3) {
+      if (i % (3 * TURN_CHECK_EVERY) === 0) await turns.maybeTurn();
+      const [h, r, t] = [flat[i] as number, flat[i + 1] as number, flat[i + 2] as number];
+      answers.get(`${h}\t${r}\ttail`)?.push(t);
+      answers.get(`${t}\t${r}\thead`)?.push(h);
+    }
   }
   const ranks: number[] = [];
   for (let start = 0; start < questions.length; start += CHUNK) {
@@ -71,7 +85,7 @@ export async function evaluateServed(
     const excludes = chunk.map((q) =>
       (answers.get(`${q.entity}\t${q.relation}\t${q.direction}`) ?? []).filter((e) => e !== q.tail),
     );
-    const ranked = await servedRanks(scorer, model.combiner, chunk, excludes);
+    const ranked = await servedRanks(scorer, combiner, chunk, excludes);
     ranks.push(...ranked.ranks);
   }
   const byDirection = (d: Direction) => ranks.filter((_, i) => questions[i]?.direction === d);

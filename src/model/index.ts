@@ -82,4 +82,4 @@ export { FoldInService } from './fold-in/fold-in-service';
 export { writeCanaryFile } from './fold-in/canary-file';
 export { combineDatasetModel } from './combine-dataset-model';
 export { servedRanks } from './served-ranks';
-export { evaluateServed } from './evaluate-served';
+export { evaluateServed, servedMetrics } from './evaluate-served';

@@ -1,5 +1,7 @@
 import fs from 'node:fs';
-import { readCombiner } from '../../../src/model/rules/combiner-file';
+import { readCombiner, writeCombiner } from '../../../src/model/rules/combiner-file';
+import type { CombinerFile } from '../../../src/model/rules/combiner-file';
+import type { GateResult } from '../../../src/jobs/promotion-gate';
 import { Database } from '../../../src/graph';
 import { getActiveVersion, listTrainingRuns, listVersions } from '../../../src/graph/registry';
 import { canonical, DEFAULT_STABLE_SPLIT, stableSplit, tripleKeys } from '../../../src/export';
@@ -93,6 +95,53 @@ describe('the retraining job', () => {
     ]);
     const runs = await listTrainingRuns(db, { first: 10 }, scope);
     expect(runs.items.map((r) => r.status)).toEqual(['rejected', 'succeeded']);
+  });
+
+  it('compares the versions as they serve: each with the rules its combiner adds', async () => {
+    const graph = await writeClassGraph(db, 80);
+    const { scope, store, config } = lifecycleFixture();
+    const split = { heldOutFraction: 0.2 };
+    const weak = { ...TINY, epochs: 1, evalEvery: 0 };
+    const first = await runRetrainJob(db, config, {
+      scope,
+      store,
+      filter: graph.filter,
+      split,
+      overrides: weak,
+    });
+    // The active version adds its rules at the grid's largest weight everywhere: the class
+    // graph's rule (similar entities share a class) finds most held-out is_a answers.
+    const fitted = readCombiner(first.dir as string) as CombinerFile;
+    writeCombiner(first.dir as string, {
+      ...fitted,
+      global: { aggregate: 'noisyOr', w: 200 },
+      groups: {},
+    });
+    const second = await runRetrainJob(db, config, {
+      scope,
+      store,
+      filter: graph.filter,
+      split,
+      overrides: weak,
+      fromScratch: true,
+    });
+    const gate = second.gate as GateResult;
+    expect(gate.compared).toBeGreaterThan(0);
+    for (const mrr of [gate.candidateModelMrr, gate.activeModelMrr, gate.candidateMrr]) {
+      expect(mrr).toBeGreaterThan(0);
+      expect(mrr).toBeLessThanOrEqual(1);
+    }
+    expect(gate.activeMrr).toBeGreaterThan((gate.activeModelMrr as number) + 0.05);
+    // The decision and the run's scores are the served ones.
+    expect(second.activeMrr).toBe(gate.activeMrr);
+    expect(second.candidateMrr).toBe(gate.candidateMrr);
+    expect(second.promoted).toBe((gate.candidateMrr as number) >= (gate.activeMrr as number));
+    // A candidate whose combiner keeps the model alone everywhere is served as the model.
+    const own = readCombiner(second.dir as string) as CombinerFile;
+    const settings = [own.global, ...Object.values(own.groups)];
+    if (settings.every((setting) => setting.w === 0)) {
+      expect(gate.candidateMrr).toBe(gate.candidateModelMrr);
+    }
   });
 
   it('compares on edges both versions know, counts the rest, and skips a run with too few changes', async () => {
