@@ -1,5 +1,6 @@
 import type { EventLoopTurns } from '../../event-loop-turns';
 import type { Native } from '../native-engine';
+import { plainCompetitors } from './rule-combiner';
 import type { CombinerQuery } from './rule-combiner';
 import type { GraphIndex } from './graph-index';
 import { ruleEvidence } from './rule-evidence';
@@ -54,6 +55,8 @@ export async function combinerQueries(
   });
   const batch = options.batch ?? 128;
   const out: CombinerQuery[] = [];
+  // One query's plain logits before they are sorted and cut (n floats, reused).
+  const scratch = new Float32Array(n);
   for (let b = 0; b < asked.length; b += batch) {
     const part = asked.slice(b, b + batch);
     const logits = await model.logitsAgainstAsync(
@@ -69,11 +72,12 @@ export async function combinerQueries(
       const skip = (e: number) => e === q.answer || filtered?.has(e) === true;
       const row = logits.subarray(j * n, (j + 1) * n);
       const logit = row[q.answer] as number;
-      const plain: number[] = [];
+      let count = 0;
       for (let e = 0; e < n; e++) {
         const v = row[e] as number;
-        if (v >= logit && !skip(e) && !evidence.has(e)) plain.push(v);
+        if (v >= logit && !skip(e) && !evidence.has(e)) scratch[count++] = v;
       }
+      const plain = scratch.slice(0, count);
       const reached: number[] = [];
       for (const [e, ev] of evidence) {
         if (!skip(e)) reached.push(row[e] as number, ev.max, ev.noisyOr);
@@ -84,7 +88,7 @@ export async function combinerQueries(
         logit,
         max: own?.max ?? 0,
         noisyOr: own?.noisyOr ?? 0,
-        plain: Float32Array.from(plain),
+        ...plainCompetitors(plain),
         reached: Float32Array.from(reached),
       });
     }

@@ -31,21 +31,56 @@ export interface CombinerQuery {
   logit: number;
   max: number;
   noisyOr: number;
-  /** Logits at or above the answer's of the candidates no rule reaches. */
+  /**
+   * Logits at or above the answer's of the candidates no rule reaches, ascending: the largest
+   * `PLAIN_KEPT` of them when there are more (`plainRest` counts the others).
+   */
   plain: Float32Array;
+  /** Plain logits at or above the answer's not kept in `plain` (all at or below `plain[0]`). */
+  plainRest: number;
   /** The candidates some rule reaches: [logit, max, noisy-or] each. */
   reached: Float32Array;
 }
 
-/** The answer's filtered rank under `s` (ties count half), as the evaluation ranks. */
+/**
+ * Plain competitors a query keeps: past them the answer ranks below PLAIN_KEPT whatever the
+ * setting, where a rank's reciprocal moves the MRR by less than 1/PLAIN_KEPT (a weak model ranks
+ * answers tens of thousands deep: keeping every logit above them would hold gigabytes).
+ */
+export const PLAIN_KEPT = 4096;
+
+/** A query's plain competitors (the logits of `logits`, which it takes) as CombinerQuery keeps them. */
+export function plainCompetitors(logits: Float32Array): Pick<CombinerQuery, 'plain' | 'plainRest'> {
+  logits.sort();
+  const plainRest = Math.max(0, logits.length - PLAIN_KEPT);
+  return { plain: plainRest > 0 ? logits.slice(plainRest) : logits, plainRest };
+}
+
+/** The first index of ascending `values` whose value is above `x` (or equal, with `orEqual`). */
+function firstAbove(values: Float32Array, x: number, orEqual: boolean): number {
+  let [lo, hi] = [0, values.length];
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = values[mid] as number;
+    if (v > x || (orEqual && v === x)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/**
+ * The answer's filtered rank under `s` (ties count half), as the evaluation ranks: exact when
+ * the plain competitors were all kept, or when the answer's served logit passes the lowest kept
+ * one; otherwise the ones not kept all count as above it.
+ */
 export function rankUnder(q: CombinerQuery, s: CombinerSetting): number {
   const h = q.logit + s.w * q[s.aggregate];
-  let above = 0;
-  let equal = 0;
-  for (const v of q.plain) {
-    above += Number(v > h);
-    equal += Number(v === h);
-  }
+  const atOrAbove = firstAbove(q.plain, h, true);
+  const strictlyAbove = firstAbove(q.plain, h, false);
+  let above = q.plain.length - strictlyAbove;
+  let equal = strictlyAbove - atOrAbove;
+  const first = q.plain[0];
+  if (q.plainRest > 0 && first !== undefined && h <= first) above += q.plainRest;
   const column = s.aggregate === 'max' ? 1 : 2;
   for (let i = 0; i < q.reached.length; i += 3) {
     const v = (q.reached[i] as number) + s.w * (q.reached[i + column] as number);

@@ -4,6 +4,8 @@ import {
   meanReciprocalRank,
   MIN_GROUP_QUERIES,
   MODEL_ALONE,
+  PLAIN_KEPT,
+  plainCompetitors,
   rankUnder,
   settingFor,
   type CombinerQuery,
@@ -25,8 +27,10 @@ function reduce(group: string, answer: Candidate, others: Candidate[]): Combiner
     logit: answer.logit,
     max: answer.max,
     noisyOr: answer.noisyOr,
-    plain: Float32Array.from(
-      others.filter((c) => c.max === 0 && c.logit >= answer.logit).map((c) => c.logit),
+    ...plainCompetitors(
+      Float32Array.from(
+        others.filter((c) => c.max === 0 && c.logit >= answer.logit).map((c) => c.logit),
+      ),
     ),
     reached: Float32Array.from(reached.flatMap((c) => [c.logit, c.max, c.noisyOr])),
   };
@@ -57,6 +61,30 @@ describe('the rule combiner', () => {
       const q = reduce('r\ttail', answer, others);
       for (const s of COMBINER_GRID) {
         expect(rankUnder(q, s)).toBe(bruteRank(answer, others, s));
+      }
+    }
+  });
+
+  it('keeps the top plain competitors of a deep answer: exact where it rises past them, within 1/PLAIN_KEPT below', () => {
+    const random = seededRandom(9);
+    for (let trial = 0; trial < 20; trial++) {
+      const answer = { logit: -5, max: 0.5, noisyOr: 0.75 };
+      // The answer ranks thousands deep by the model; the rules can lift it anywhere.
+      const others = Array.from({ length: PLAIN_KEPT + 500 + trial * 37 }, () => {
+        const c = randomCandidate(random, 0.01);
+        return { ...c, logit: c.logit + (random() < 0.5 ? 0 : 0.125) };
+      });
+      const q = reduce('r\ttail', answer, others);
+      expect(q.plain.length).toBe(PLAIN_KEPT);
+      expect(q.plainRest).toBeGreaterThan(0);
+      for (const s of [...COMBINER_GRID, { aggregate: 'max' as const, w: 1000 }]) {
+        const exact = bruteRank(answer, others, s);
+        const served = answer.logit + s.w * answer[s.aggregate];
+        if (served > (q.plain[0] as number)) expect(rankUnder(q, s)).toBe(exact);
+        else {
+          expect(rankUnder(q, s)).toBeGreaterThanOrEqual(exact);
+          expect(1 / exact - 1 / rankUnder(q, s)).toBeLessThan(1 / PLAIN_KEPT);
+        }
       }
     }
   });
