@@ -126,7 +126,7 @@ async function main(): Promise<void> {
     const origin = new URL(server.base).origin;
     for (const visit of ['first visit', 'second visit']) {
       if (stop.signal.aborted) throw new Error('stopped');
-      const { context, page } = await isolatedPage(browser, origin);
+      const { context, page, violations: errors } = await isolatedPage(browser, origin);
       const first = await openReviewQueue(page, origin, admin.key, relation);
       record([`${visit}: pick the relation to its first item drawn`, `${first.toFixed(0)} ms`]);
       await watchKeyLatency(page);
@@ -138,7 +138,13 @@ async function main(): Promise<void> {
         const deadline = Date.now() + 10_000;
         while ((await page.locator(CURRENT_ITEM).textContent()) === before) {
           if (Date.now() > deadline) {
-            throw new Error(`the key ${key} did not move past "${before}" within 10 s`);
+            const shot = path.join(os.tmpdir(), 'review-page-stuck.png');
+            await page.screenshot({ path: shot });
+            const rows = await page.locator('ol.rows > li').count();
+            throw new Error(
+              `the key ${key} did not move past "${before}" within 10 s (${rows} rows listed; ` +
+                `the page as it was: ${shot}; its errors: ${JSON.stringify(errors)})`,
+            );
           }
           await new Promise((resolve) => setTimeout(resolve, 5));
         }
