@@ -127,6 +127,22 @@ async function main(): Promise<void> {
     for (const visit of ['first visit', 'second visit']) {
       if (stop.signal.aborted) throw new Error('stopped');
       const { context, page, violations: errors } = await isolatedPage(browser, origin);
+      // How long each of the page's own queue requests took (the browser's timing).
+      const requests: Record<'first page' | 'counts' | 'next pages', number[]> = {
+        'first page': [],
+        counts: [],
+        'next pages': [],
+      };
+      page.on('requestfinished', (request) => {
+        const body = request.postData() ?? '';
+        if (!body.includes('reviewQueue(')) return;
+        const kind = body.includes('reviewStats')
+          ? 'counts'
+          : body.includes('"after":"')
+            ? 'next pages'
+            : 'first page';
+        requests[kind].push(request.timing().responseEnd);
+      });
       const first = await openReviewQueue(page, origin, admin.key, relation);
       record([`${visit}: pick the relation to its first item drawn`, `${first.toFixed(0)} ms`]);
       await watchKeyLatency(page);
@@ -143,7 +159,8 @@ async function main(): Promise<void> {
             const rows = await page.locator('ol.rows > li').count();
             throw new Error(
               `the key ${key} did not move past "${before}" within 10 s (${rows} rows listed; ` +
-                `the page as it was: ${shot}; its errors: ${JSON.stringify(errors)})`,
+                `the page as it was: ${shot}; its errors: ${JSON.stringify(errors)}; its queue ` +
+                `requests so far, ms: ${JSON.stringify(requests)})`,
             );
           }
           await new Promise((resolve) => setTimeout(resolve, 5));
@@ -158,8 +175,44 @@ async function main(): Promise<void> {
         `${visit}: key press to the next item drawn, j (${moves.length}) / a (${accepts.length})`,
         `p50 ${percentile(moves, 50).toFixed(1)} / ${percentile(accepts, 50).toFixed(1)} ms, max ${Math.max(...moves).toFixed(1)} / ${Math.max(...accepts).toFixed(1)} ms`,
       ]);
+      record([
+        `${visit}: the page's queue requests (first page / counts / next pages)`,
+        Object.values(requests)
+          .map((ms) => (ms.length === 0 ? '-' : ms.map((v) => `${v.toFixed(0)} ms`).join(', ')))
+          .join(' / '),
+      ]);
       await context.close();
     }
+    // The queue's pages over the API once the server is warm (items with their reasons).
+    const page = async (first: number, after: string | null) => {
+      const started = performance.now();
+      const response = await fetch(`${origin}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${admin.key}` },
+        body: JSON.stringify({
+          query: `query($r: String!, $first: Int!, $after: String) {
+            reviewQueue(relation: $r, direction: TAIL, first: $first, after: $after) {
+              items { head { id properties } tail { id properties } probability logit
+                reasons { kind rule { text confidence } edges { head relation tail } similarity } }
+              endCursor
+            }
+          }`,
+          variables: { r: relation, first, after },
+        }),
+      });
+      const body = (await response.json()) as {
+        data?: { reviewQueue: { items: unknown[]; endCursor: string | null } };
+        errors?: unknown;
+      };
+      if (!body.data) throw new Error(`reviewQueue failed: ${JSON.stringify(body.errors)}`);
+      return { ms: performance.now() - started, ...body.data.reviewQueue };
+    };
+    const firstPage = await page(20, null);
+    const nextPage = await page(100, firstPage.endCursor);
+    record([
+      'warm, over the API: the first 20 items, then the next 100 (with reasons)',
+      `${firstPage.ms.toFixed(0)} ms, ${nextPage.ms.toFixed(0)} ms`,
+    ]);
   } finally {
     await browser.close();
     await server?.stop();

@@ -19,6 +19,11 @@ import { useQueueKeys } from './use-queue-keys';
 /** The first page is small (each item's reasons are read from the graph): quick to show. */
 const FIRST_PAGE = 20;
 const PAGE = 100;
+/**
+ * The next page is asked for once the reviewer is this close to the end of the loaded items
+ * (and right after the first page): on a large graph a page of reasons takes seconds to read.
+ */
+const PREFETCH_WITHIN = 60;
 
 const describeItems = (items: ReviewItem[]): string =>
   items.length === 1 ? `${items[0]?.head.id} → ${items[0]?.tail.id}` : `${items.length} edges`;
@@ -57,8 +62,19 @@ export function Queue({ apiKey, relation, canDecide, onDecided }: Props) {
   const chain = useRef<Promise<void>>(Promise.resolve());
   const serially = (call: () => Promise<void>) => (chain.current = chain.current.then(call));
   const list = useRef<HTMLOListElement>(null);
+  /** Bumped by each first-page load: a page asked for before it is dropped when it arrives. */
+  const generation = useRef(0);
+  /** A next page is on its way (asked for once at a time). */
+  const fetchingMore = useRef(false);
+  /** Moves past the last loaded item (j held at the end): made when the next page arrives. */
+  const pendingMoves = useRef(0);
 
   const load = async (after: string | null, focus?: string) => {
+    if (after && fetchingMore.current) return;
+    const mine = after ? generation.current : ++generation.current;
+    // A first page drops whatever was on its way for the list before it.
+    fetchingMore.current = after !== null;
+    if (!after) pendingMoves.current = 0;
     setLoading(true);
     try {
       if (!after) {
@@ -78,6 +94,7 @@ export function Queue({ apiKey, relation, canDecide, onDecided }: Props) {
         first: after ? PAGE : FIRST_PAGE,
         after,
       });
+      if (mine !== generation.current) return;
       setItems((old) => (after ? [...old, ...page.items] : page.items));
       setCursor(page.endCursor);
       setHasMore(page.hasMore);
@@ -85,11 +102,20 @@ export function Queue({ apiKey, relation, canDecide, onDecided }: Props) {
         const at = focus ? page.items.findIndex((i) => itemKey(i) === focus) : -1;
         setCurrent(Math.max(at, 0));
         setSelected(new Set());
+      } else if (pendingMoves.current > 0) {
+        // The reviewer was at the last item: the moves land in the new page.
+        const steps = Math.min(pendingMoves.current, page.items.length);
+        pendingMoves.current = 0;
+        setCurrent((c) => c + steps);
       }
-    } catch (error) {
-      setStatus({ text: describe(error), error: true });
-    } finally {
+      fetchingMore.current = false;
       setLoading(false);
+      if (!after && page.hasMore) void load(page.endCursor);
+    } catch (error) {
+      if (mine !== generation.current) return;
+      fetchingMore.current = false;
+      setLoading(false);
+      setStatus({ text: describe(error), error: true });
     }
   };
 
@@ -102,9 +128,14 @@ export function Queue({ apiKey, relation, canDecide, onDecided }: Props) {
   }, [current]);
 
   const move = (step: number) => {
-    const next = Math.min(Math.max(current + step, 0), Math.max(items.length - 1, 0));
+    const last = Math.max(items.length - 1, 0);
+    const next = Math.min(Math.max(current + step, 0), last);
     setCurrent(next);
-    if (step > 0 && next >= items.length - 5 && hasMore && !loading) void load(cursor);
+    if (step < 0) pendingMoves.current = 0;
+    if (step > 0 && hasMore) {
+      pendingMoves.current += current + step - next;
+      if (next >= items.length - PREFETCH_WITHIN) void load(cursor);
+    }
   };
 
   const targets = (): ReviewItem[] => {

@@ -205,6 +205,36 @@ describe('the review queue in a real browser (needs reviewQueue and `kgc suggest
     await context.close();
   });
 
+  it('moves past the last loaded item once the next page arrives (j pressed while it loads)', async () => {
+    const { context, page } = await isolatedPage(browser, origin);
+    // The pages after the first are held until the test lets them through, as a page of
+    // reasons on a large graph takes seconds.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/graphql', async (route) => {
+      if (/"after":"/.test(route.request().postData() ?? '')) await released;
+      await route.fallback();
+    });
+    await openQueue(page);
+    const rows = page.getByTestId('queue-row');
+    expect(await rows.count()).toBe(20);
+    for (let i = 0; i < 19; i++) {
+      const before = await page.locator(CURRENT).textContent();
+      await page.keyboard.press('j');
+      await until(async () => (await page.locator(CURRENT).textContent()) !== before, 'a move');
+    }
+    await expect(rows.nth(19).getAttribute('aria-current')).resolves.toBe('true');
+    const last = await currentEdge(page);
+    await page.keyboard.press('j');
+    await page.waitForTimeout(300);
+    expect(await currentEdge(page)).toEqual(last);
+    release();
+    await until(async () => (await rows.count()) > 20, 'the next page');
+    await until(async () => (await rows.nth(20).getAttribute('aria-current')) === 'true', 'j');
+    expect(await currentEdge(page)).not.toEqual(last);
+    await context.close();
+  });
+
   it('accepts a selection at once (acceptPredictions)', async () => {
     const { context, page } = await isolatedPage(browser, origin);
     await openQueue(page);
