@@ -94,7 +94,7 @@ export async function gateAndPromote(
     ? { candidateMrr: gate.candidateMrr, activeMrr: gate.activeMrr }
     : { candidateMrr: candidate.testMrr, activeMrr: null };
   const summary = gate
-    ? `candidate MRR ${mrr(gate.candidateMrr)} vs active ${gate.activeVersion} ${mrr(gate.activeMrr)} as served (models alone ${mrr(gate.candidateModelMrr)} vs ${mrr(gate.activeModelMrr)}) on ${gate.compared} held-out edges (${gate.leftOutUnknown + gate.leftOutTrained} left out)`
+    ? `candidate MRR ${mrr(gate.candidateMrr)} vs active ${gate.activeVersion} ${mrr(gate.activeMrr)} as served (models alone ${mrr(gate.candidateModelMrr)} vs ${mrr(gate.activeModelMrr)}) on ${gate.compared} held-out edges (${gate.leftOutUnknown + gate.leftOutTrained} left out${gate.leftOutSampled > 0 ? `, ${gate.leftOutSampled} beyond the sample` : ''})`
     : 'the first version';
   const notPromoted = async (reason: string, verdict: unknown): Promise<StepResult> => {
     await rejectVersion(db, version, verdict, scope);

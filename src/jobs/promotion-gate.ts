@@ -10,6 +10,26 @@ import { toModelIds } from './model-ids';
 /** Above this many extra filter triples the candidate sets are not equalised (see below). */
 const MAX_EQUALIZING_TRIPLES = 4_000_000;
 
+/**
+ * Held-out edges the gate scores at most. Ranking as a version serves walks its rules for each
+ * question: on DebianPkg (144k entities) 31k questions took 298 s against 26 s for the model
+ * alone, for each side; 10,000 edges still resolve an MRR difference of a few thousandths.
+ */
+export const MAX_GATE_EDGES = 10_000;
+
+/**
+ * The comparable edges the gate scores: all of them up to `max`, else the `max` with the
+ * smallest triple keys (hashes of the triple alone: a uniform sample, and the same edges from
+ * one snapshot to the next), in triple order.
+ */
+export function gateSample(comparable: number[], keys: Float64Array, max: number): number[] {
+  if (comparable.length <= max) return comparable;
+  return [...comparable]
+    .sort((a, b) => (keys[a] as number) - (keys[b] as number))
+    .slice(0, max)
+    .sort((a, b) => a - b);
+}
+
 export interface GateInput {
   graph: DenseGraph;
   /** Per-triple keys of `graph` (tripleKeys().keys), in triple order. */
@@ -35,6 +55,8 @@ export interface GateResult {
   leftOutUnknown: number;
   /** Test edges left out: the active version trained on them. */
   leftOutTrained: number;
+  /** Comparable test edges left out of a large held-out set (MAX_GATE_EDGES are scored). */
+  leftOutSampled: number;
   /** Edges the active version trained on (0: an empty version, nothing to defend). */
   activeTrained: number;
   /** Entities both versions rank over (those both know). */
@@ -133,6 +155,7 @@ export async function runPromotionGate(input: GateInput): Promise<GateResult> {
       compared: 0,
       leftOutUnknown: 0,
       leftOutTrained: 0,
+      leftOutSampled: 0,
       activeTrained: 0,
       rankedEntities: 0,
       equalized: false,
@@ -167,7 +190,7 @@ async function compare(input: GateInput): Promise<GateResult> {
       leftOutUnknown++;
     } else kept.push(i);
   }
-  const compared = Int32Array.from(kept);
+  const compared = Int32Array.from(gateSample(kept, input.keys, MAX_GATE_EDGES));
   const extraTriples = 2 * compared.length * (active.extra.length + candidate.extra.length);
   const equalized = extraTriples <= MAX_EQUALIZING_TRIPLES;
   const result: GateResult = {
@@ -179,6 +202,7 @@ async function compare(input: GateInput): Promise<GateResult> {
     compared: compared.length,
     leftOutUnknown,
     leftOutTrained,
+    leftOutSampled: kept.length - compared.length,
     activeTrained: old.trained.length,
     rankedEntities: equalized ? common.size : graph.entities.length,
     equalized,
