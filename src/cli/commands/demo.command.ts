@@ -165,7 +165,7 @@ async function runDemo(
     const second = await job('demo', false);
     out.info(
       `5. Retrained: version ${second.version} scored ${mrr(second.candidateMrr)} against the active ` +
-        `version's ${mrr(second.activeMrr)} on the same held-out edges: ` +
+        `version's ${mrr(second.activeMrr)} on the same held-out edges, each as it serves: ` +
         (second.promoted ? 'promoted.' : 'not promoted (the active version stays).'),
     );
 

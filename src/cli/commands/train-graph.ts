@@ -34,8 +34,9 @@ export function resultLine(result: RetrainResult): string {
     .map(([phase, s]) => `${phase} ${s.toFixed(1)}s`)
     .join(', ');
   const gate = result.gate
-    ? ` Gate on ${result.gate.compared} held-out edges (${result.gate.leftOutUnknown + result.gate.leftOutTrained} left out): ` +
-      `candidate MRR ${mrr(result.candidateMrr)}, active ${result.gate.activeVersion} ${mrr(result.activeMrr)}.`
+    ? ` Gate on ${result.gate.compared} held-out edges (${result.gate.leftOutUnknown + result.gate.leftOutTrained + result.gate.leftOutSampled} left out): ` +
+      `candidate MRR ${mrr(result.candidateMrr)}, active ${result.gate.activeVersion} ${mrr(result.activeMrr)} as served ` +
+      `(models alone ${mrr(result.gate.candidateModelMrr)}, ${mrr(result.gate.activeModelMrr)}).`
     : '';
   const verdict = result.promoted
     ? `promoted (now active${result.previousActive ? `, was ${result.previousActive}` : ''})`
