@@ -5,9 +5,7 @@
 use crate::candidate_mask::CandidateMask;
 use crate::dataset::{Dataset, Triple};
 use crate::error::{Error, Result};
-use crate::eval::{
-    evaluate_triples, evaluate_triples_masked, filtered_rank, filtered_rank_at, Metrics,
-};
+use crate::eval::{evaluate_triples, evaluate_triples_masked, filtered_rank_at, Metrics};
 use crate::exact_rank::exact_ranks;
 use crate::model::{Model, TopKScan};
 use crate::rng::{CounterRng, Stream};
@@ -94,6 +92,13 @@ pub fn evaluate(model: &Model, dataset: &Dataset, split: Split, threads: usize) 
     eval_pool(threads)?.install(|| evaluate_in_pool(model, dataset, split))
 }
 
+/// Triples from which [`filtered_ranks`] (`Auto`) scores every entity by one f32 product per
+/// chunk of queries rather than one 8-bit pass: a rank counts every entity above the answer,
+/// which the 8-bit bounds cannot skip when the answer ranks deep; the product costs the same
+/// whatever the ranks, and from this many queries a call no more than the 8-bit pass's best
+/// (bench/scale/RESULTS.md, "Filtered ranks of many answers": `top_k_scan`).
+pub const RANK_PRODUCT_MIN_QUERIES: usize = 256;
+
 /// A given tail's filtered rank and its logit (the score it was ranked by).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RankedTail {
@@ -116,8 +121,9 @@ pub fn filtered_ranks(
 
 /// [`filtered_ranks`] counted the way `scan` says: every entity scored from the f32 rows, or
 /// one pass over the 8-bit rows with the undecided entities scored exactly
-/// ([`crate::exact_rank`]; `Auto`: from [`crate::model::INT8_SCAN_MIN_ENTITIES`] entities, where
-/// the logits are those [`Model::score_triples`] gives there too).
+/// ([`crate::exact_rank`]). `Auto`: the 8-bit pass from
+/// [`crate::model::INT8_SCAN_MIN_ENTITIES`] entities for fewer than [`RANK_PRODUCT_MIN_QUERIES`]
+/// triples, the f32 product otherwise (see there).
 pub fn filtered_ranks_with(
     model: &Model,
     triples: &[(u32, u32, u32)],
@@ -182,7 +188,8 @@ fn ranks_of(
         lists.push(list);
     }
     let queries: Vec<(u32, u32)> = triples.iter().map(|&(h, r, _)| (h, r)).collect();
-    if model.scans_int8(scan, 0) {
+    let batch = matches!(scan, TopKScan::Auto) && triples.len() >= RANK_PRODUCT_MIN_QUERIES;
+    if !batch && model.scans_int8(scan, 0) {
         let (rows, d) = (model.int8_rows(), model.params.d_e);
         let tails: Vec<u32> = triples.iter().map(|q| q.2).collect();
         let mut ranks = Vec::with_capacity(triples.len());
@@ -215,6 +222,13 @@ fn ranks_of(
         };
         triples.len()
     ];
+    // Where score_triples scores a tail from its row alone (from INT8_SCAN_MIN_ENTITIES
+    // entities), the tail ranks at that logit, and reports it, against the product's row.
+    let own: Option<Vec<f32>> = if model.scans_int8(TopKScan::Auto, 0) {
+        Some(model.score_triples(triples)?)
+    } else {
+        None
+    };
     model.score_chunks(&queries, |start, logits| {
         logits
             .par_chunks(n.max(1))
@@ -223,12 +237,11 @@ fn ranks_of(
             .for_each(|(i, (row, rank))| {
                 let known = lists.get(start + i).map_or(&[][..], Vec::as_slice);
                 let t = triples[start + i].2;
+                let logit = own.as_ref().map_or(row[t as usize], |own| own[start + i]);
+                let at = ranked.map_or(logit, |ranked| ranked[start + i].max(logit));
                 *rank = RankedTail {
-                    rank: match ranked {
-                        Some(ranked) => filtered_rank_at(row, t, ranked[start + i], known),
-                        None => filtered_rank(row, t, known),
-                    },
-                    logit: row[t as usize],
+                    rank: filtered_rank_at(row, t, at, known),
+                    logit,
                 };
             });
     })?;

@@ -99,7 +99,7 @@ pub use error::{Error, Result};
 pub use eval::{Direction, Metrics, RankStats, RelationMetrics};
 pub use evaluate::{
     evaluate, evaluate_sample, evaluate_typed, filtered_ranks, filtered_ranks_at,
-    filtered_ranks_with, RankedTail, Split,
+    filtered_ranks_with, RankedTail, Split, RANK_PRODUCT_MIN_QUERIES,
 };
 pub use fold_in::{fold_in, fold_in_with_pool, FoldInEdge, FoldInSettings, NegativePool};
 pub use graph_sizing::GraphSize;

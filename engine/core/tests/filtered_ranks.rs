@@ -5,7 +5,9 @@
 
 use neptune_core::config::Config;
 use neptune_core::params::Params;
-use neptune_core::{filtered_ranks, filtered_ranks_at, Error, Model, TopKScan};
+use neptune_core::{
+    filtered_ranks, filtered_ranks_at, filtered_ranks_with, Error, Model, TopKScan,
+};
 
 const N: usize = 60;
 
@@ -198,4 +200,81 @@ fn bad_arguments_are_refused_by_name() {
     assert_eq!(arg(filtered_ranks(&m, &[(N as u32, 0, 1)], &[])), "entity");
     assert_eq!(arg(filtered_ranks(&m, &[(0, 6, 1)], &[])), "relation");
     assert!(filtered_ranks(&m, &[], &[]).unwrap().is_empty());
+}
+
+#[test]
+fn a_batch_at_scale_ranks_by_one_product_with_the_tails_own_logits() {
+    // 100,000 entities (d_e 8): a batch of RANK_PRODUCT_MIN_QUERIES or more scores every entity
+    // by the f32 product, fewer go through the 8-bit pass; both report score_triples' logits.
+    let cfg = Config {
+        d_e: 8,
+        d_r: 4,
+        ..Config::default()
+    };
+    let n = neptune_core::model::INT8_SCAN_MIN_ENTITIES;
+    let m = Model::new(
+        cfg.clone(),
+        Params::<f32>::init(&cfg, n, 4),
+        (0..n).map(|i| format!("e{i}")).collect(),
+        vec!["r0".into(), "r1".into()],
+        0,
+        None,
+    );
+    let batch = neptune_core::RANK_PRODUCT_MIN_QUERIES + 44;
+    let mut triples: Vec<(u32, u32, u32)> = (0..batch as u32 - 4)
+        .map(|i| ((i * 7_919) % n as u32, i % 4, (i * 104_729 + 17) % n as u32))
+        .collect();
+    // Each query's best tail too: rank 1 whatever the scan.
+    let firsts: Vec<(u32, u32)> = triples[..4].iter().map(|&(h, r, _)| (h, r)).collect();
+    let tops = m.top_k_batch(&firsts, 1, &[]).unwrap();
+    triples.extend(
+        firsts
+            .iter()
+            .zip(&tops)
+            .map(|(&(h, r), top)| (h, r, top[0].entity)),
+    );
+    let excludes: Vec<Vec<u32>> = triples
+        .iter()
+        .map(|&(h, _, t)| vec![t, (h + 1) % n as u32, (t + 3) % n as u32])
+        .collect();
+    let lists: Vec<&[u32]> = excludes.iter().map(Vec::as_slice).collect();
+    let own = m.score_triples(&triples).unwrap();
+    let product = filtered_ranks(&m, &triples, &lists).unwrap();
+    let pass = filtered_ranks_with(&m, &triples, &lists, TopKScan::Int8).unwrap();
+    let mut same = 0;
+    for (i, (a, b)) in product.iter().zip(&pass).enumerate() {
+        assert_eq!(
+            a.logit, own[i],
+            "triple {i}: score_triples' logit, to the bit"
+        );
+        // The product's rows and the tail's own row may round apart: a tie at most moves.
+        assert!(
+            (a.rank - b.rank).abs() <= 1.0,
+            "triple {i}: {} vs {}",
+            a.rank,
+            b.rank
+        );
+        same += (a.rank == b.rank) as usize;
+    }
+    assert!(
+        same * 100 >= 95 * batch,
+        "{same} of {batch} ranks as the 8-bit pass"
+    );
+    assert!(product[batch - 4..].iter().all(|r| r.rank == 1.0));
+    // Fewer triples than the threshold: the 8-bit pass's answer, exactly.
+    let few = filtered_ranks(&m, &triples[..8], &lists[..8]).unwrap();
+    assert_eq!(few, pass[..8].to_vec());
+    // A raised score ranks as the 8-bit pass ranks it.
+    let raised: Vec<f32> = own.iter().map(|l| l + 0.5).collect();
+    let a = filtered_ranks_at(&m, &triples, &lists, &raised, TopKScan::Auto).unwrap();
+    let b = filtered_ranks_at(&m, &triples, &lists, &raised, TopKScan::Int8).unwrap();
+    for (i, (a, b)) in a.iter().zip(&b).enumerate() {
+        assert!(
+            (a.rank - b.rank).abs() <= 1.0,
+            "raised {i}: {} vs {}",
+            a.rank,
+            b.rank
+        );
+        assert!(a.rank <= product[i].rank, "raised {i} ranks no lower");
+    }
 }
