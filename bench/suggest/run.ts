@@ -7,13 +7,14 @@
  * streamed to a suggestions.bin (in a temporary directory, removed at the end).
  *
  *   npx tsx bench/suggest/run.ts [--data <dir>] [--dataset FB15k-237] [--model <dir>]
- *       [--epochs 20] [--n 1000] [--relations 0]
+ *       [--epochs 20] [--n 1000] [--relations 0] [--untyped] [--model-alone]
  *
  * Without --model a model is trained on the dataset first (`--epochs`, the default preset; its
  * time is not part of the measurement). A model without types.json gets the types learned from
  * the train split (as `kgc evaluate --typed`), so candidates are type-consistent as after a
  * promotion; `--untyped` scores every entity instead. `--relations k` times only the first k relations.
- * Prints a table and the machine.
+ * A model folder with a combiner (rules as a second opinion) ranks by the served logit, as the
+ * job does; `--model-alone` ranks by the model's logit alone. Prints a table and the machine.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -25,6 +26,7 @@ import {
   loadServingModel,
   readDatasetArrays,
   resolveTrainingConfig,
+  suggestionExclusions,
   suggestRelation,
   SuggestionsWriter,
   train,
@@ -38,6 +40,7 @@ interface Args {
   n: number;
   relations: number;
   untyped: boolean;
+  modelAlone: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -54,6 +57,7 @@ function parseArgs(argv: string[]): Args {
     n: Number(value('--n') ?? 1000),
     relations: Number(value('--relations') ?? 0),
     untyped: rest.includes('--untyped'),
+    modelAlone: rest.includes('--model-alone'),
   };
 }
 
@@ -88,6 +92,7 @@ async function main(): Promise<void> {
   const rssStart = rssMiB();
   const model = await loadServingModel(modelDir);
   const { scorer } = model;
+  if (args.modelAlone) delete model.combiner;
   if (args.untyped) delete model.types;
   else if (!model.types) {
     const arrays = readDatasetArrays(args.dataset);
@@ -103,7 +108,7 @@ async function main(): Promise<void> {
     if (hi !== undefined && ri !== undefined && ti !== undefined) edges.push(hi, ri, ti);
   }
   const known = edges.columns();
-  const exclude = scorer.suggestExclusions(known.heads, known.relations, known.tails);
+  const exclude = suggestionExclusions(scorer, known.heads, known.relations, known.tails);
   const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kgc-bench-suggest-out-'));
   const count =
     args.relations > 0
@@ -148,7 +153,13 @@ async function main(): Promise<void> {
     ['relations timed (x 2 directions)', String(count)],
     ['N per relation and direction', String(args.n)],
     ['typed candidates', model.types ? 'yes' : 'no (no types.json)'],
-    ['known edges held by the engine (8 bytes each)', String(exclude.size)],
+    [
+      'ranked by',
+      model.combiner
+        ? "the served logit (model + rules, the folder's combiner)"
+        : `the model's logit${args.modelAlone ? ' (--model-alone)' : ' (no combiner)'}`,
+    ],
+    ['known edges held by the engine and for JS (8 bytes each, each)', String(exclude.engine.size)],
     ['suggestions kept', String(kept)],
     ['wall time, all relations (s)', seconds.toFixed(1)],
     ['slowest relation (s)', `${slowest.seconds.toFixed(2)} (${slowest.relation})`],

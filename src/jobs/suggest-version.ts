@@ -2,7 +2,13 @@ import { ErrorCode, KgcError } from '../errors';
 import { exportDenseGraph } from '../export';
 import { rejectionsOf } from '../graph';
 import type { Database } from '../graph';
-import { loadServingModel, openSuggestions, suggestRelation, SuggestionsWriter } from '../model';
+import {
+  loadServingModel,
+  openSuggestions,
+  suggestionExclusions,
+  suggestRelation,
+  SuggestionsWriter,
+} from '../model';
 import { EdgeColumns } from './edge-columns';
 
 export interface SuggestOptions {
@@ -27,7 +33,7 @@ type LoadedModel = Awaited<ReturnType<typeof loadServingModel>>;
 
 /**
  * Every edge of the graph now (accepted predictions included) and every rejection of the
- * relations asked for, in model ids, held by the engine for the whole job: what is never
+ * relations asked for, in model ids, held for the whole job by the engine and for JS: what is never
  * suggested. The graph comes as the export reads it (numbers, one read), each distinct entity
  * looked up in the model once; entities the model has not seen are skipped (it cannot suggest
  * them).
@@ -51,7 +57,7 @@ async function excludedEdges(db: Database, model: LoadedModel, relations: string
       edges.push(ids[0] as number, ids[1] as number, ids[2] as number);
   }
   const { heads, relations: rels, tails } = edges.columns();
-  return scorer.suggestExclusions(heads, rels, tails);
+  return suggestionExclusions(scorer, heads, rels, tails);
 }
 
 const stopped = () =>

@@ -75,6 +75,7 @@ export {
   openSuggestions,
   readSuggestionsFile,
   suggestRelation,
+  suggestionExclusions,
   SuggestionsWriter,
 } from './suggestions';
 export type { StoredSuggestion, SuggestionsFile } from './suggestions';

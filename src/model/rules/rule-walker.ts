@@ -1,7 +1,7 @@
 import type { Direction } from '../../direction';
 import type { GraphIndex } from './graph-index';
 import { relationWalks, ruleEvidence } from './rule-evidence';
-import type { Evidence, RelationWalks } from './rule-evidence';
+import type { Evidence, RelationWalks, WalkRule } from './rule-evidence';
 import type { RuleSet } from './rule-types';
 
 /** Index entries one question's walks may take together when no combiner says otherwise. */
@@ -27,16 +27,21 @@ export class RuleWalker {
     this.walks = relationWalks(rules.rules, relations);
   }
 
+  /** The rules of `relation` as walks in `direction`, best first (empty: none). */
+  rulesFor(relation: number, direction: Direction): readonly WalkRule[] {
+    const walks = this.walks[relation];
+    if (!walks) return [];
+    return direction === 'tail' ? walks.tail : walks.head;
+  }
+
   /**
    * Every candidate some rule of `relation` reaches from `entity` in `direction` (tail: from the
    * query's head; head: from its tail), with the rules' confidences aggregated; undefined for an
    * entity the version's graph does not hold (folded in) or a relation without rules.
    */
   evidence(entity: number, relation: number, direction: Direction): QuestionEvidence {
-    const walks = this.walks[relation];
-    if (!walks || entity >= this.graph.nodes) return undefined;
-    const rules = direction === 'tail' ? walks.tail : walks.head;
-    if (rules.length === 0) return undefined;
+    const rules = this.rulesFor(relation, direction);
+    if (rules.length === 0 || entity >= this.graph.nodes) return undefined;
     return ruleEvidence(this.graph, entity, rules, this.budget);
   }
 }

@@ -2,6 +2,8 @@ import type { Direction } from '../../direction';
 import type { Native } from '../native-engine';
 import type { ServingModel } from '../serving-model';
 import { servingProbability } from '../serving-probability';
+import type { SuggestionExclusions } from './excluded-pairs';
+import { servedTopPairs } from './served-top-pairs';
 import type { SuggestionColumns, SuggestionListInfo } from './suggestion-types';
 
 /** One relation and direction's computed suggestions, most probable first. */
@@ -55,15 +57,16 @@ function columnsOf(
 }
 
 /**
- * One relation's best `n` suggestions in each direction, with calibrated probabilities. Tail
- * suggestions ask every entity of the relation's domain for tails in its range; head ones ask
- * every entity of the range for heads in the domain (without types: every entity both ways).
- * `exclude` is the job's excluded edges, held by the engine (`scorer.suggestExclusions`).
+ * One relation's best `n` suggestions in each direction by the served logit (the model's, plus
+ * its rules' evidence where the version's combiner adds it), with calibrated probabilities.
+ * Tail suggestions ask every entity of the relation's domain for tails in its range; head ones
+ * ask every entity of the range for heads in the domain (without types: every entity both
+ * ways). `exclude` is the job's excluded edges (`suggestionExclusions`).
  */
 export async function suggestRelation(
   model: ServingModel,
   relation: number,
-  exclude: Native.SuggestExclusions,
+  exclude: SuggestionExclusions,
   n: number,
   signal?: AbortSignal,
 ): Promise<ComputedSuggestions[]> {
@@ -73,13 +76,27 @@ export async function suggestRelation(
   const out: ComputedSuggestions[] = [];
   for (const direction of ['tail', 'head'] as const) {
     const tail = direction === 'tail';
-    const found = await model.scorer.suggestAsync(
+    const scope = { queries: tail ? domain : range, candidates: tail ? range : domain };
+    const byModel = await model.scorer.suggestAsync(
       relation,
       direction,
       n,
-      { queries: tail ? domain : range, candidates: tail ? range : domain, exclude },
+      { ...scope, exclude: exclude.engine },
       signal,
     );
+    const found = model.combiner
+      ? await servedTopPairs(
+          model.scorer,
+          model.combiner,
+          relation,
+          direction,
+          byModel,
+          scope,
+          exclude.pairs,
+          n,
+          signal,
+        )
+      : byModel;
     out.push({
       relation: name,
       direction,
