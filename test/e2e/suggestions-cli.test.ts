@@ -5,6 +5,7 @@ import { exportDenseGraph } from '../../src/export';
 import { loadServingModel, readSuggestionsFile, servingProbability } from '../../src/model';
 import type { SuggestionsFile } from '../../src/model';
 import { suggestVersion } from '../../src/jobs/suggest-version';
+import { combinedLogit } from '../../src/model/rules/served-combiner';
 import { runCli } from '../support/cli';
 import { firstVersion } from '../support/lifecycle';
 import { testDatabase, testTarget } from '../support/test-database';
@@ -82,7 +83,8 @@ describe('suggestions across the graph: after promotion, kgc suggest, kgc sugges
         expect(probability).toBeCloseTo(servingProbability(model, r, entry.direction, logit), 6);
         if (i > 0) expect(entry.rows[i - 1]![3]).toBeGreaterThanOrEqual(probability);
       }
-      // The stored logit is the model's score of that edge, asked in that direction.
+      // The stored logit is the served one of that edge, asked in that direction: the model's
+      // score plus the rules' term where the version's combiner adds it.
       const [h, t, logit] = entry.rows[0]!;
       const scored = model.scorer.scoreTriples(
         Uint32Array.of(h),
@@ -90,7 +92,12 @@ describe('suggestions across the graph: after promotion, kgc suggest, kgc sugges
         Uint32Array.of(t),
         entry.direction,
       )[0]!;
-      expect(logit).toBeCloseTo(scored, 4);
+      const [query, candidate] = entry.direction === 'tail' ? [h, t] : [t, h];
+      const evidence = model.combiner?.evidence(query, r, entry.direction);
+      const served = evidence
+        ? combinedLogit(scored, evidence.setting, evidence.found.get(candidate))
+        : scored;
+      expect(logit).toBeCloseTo(served, 4);
     }
   });
 
