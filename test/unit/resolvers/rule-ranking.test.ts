@@ -4,7 +4,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadServingModel, resolveTrainingConfig, train } from '../../../src/model';
 import type { ScoredEntity, ServingModel } from '../../../src/model';
-import type { Direction } from '../../../src/direction';
 import { mineRules, writeRules, writeVersionGraph } from '../../../src/model/rules';
 import { writeCombiner } from '../../../src/model/rules/combiner-file';
 import type { CombinerFile } from '../../../src/model/rules/combiner-file';
@@ -12,30 +11,9 @@ import { servedRanks } from '../../../src/model';
 import { rankWithRules } from '../../../src/resolvers/rule-ranking';
 import { classGraph } from '../../support/generated-graph';
 import { TINY } from '../../support/lifecycle';
+import { servedLogits } from '../../support/served-logits';
 
 jest.setTimeout(60_000);
-
-/** Every entity's served logit for the question from `entity`, from the model and the combiner. */
-function servedLogits(
-  model: ServingModel,
-  entity: number,
-  relation: number,
-  direction: Direction = 'tail',
-): Float64Array {
-  const n = model.scorer.entities.length;
-  const all = Uint32Array.from({ length: n }, (_, i) => i);
-  const fixed = new Uint32Array(n).fill(entity);
-  const relations = new Uint32Array(n).fill(relation);
-  const logits =
-    direction === 'tail'
-      ? model.scorer.scoreTriples(fixed, relations, all, 'tail')
-      : model.scorer.scoreTriples(all, relations, fixed, 'head');
-  const evidence = model.combiner?.evidence(entity, relation, direction);
-  return Float64Array.from(logits, (z, e) => {
-    const ev = evidence?.found.get(e);
-    return ev && evidence ? z + evidence.setting.w * ev[evidence.setting.aggregate] : z;
-  });
-}
 
 describe('ranking by model and rules', () => {
   let dir: string;

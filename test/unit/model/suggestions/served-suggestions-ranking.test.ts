@@ -9,7 +9,6 @@ import {
   train,
 } from '../../../../src/model';
 import type { ServingModel } from '../../../../src/model';
-import type { Direction } from '../../../../src/direction';
 import { mineRules, writeRules, writeVersionGraph } from '../../../../src/model/rules';
 import { writeCombiner } from '../../../../src/model/rules/combiner-file';
 import type { CombinerFile } from '../../../../src/model/rules/combiner-file';
@@ -17,30 +16,9 @@ import type { CombinerSetting } from '../../../../src/model/rules/rule-combiner'
 import { ExcludedPairs } from '../../../../src/model/suggestions/excluded-pairs';
 import { classGraph } from '../../../support/generated-graph';
 import { TINY } from '../../../support/lifecycle';
+import { servedLogits } from '../../../support/served-logits';
 
 jest.setTimeout(120_000);
-
-/** Every entity's served logit for the question from `entity` (the model's plus the rules'). */
-function servedLogits(
-  model: ServingModel,
-  entity: number,
-  relation: number,
-  direction: Direction,
-): Float64Array {
-  const n = model.scorer.entities.length;
-  const all = Uint32Array.from({ length: n }, (_, i) => i);
-  const fixed = new Uint32Array(n).fill(entity);
-  const relations = new Uint32Array(n).fill(relation);
-  const logits =
-    direction === 'tail'
-      ? model.scorer.scoreTriples(fixed, relations, all, 'tail')
-      : model.scorer.scoreTriples(all, relations, fixed, 'head');
-  const evidence = model.combiner?.evidence(entity, relation, direction);
-  return Float64Array.from(logits, (z, e) => {
-    const ev = evidence?.found.get(e);
-    return ev && evidence ? z + evidence.setting.w * ev[evidence.setting.aggregate] : z;
-  });
-}
 
 describe('suggestions across the graph by the served logit', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kgc-served-suggestions-'));
