@@ -88,6 +88,33 @@ export class GraphIndex {
     return new GraphIndex(nodes, relations, heads, tails, { offsets, step, neighbour, byRelation });
   }
 
+  private endCounts: Int32Array | undefined;
+
+  /**
+   * How many distinct nodes `step` leads to from anywhere in the graph (the nodes with an
+   * entry of the reverse step): the most ends a walk whose last step this is can reach.
+   */
+  endsOf(step: number): number {
+    if (!this.endCounts) {
+      const counts = new Int32Array(this.steps);
+      for (let n = 0; n < this.nodes; n++) {
+        let last = -1;
+        for (let e = this.offsets[n] as number; e < (this.offsets[n + 1] as number); e++) {
+          const s = this.step[e] as number;
+          if (s !== last) bump(counts, reverseStep(s));
+          last = s;
+        }
+      }
+      this.endCounts = counts;
+    }
+    return (this.endCounts[step] as number) ?? 0;
+  }
+
+  /** The first of `node`'s entries with `step` or a later one. */
+  first(node: number, step: number): number {
+    return this.lowerBound(node, step, 0);
+  }
+
   degree(node: number): number {
     return (this.offsets[node + 1] as number) - (this.offsets[node] as number);
   }

@@ -26,10 +26,29 @@ export function reversedRule(rule: WalkRule): WalkRule {
   return { steps: [...rule.steps].reverse().map(reverseStep), confidence: rule.confidence };
 }
 
+/** Per graph: the walk that last reached each node (walks run one at a time, synchronously). */
+const marks = new WeakMap<GraphIndex, { walk: number; reached: Uint32Array }>();
+
+function nextWalk(index: GraphIndex): { walk: number; reached: Uint32Array } {
+  let mark = marks.get(index);
+  if (!mark) {
+    mark = { walk: 0, reached: new Uint32Array(index.nodes) };
+    marks.set(index, mark);
+  }
+  if (mark.walk === 0xffffffff) {
+    mark.reached.fill(0);
+    mark.walk = 0;
+  }
+  mark.walk++;
+  return mark;
+}
+
 /**
  * Calls `each(y)` once for every end y of a path from `x` that follows `steps` through distinct
  * nodes (y ≠ x), while fewer than `budget` index entries have been walked; returns the entries
- * left (≤ 0: the walk was cut short and some ends may be missing). Bodies of 1 to 3 steps.
+ * left (≤ 0: the walk was cut short and some ends may be missing). A walk that has reached every
+ * node its last step leads to stops there: nothing more could be found, so the budget left goes
+ * to the question's next rule. Bodies of 1 to 3 steps.
  */
 export function walkRule(
   index: GraphIndex,
@@ -38,36 +57,43 @@ export function walkRule(
   budget: number,
   each: (y: number) => void,
 ): number {
+  const { walk, reached } = nextWalk(index);
+  const { neighbour } = index;
+  const last = steps[steps.length - 1] as number;
+  // Ends still to find (x is never one, though its last step may lead to it).
+  const back = reverseStep(last);
+  let missing = index.endsOf(last) - (index.first(x, back) < index.first(x, back + 1) ? 1 : 0);
   let left = budget;
-  const seen = new Set<number>();
+  reached[x] = walk;
   const emit = (y: number) => {
-    if (y === x || seen.has(y)) return;
-    seen.add(y);
+    if (reached[y] === walk) return;
+    reached[y] = walk;
+    missing--;
     each(y);
   };
   const [s1, s2, s3] = steps as [number, number | undefined, number | undefined];
-  const [start1, end1] = index.range(x, s1);
-  for (let e1 = start1; e1 < end1 && left > 0; e1++) {
+  const end1 = index.first(x, s1 + 1);
+  for (let e1 = index.first(x, s1); e1 < end1 && left > 0 && missing > 0; e1++) {
     left--;
-    const z1 = index.neighbour[e1] as number;
+    const z1 = neighbour[e1] as number;
     if (s2 === undefined) {
       emit(z1);
       continue;
     }
     if (z1 === x) continue;
-    const [start2, end2] = index.range(z1, s2);
-    for (let e2 = start2; e2 < end2 && left > 0; e2++) {
+    const end2 = index.first(z1, s2 + 1);
+    for (let e2 = index.first(z1, s2); e2 < end2 && left > 0 && missing > 0; e2++) {
       left--;
-      const z2 = index.neighbour[e2] as number;
+      const z2 = neighbour[e2] as number;
       if (z2 === x || z2 === z1) continue;
       if (s3 === undefined) {
         emit(z2);
         continue;
       }
-      const [start3, end3] = index.range(z2, s3);
-      for (let e3 = start3; e3 < end3 && left > 0; e3++) {
+      const end3 = index.first(z2, s3 + 1);
+      for (let e3 = index.first(z2, s3); e3 < end3 && left > 0 && missing > 0; e3++) {
         left--;
-        const y = index.neighbour[e3] as number;
+        const y = neighbour[e3] as number;
         if (y !== z1 && y !== z2) emit(y);
       }
     }

@@ -108,15 +108,28 @@ function remainingEvidence(
   return aggregate === 'max' ? best : 1 - none;
 }
 
+/** A query entity whose best pair rule k reaches may pass the n-th served logit kept. */
+interface Contender {
+  x: number;
+  /** Its model's best logit among the wanted candidates rule k reaches, plus w · remaining. */
+  bound: number;
+}
+
 /**
  * The best `n` pairs of `relation` in `direction` by the served logit (the model's plus the
  * rules' term `combiner` adds), given `found`: the best `n` by the model's logit alone over the
- * same scope and exclusions, best first. Exact up to ties: the rules only raise logits, so a
- * pair no rule reaches is among the served best only if it is among the model's. The rules are
- * walked one at a time, best first, from every query entity; an entity one of them reaches a
- * candidate from has all its candidates scored as the API serves them (its walked evidence,
- * one engine call for their logits). The walks stop once the model's best logit plus the most
- * the remaining rules could add stays at or under the n-th served logit found.
+ * same scope and exclusions, best first. Exact up to ties.
+ *
+ * The rules only raise logits, so a pair outside `found` scores at most found's last logit by
+ * the model, plus what the rules that reach it add. Settling a query entity x means scoring
+ * every wanted candidate it has as the API serves them (its walked evidence, one engine call)
+ * and offering them all. First found's query entities are settled. Then each rule k, best
+ * first, is walked from every unsettled x: a pair it reaches first (no earlier rule does) can
+ * score at most its model logit plus w times the most rules k on can add (`remainingEvidence`);
+ * the entities whose best such bound passes the n-th served logit kept are settled, highest
+ * bound first, until the next bound cannot pass it. A pair some earlier rule reached was
+ * bounded, higher, at that rule. The walks stop once found's last logit plus what the rules
+ * from k on can add cannot pass the n-th served logit.
  */
 export async function servedTopPairs(
   scorer: Scorer,
@@ -132,6 +145,7 @@ export async function servedTopPairs(
   const setting = combiner.setting(relation, direction);
   const rules = combiner.walker.rulesFor(relation, direction);
   if (setting.w === 0 || rules.length === 0 || found.logits.length === 0) return found;
+  const { graph, budget } = combiner.walker;
   const entities = scorer.entities.length;
   const inScope = new Uint8Array(entities).fill(scope.candidates ? 0 : 1);
   for (const c of scope.candidates ?? []) inScope[c] = 1;
@@ -139,7 +153,7 @@ export async function servedTopPairs(
   const wanted = (x: number, y: number) =>
     inScope[y] === 1 && !excluded.has(tail ? x : y, relation, tail ? y : x);
   const best = new BestServed(n);
-  const scored = new Uint8Array(entities);
+  const settled = new Uint8Array(entities);
   const turns = new EventLoopTurns();
   const stopped = () => {
     if (signal?.aborted) {
@@ -149,10 +163,13 @@ export async function servedTopPairs(
       );
     }
   };
+  const logitsOf = (x: number, ys: readonly number[]) =>
+    scorer.logitsOfAsync({ entity: x, relation, direction }, ys);
 
   // Query entity x's candidates as served: what its walks reach, and the model's own picks.
-  const score = async (batch: { x: number; picks: Map<number, number> }[]) => {
+  const settle = async (batch: { x: number; picks: Map<number, number> }[]) => {
     const asked = batch.map(({ x, picks }) => {
+      settled[x] = 1;
       const evidence = combiner.evidence(x, relation, direction);
       const ys = new Set(picks.keys());
       for (const y of evidence?.found.keys() ?? []) if (wanted(x, y)) ys.add(y);
@@ -162,7 +179,7 @@ export async function servedTopPairs(
       asked.map(({ x, picks, ys }) =>
         ys.every((y) => picks.has(y))
           ? Float32Array.from(ys, (y) => picks.get(y) as number)
-          : scorer.logitsOfAsync({ entity: x, relation, direction }, ys),
+          : logitsOf(x, ys),
       ),
     );
     asked.forEach(({ x, evidence, ys }, a) => {
@@ -184,40 +201,54 @@ export async function servedTopPairs(
   const entries = [...picksOf.entries()];
   for (let i = 0; i < entries.length; i += SCORED_TOGETHER) {
     stopped();
-    const batch = entries.slice(i, i + SCORED_TOGETHER).map(([x, picks]) => ({ x, picks }));
-    batch.forEach(({ x }) => (scored[x] = 1));
-    await score(batch);
+    await settle(entries.slice(i, i + SCORED_TOGETHER).map(([x, picks]) => ({ x, picks })));
     await turns.maybeTurn();
   }
 
-  const modelBest = found.logits[0] as number;
-  const all = scope.queries ?? Uint32Array.from({ length: entities }, (_, i) => i);
-  for (let k = 0; k < rules.length; k++) {
-    // No pair the rules from k on reach first can score above this (combinedLogit's sum).
-    const ceiling = modelBest + setting.w * remainingEvidence(rules, k, setting.aggregate);
-    if (best.full && ceiling <= best.floor) break;
-    const steps = (rules[k] as WalkRule).steps;
-    let batch: { x: number; picks: Map<number, number> }[] = [];
-    for (let q = 0; q < all.length; q++) {
-      const x = all[q] as number;
-      if (q % TURN_CHECK_EVERY === 0) {
+  // Fewer than n wanted pairs: found holds them all, settled above.
+  if (found.logits.length >= n) {
+    const modelFloor = found.logits[found.logits.length - 1] as number;
+    const all = scope.queries ?? Uint32Array.from({ length: entities }, (_, i) => i);
+    for (let k = 0; k < rules.length; k++) {
+      const remaining = setting.w * remainingEvidence(rules, k, setting.aggregate);
+      if (best.full && modelFloor + remaining <= best.floor) break;
+      const steps = (rules[k] as WalkRule).steps;
+      const contenders: Contender[] = [];
+      let reached: { x: number; ys: number[] }[] = [];
+      const bound = async () => {
+        const logits = await Promise.all(reached.map(({ x, ys }) => logitsOf(x, ys)));
+        reached.forEach(({ x }, a) => {
+          let top = -Infinity;
+          for (const logit of logits[a] as Float32Array) top = Math.max(top, logit);
+          if (top + remaining > best.floor) contenders.push({ x, bound: top + remaining });
+        });
+        reached = [];
+      };
+      for (let q = 0; q < all.length; q++) {
+        const x = all[q] as number;
+        if (q % TURN_CHECK_EVERY === 0) {
+          stopped();
+          await turns.maybeTurn();
+        }
+        if (settled[x] === 1 || x >= graph.nodes) continue;
+        const ys: number[] = [];
+        walkRule(graph, x, steps, budget, (y) => {
+          if (wanted(x, y)) ys.push(y);
+        });
+        if (ys.length === 0) continue;
+        reached.push({ x, ys });
+        if (reached.length === SCORED_TOGETHER) await bound();
+      }
+      await bound();
+      contenders.sort((a, b) => b.bound - a.bound || a.x - b.x);
+      for (let i = 0; i < contenders.length; i += SCORED_TOGETHER) {
         stopped();
+        const batch = contenders.slice(i, i + SCORED_TOGETHER).filter((c) => c.bound > best.floor);
+        if (batch.length === 0) break;
+        await settle(batch.map(({ x }) => ({ x, picks: new Map() })));
         await turns.maybeTurn();
       }
-      if (scored[x] === 1 || x >= combiner.walker.graph.nodes) continue;
-      let reaches = false;
-      walkRule(combiner.walker.graph, x, steps, combiner.walker.budget, (y) => {
-        reaches ||= wanted(x, y);
-      });
-      if (!reaches) continue;
-      scored[x] = 1;
-      batch.push({ x, picks: new Map() });
-      if (batch.length === SCORED_TOGETHER) {
-        await score(batch);
-        batch = [];
-      }
     }
-    await score(batch);
   }
   stopped();
 

@@ -83,6 +83,42 @@ describe('rule evidence', () => {
     expect(ends).toHaveLength(10);
   });
 
+  it('stops a walk that has reached every node its last step leads to, leaving the budget to the next rule', async () => {
+    // 0 -p-> 1..40, each -q-> 41 or 42 (q leads nowhere else); 0 -s-> 43.
+    const triples: Triple[] = [];
+    for (let z = 1; z <= 40; z++) triples.push([0, 0, z], [z, 1, 41 + (z % 2)]);
+    triples.push([0, 2, 43]);
+    const index = await indexOf(44, 3, triples);
+    expect(index.endsOf(2)).toBe(2);
+    const ends: number[] = [];
+    const left = walkRule(index, 0, [0, 2], 20, (y) => ends.push(y));
+    expect(ends.sort()).toEqual([41, 42]);
+    expect(left).toBe(20 - 4);
+    // p∘q (.5) then s (.2) with 20 entries: s is walked with the 16 p∘q left.
+    const found = ruleEvidence(
+      index,
+      0,
+      [
+        { steps: [0, 2], confidence: 0.5 },
+        { steps: [4], confidence: 0.2 },
+      ],
+      20,
+    );
+    expect([...found.keys()].sort()).toEqual([41, 42, 43]);
+    // A last step that leads to x itself: x is never an end, so one fewer is looked for.
+    // 0 -p-> 1 -q-> {0, 2}, 0 -p-> 3 -q-> 2: done once 2 is reached through 1.
+    const back = await indexOf(4, 2, [
+      [0, 0, 1],
+      [1, 1, 0],
+      [1, 1, 2],
+      [0, 0, 3],
+      [3, 1, 2],
+    ]);
+    const fromZero: number[] = [];
+    expect(walkRule(back, 0, [0, 2], 100, (y) => fromZero.push(y))).toBe(100 - 3);
+    expect(fromZero).toEqual([2]);
+  });
+
   it('aggregates the rules that reach a candidate: max and noisy-or of their confidences', async () => {
     // 0 -p-> 1 -q-> 2, 0 -s-> 2, 0 -s-> 3: rules p∘q ⇒ r (.5) and s ⇒ r (.2)
     const index = await indexOf(4, 4, [
