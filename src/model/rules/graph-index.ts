@@ -110,9 +110,19 @@ export class GraphIndex {
     return (this.endCounts[step] as number) ?? 0;
   }
 
-  /** The first of `node`'s entries with `step` or a later one. */
+  /**
+   * The first of `node`'s entries with `step` or a later one (its entries by `step` run from
+   * there while their step is `step`, before `offsets[node + 1]`).
+   */
   first(node: number, step: number): number {
-    return this.lowerBound(node, step, 0);
+    let lo = this.offsets[node] as number;
+    let hi = this.offsets[node + 1] as number;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.step[mid] as number) < step) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   degree(node: number): number {

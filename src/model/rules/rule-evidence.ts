@@ -58,11 +58,13 @@ export function walkRule(
   each: (y: number) => void,
 ): number {
   const { walk, reached } = nextWalk(index);
-  const { neighbour } = index;
+  const { neighbour, offsets } = index;
+  const stepOf = index.step;
   const last = steps[steps.length - 1] as number;
   // Ends still to find (x is never one, though its last step may lead to it).
-  const back = reverseStep(last);
-  let missing = index.endsOf(last) - (index.first(x, back) < index.first(x, back + 1) ? 1 : 0);
+  const back = index.first(x, reverseStep(last));
+  const leadsToX = back < (offsets[x + 1] as number) && stepOf[back] === reverseStep(last);
+  let missing = index.endsOf(last) - (leadsToX ? 1 : 0);
   let left = budget;
   reached[x] = walk;
   const emit = (y: number) => {
@@ -71,9 +73,11 @@ export function walkRule(
     missing--;
     each(y);
   };
+  // Each level runs over a node's entries by one step: from `first`, while the step holds.
   const [s1, s2, s3] = steps as [number, number | undefined, number | undefined];
-  const end1 = index.first(x, s1 + 1);
-  for (let e1 = index.first(x, s1); e1 < end1 && left > 0 && missing > 0; e1++) {
+  const end1 = offsets[x + 1] as number;
+  for (let e1 = index.first(x, s1); e1 < end1 && stepOf[e1] === s1; e1++) {
+    if (left <= 0 || missing <= 0) break;
     left--;
     const z1 = neighbour[e1] as number;
     if (s2 === undefined) {
@@ -81,8 +85,9 @@ export function walkRule(
       continue;
     }
     if (z1 === x) continue;
-    const end2 = index.first(z1, s2 + 1);
-    for (let e2 = index.first(z1, s2); e2 < end2 && left > 0 && missing > 0; e2++) {
+    const end2 = offsets[z1 + 1] as number;
+    for (let e2 = index.first(z1, s2); e2 < end2 && stepOf[e2] === s2; e2++) {
+      if (left <= 0 || missing <= 0) break;
       left--;
       const z2 = neighbour[e2] as number;
       if (z2 === x || z2 === z1) continue;
@@ -90,8 +95,9 @@ export function walkRule(
         emit(z2);
         continue;
       }
-      const end3 = index.first(z2, s3 + 1);
-      for (let e3 = index.first(z2, s3); e3 < end3 && left > 0 && missing > 0; e3++) {
+      const end3 = offsets[z2 + 1] as number;
+      for (let e3 = index.first(z2, s3); e3 < end3 && stepOf[e3] === s3; e3++) {
+        if (left <= 0 || missing <= 0) break;
         left--;
         const y = neighbour[e3] as number;
         if (y !== z1 && y !== z2) emit(y);
