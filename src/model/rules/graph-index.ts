@@ -144,7 +144,7 @@ export class GraphIndex {
 
   /** [start, end) of `node`'s neighbours by `step`. */
   range(node: number, step: number): [number, number] {
-    return [this.lowerBound(node, step, 0), this.lowerBound(node, step + 1, 0)];
+    return [this.first(node, step), this.first(node, step + 1)];
   }
 
   /** Whether `from` reaches `to` by `step` (an edge (from, r, to) for step 2r). */
