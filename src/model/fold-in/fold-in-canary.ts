@@ -1,6 +1,7 @@
 import type { Direction } from '../../direction';
 import type { GraphIndex } from '../rules/graph-index';
 import type { Scorer } from '../scorer';
+import { CanaryHarm, HARM_MARGIN_Z } from './canary-harm';
 import type { FoldInEdge } from './fold-in-edges';
 
 /** One canary question: `entity`'s `relation` in `direction`, whose answer is `answer`. */
@@ -33,6 +34,8 @@ export interface CanaryVerdict {
   before: number;
   /** Its MRR with the admitted rows (and the rows already served). */
   after: number;
+  /** The standard error of `before - after` (the harm), over the check half's edges. */
+  standardError: number;
   /** Indices of the candidates admitted (their rows may be served). */
   admitted: number[];
   /** Each candidate's impact (by index), to be kept with the admitted ones. */
@@ -58,6 +61,9 @@ export class FoldInCanary {
   /** Per question: whether it is in the check half (else the rank half). */
   private readonly inCheck: boolean[];
   private readonly halves: { rank: number; check: number };
+  /** Per edge (questions 2e and 2e + 1): its index among the check half's edges, else -1. */
+  private readonly checkEdge: Int32Array;
+  private readonly checkEdges: number;
 
   private constructor(
     private readonly scorer: Scorer,
@@ -75,6 +81,12 @@ export class FoldInCanary {
     this.inCheck = queries.map((_, i) => edges < 2 || Math.floor(i / 2) % 2 === 1);
     const check = this.inCheck.filter(Boolean).length;
     this.halves = { check, rank: edges < 2 ? queries.length : queries.length - check };
+    this.checkEdge = new Int32Array(edges).fill(-1);
+    let next = 0;
+    for (let e = 0; e < this.checkEdge.length; e++) {
+      if (this.readsIn('check', 2 * e)) this.checkEdge[e] = next++;
+    }
+    this.checkEdges = next;
   }
 
   /**
@@ -154,30 +166,38 @@ export class FoldInCanary {
    * Admits, of `candidates`, those that keep the canary's MRR within `maxHarm` of the
    * version's with the rows already served counted first (`served`: their impacts): in order of
    * their harm on the rank half, each while the check half's harm so far plus its rank-half
-   * harm stays within. `before`/`after` are the check half's. Scores the candidates only, on
-   * the engine's threads; the rest is linear in the candidates and the served rows' impacts. No
-   * candidates: nothing is admitted and `before`/`after` are not measured (NaN).
+   * harm, plus `z` standard errors of the check half's estimate, stays within (canary-harm.ts).
+   * `before`/`after` are the check half's. Scores the candidates only, on the engine's threads;
+   * the rest is linear in the candidates and the served rows' impacts. No candidates: nothing
+   * is admitted and `before`/`after` are not measured (NaN).
    */
   async admit(
     served: readonly CanaryImpact[],
     candidates: readonly Candidate[],
     maxHarm: number,
+    z = HARM_MARGIN_Z,
   ): Promise<CanaryVerdict> {
-    if (candidates.length === 0) return { before: NaN, after: NaN, admitted: [], impacts: [] };
+    if (candidates.length === 0)
+      return { before: NaN, after: NaN, standardError: NaN, admitted: [], impacts: [] };
     const d = candidates[0]?.row.length ?? 0;
     const rows = new Float32Array(candidates.length * d);
     candidates.forEach((c, i) => rows.set(c.row, i * d));
     const logits = await this.scorer.logitsAgainstAsync(this.queries, rows);
     const impacts = candidates.map((c, j) => this.impactOf(logits, candidates.length, j, c.edges));
     const counts = new Float64Array(this.queries.length);
+    const checked = new CanaryHarm(this.checkEdges, this.halves.check);
     const add = (impact: CanaryImpact) => {
       impact.questions.forEach(
         (i, k) => (counts[i] = (counts[i] as number) + (impact.adds[k] as number)),
       );
+      for (const i of impact.questions) {
+        const e = Math.floor(i / 2);
+        const g = this.checkEdge[e] as number;
+        if (g >= 0) checked.set(g, this.lossOf(2 * e, counts) + this.lossOf(2 * e + 1, counts));
+      }
     };
     const before = this.mrrOn('check', counts);
     served.forEach(add);
-    let harm = before - this.mrrOn('check', counts);
     const order = impacts
       .map((impact, c) => ({ c, drop: this.dropOn('rank', impact, counts) }))
       .sort((a, b) => a.drop - b.drop || a.c - b.c);
@@ -186,12 +206,24 @@ export class FoldInCanary {
       const impact = impacts[c] as CanaryImpact;
       // The decision reads the candidate on the rank half only, so that the check half stays
       // an unbiased measure of what was admitted.
-      if (harm + this.dropOn('rank', impact, counts) > maxHarm) continue;
-      harm += this.dropOn('check', impact, counts);
+      const margin = z * checked.standardError;
+      if (checked.harm + this.dropOn('rank', impact, counts) + margin > maxHarm) continue;
       add(impact);
       admitted.push(c);
     }
-    return { before, after: before - harm, admitted: admitted.sort((a, b) => a - b), impacts };
+    return {
+      before,
+      after: before - checked.harm,
+      standardError: checked.standardError,
+      admitted: admitted.sort((a, b) => a - b),
+      impacts,
+    };
+  }
+
+  /** Question `i`'s reciprocal rank lost to `counts` rows above its answer. */
+  private lossOf(i: number, counts: Float64Array): number {
+    const rank = this.ranks[i] as number;
+    return 1 / rank - 1 / (rank + (counts[i] as number));
   }
 
   /**

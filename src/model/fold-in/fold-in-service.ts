@@ -297,6 +297,7 @@ export class FoldInService {
           count: candidates.length - admitted.size,
           canaryMrr: verdict.before,
           withFolded: verdict.after,
+          harmStandardError: verdict.standardError,
           maxHarm: this.settings.maxHarm,
         },
         "fold-in held back: these entities would lower the version's answers on its held-out edges by more than KGC_FOLD_IN_MAX_HARM",

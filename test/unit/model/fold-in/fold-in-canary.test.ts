@@ -150,5 +150,27 @@ describe('the fold-in canary', () => {
       expect(next.admitted).toEqual([]);
       expect(next.after).toBeCloseTo(0.75, 10);
     });
+
+    it("keeps a margin of the check half's standard error below the tolerance", async () => {
+      // Four edges: 0 and 2 rank (questions 0, 1, 4, 5), 1 and 3 check (2, 3, 6, 7).
+      const four = Uint32Array.of(0, 0, 1, 2, 0, 3, 4, 0, 5, 6, 0, 7);
+      const canary = (await FoldInCanary.build(scorer(new Array(8).fill(1)), four, undefined))!;
+      const lastCheck = row(-6.5, 1); // above question 7 only: edge 3 loses .5, harm .5 / 4
+      const harmless = row(-10);
+      const candidates = [
+        { row: lastCheck, edges: [] },
+        { row: harmless, edges: [] },
+      ];
+      // Without the margin both fit (.125 of harm, the second adds none).
+      const bare = await canary.admit(none, candidates, 0.2, 0);
+      expect(bare.admitted).toEqual([0, 1]);
+      expect(bare.before - bare.after).toBeCloseTo(0.125, 10);
+      // Edge losses (.5, 0): s^2 = .125, error sqrt(2 x .125) / 4 = .125; .125 + 1.645 x .125 > .2.
+      expect(bare.standardError).toBeCloseTo(0.125, 10);
+      const guarded = await canary.admit(none, candidates, 0.2);
+      expect(guarded.admitted).toEqual([0]);
+      // A wider tolerance takes the margin in.
+      expect((await canary.admit(none, candidates, 0.34)).admitted).toEqual([0, 1]);
+    });
   });
 });
