@@ -165,9 +165,9 @@ export class FoldInCanary {
   /**
    * Admits, of `candidates`, those that keep the canary's MRR within `maxHarm` of the
    * version's with the rows already served counted first (`served`: their impacts): in order of
-   * their harm on the rank half, each while the check half's harm so far plus its rank-half
-   * harm, plus `z` standard errors of the check half's estimate, stays within (canary-harm.ts).
-   * `before`/`after` are the check half's. Scores the candidates only, on the engine's threads;
+   * their harm on the rank half, each whose rank-half harm fits on top of the check half's
+   * bound (its harm so far plus `z` standard errors: canary-harm.ts), until admitting one would
+   * take the check half's bound itself past `maxHarm`. `before`/`after` are the check half's. Scores the candidates only, on the engine's threads;
    * the rest is linear in the candidates and the served rows' impacts. No candidates: nothing
    * is admitted and `before`/`after` are not measured (NaN).
    */
@@ -186,9 +186,9 @@ export class FoldInCanary {
     const impacts = candidates.map((c, j) => this.impactOf(logits, candidates.length, j, c.edges));
     const counts = new Float64Array(this.queries.length);
     const checked = new CanaryHarm(this.checkEdges, this.halves.check);
-    const add = (impact: CanaryImpact) => {
+    const add = (impact: CanaryImpact, sign = 1) => {
       impact.questions.forEach(
-        (i, k) => (counts[i] = (counts[i] as number) + (impact.adds[k] as number)),
+        (i, k) => (counts[i] = (counts[i] as number) + sign * (impact.adds[k] as number)),
       );
       for (const i of impact.questions) {
         const e = Math.floor(i / 2);
@@ -197,18 +197,25 @@ export class FoldInCanary {
       }
     };
     const before = this.mrrOn('check', counts);
-    served.forEach(add);
+    for (const impact of served) add(impact);
     const order = impacts
       .map((impact, c) => ({ c, drop: this.dropOn('rank', impact, counts) }))
       .sort((a, b) => a.drop - b.drop || a.c - b.c);
     const admitted: number[] = [];
+    const bound = () => checked.harm + z * checked.standardError;
     for (const { c } of order) {
       const impact = impacts[c] as CanaryImpact;
-      // The decision reads the candidate on the rank half only, so that the check half stays
-      // an unbiased measure of what was admitted.
-      const margin = z * checked.standardError;
-      if (checked.harm + this.dropOn('rank', impact, counts) + margin > maxHarm) continue;
+      // A candidate is judged on the rank half only, so that the check half stays an unbiased
+      // measure of what was admitted.
+      if (bound() + this.dropOn('rank', impact, counts) > maxHarm) continue;
       add(impact);
+      // The check half's bound passed: this candidate and every one after it (as harmful or
+      // more, by the rank half) wait. Stopping, rather than skipping to the next, keeps the
+      // check half from choosing the candidates that happened to miss it.
+      if (bound() > maxHarm) {
+        add(impact, -1);
+        break;
+      }
       admitted.push(c);
     }
     return {

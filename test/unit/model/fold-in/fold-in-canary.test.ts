@@ -120,30 +120,37 @@ describe('the fold-in canary', () => {
       const ranked = await canary.admit(none, [{ row: onlyRank, edges: [] }], 0.2);
       expect(ranked.admitted).toEqual([]);
       expect(ranked.after).toBe(ranked.before);
-      // Harm on the check half only: admitted (nothing in the rank half speaks against it),
-      // and measured there: the check half's MRR (1 + 1/2) / 2.
+      // Harm on the check half only: nothing in the rank half speaks against it, but admitted
+      // it would take the check half past the tolerance (its MRR (1 + 1/2) / 2): held back.
       const checked = await canary.admit(none, [{ row: onlyCheck, edges: [] }], 0.2);
-      expect(checked.admitted).toEqual([0]);
+      expect(checked.admitted).toEqual([]);
       expect(checked.before).toBe(1);
-      expect(checked.after).toBeCloseTo(0.75, 10);
+      expect(checked.after).toBe(1);
+      // Under a tolerance it fits in: admitted, and measured on the check half.
+      const fits = await canary.admit(none, [{ row: onlyCheck, edges: [] }], 0.3);
+      expect(fits.admitted).toEqual([0]);
+      expect(fits.after).toBeCloseTo(0.75, 10);
     });
 
     it('holds back the rest once the check half has used the tolerance up', async () => {
       const canary = (await FoldInCanary.build(scorer([1, 1, 1, 1]), two, undefined))!;
       const harmless = row(-10);
-      const verdict = await canary.admit(
-        none,
-        [
-          { row: onlyCheck, edges: [] },
-          { row: harmless, edges: [] },
-        ],
-        0.2,
-      );
-      // Both look harmless on the rank half; the first admitted costs the check half .25.
-      expect(verdict.admitted).toEqual([0]);
-      // Served rows count first: with the first served, even a harmless row waits.
+      const both = [
+        { row: onlyCheck, edges: [] },
+        { row: harmless, edges: [] },
+      ];
+      // Both look harmless on the rank half; the first would cost the check half .25, past .2:
+      // it and every one after it wait (the check half does not pick the lucky ones).
+      const verdict = await canary.admit(none, both, 0.2);
+      expect(verdict.admitted).toEqual([]);
+      expect(verdict.after).toBe(verdict.before);
+      // Under .3 both fit.
+      const wide = await canary.admit(none, both, 0.3);
+      expect(wide.admitted).toEqual([0, 1]);
+      expect(wide.after).toBeCloseTo(0.75, 10);
+      // Served rows count first: with the first served, even a harmless row waits under .2.
       const next = await canary.admit(
-        verdict.impacts.slice(0, 1),
+        wide.impacts.slice(0, 1),
         [{ row: harmless, edges: [] }],
         0.2,
       );
@@ -165,10 +172,11 @@ describe('the fold-in canary', () => {
       const bare = await canary.admit(none, candidates, 0.2, 0);
       expect(bare.admitted).toEqual([0, 1]);
       expect(bare.before - bare.after).toBeCloseTo(0.125, 10);
-      // Edge losses (.5, 0): s^2 = .125, error sqrt(2 x .125) / 4 = .125; .125 + 1.645 x .125 > .2.
+      // Edge losses (.5, 0): s^2 = .125, error sqrt(2 x .125) / 4 = .125.
       expect(bare.standardError).toBeCloseTo(0.125, 10);
+      // With it, the first would take the bound to .125 + 1.645 x .125 > .2: both wait.
       const guarded = await canary.admit(none, candidates, 0.2);
-      expect(guarded.admitted).toEqual([0]);
+      expect(guarded.admitted).toEqual([]);
       // A wider tolerance takes the margin in.
       expect((await canary.admit(none, candidates, 0.34)).admitted).toEqual([0, 1]);
     });
