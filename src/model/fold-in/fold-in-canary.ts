@@ -167,9 +167,10 @@ export class FoldInCanary {
    * version's with the rows already served counted first (`served`: their impacts): in order of
    * their harm on the rank half, each whose rank-half harm fits on top of the check half's
    * bound (its harm so far plus `z` standard errors: canary-harm.ts), until admitting one would
-   * take the check half's bound itself past `maxHarm`. `before`/`after` are the check half's. Scores the candidates only, on the engine's threads;
-   * the rest is linear in the candidates and the served rows' impacts. No candidates: nothing
-   * is admitted and `before`/`after` are not measured (NaN).
+   * take the check half's bound itself past `maxHarm`. `before`/`after` are the check half's.
+   * Scores the candidates only, on the engine's threads; the rest is linear in the candidates
+   * and the served rows' impacts. No candidates: nothing is admitted and `before`/`after` are
+   * not measured (NaN).
    */
   async admit(
     served: readonly CanaryImpact[],
