@@ -151,15 +151,18 @@ export class FoldInCanary {
     return sum / this.halves[half];
   }
 
-  /** How much one more row (its impact) would lower `half`'s MRR on top of `counts`. */
-  private dropOn(half: 'rank' | 'check', impact: CanaryImpact, counts: Float64Array): number {
+  /**
+   * How much one more row (its impact) would lower the rank half's MRR on top of `counts` (the
+   * check half's is kept by CanaryHarm as rows are counted in).
+   */
+  private rankDrop(impact: CanaryImpact, counts: Float64Array): number {
     let drop = 0;
     impact.questions.forEach((i, k) => {
-      if (!this.readsIn(half, i)) return;
+      if (!this.readsIn('rank', i)) return;
       const base = (this.ranks[i] as number) + (counts[i] as number);
       drop += 1 / base - 1 / (base + (impact.adds[k] as number));
     });
-    return drop / this.halves[half];
+    return drop / this.halves.rank;
   }
 
   /**
@@ -200,7 +203,7 @@ export class FoldInCanary {
     const before = this.mrrOn('check', counts);
     for (const impact of served) add(impact);
     const order = impacts
-      .map((impact, c) => ({ c, drop: this.dropOn('rank', impact, counts) }))
+      .map((impact, c) => ({ c, drop: this.rankDrop(impact, counts) }))
       .sort((a, b) => a.drop - b.drop || a.c - b.c);
     const admitted: number[] = [];
     const bound = () => checked.harm + z * checked.standardError;
@@ -208,7 +211,7 @@ export class FoldInCanary {
       const impact = impacts[c] as CanaryImpact;
       // A candidate is judged on the rank half only, so that the check half stays an unbiased
       // measure of what was admitted.
-      if (bound() + this.dropOn('rank', impact, counts) > maxHarm) continue;
+      if (bound() + this.rankDrop(impact, counts) > maxHarm) continue;
       add(impact);
       // The check half's bound passed: this candidate and every one after it (as harmful or
       // more, by the rank half) wait. Stopping, rather than skipping to the next, keeps the
