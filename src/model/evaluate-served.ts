@@ -79,12 +79,14 @@ export async function servedMetrics(
       answers.get(`${t}\t${r}\thead`)?.push(h);
     }
   }
+  // One list per question, its own answer in it (a rank never counts its answer), so the
+  // queries asking a question share it.
+  const lists = new Map<string, Uint32Array>();
+  for (const [key, list] of answers) lists.set(key, Uint32Array.from(list));
   const ranks: number[] = [];
   for (let start = 0; start < questions.length; start += CHUNK) {
     const chunk = questions.slice(start, start + CHUNK);
-    const excludes = chunk.map((q) =>
-      (answers.get(`${q.entity}\t${q.relation}\t${q.direction}`) ?? []).filter((e) => e !== q.tail),
-    );
+    const excludes = chunk.map((q) => lists.get(`${q.entity}\t${q.relation}\t${q.direction}`));
     const ranked = await servedRanks(scorer, combiner, chunk, excludes);
     ranks.push(...ranked.ranks);
   }

@@ -1,4 +1,5 @@
 import { EventLoopTurns } from '../event-loop-turns';
+import { SortedLogits } from './sorted-logits';
 import type { RankQuery, Scorer } from './scorer';
 import { combinedLogit } from './rules/served-combiner';
 import type { ServedCombiner } from './rules/served-combiner';
@@ -17,8 +18,53 @@ interface RaisedQuestion {
   served: Float32Array;
   /** The rules' term of each candidate's served logit. */
   term: Float32Array;
-  /** Candidate entity -> its index in `candidates`. */
+  /** Each answer the queries ask -> its index in `candidates`. */
   at: Map<number, number>;
+}
+
+/** The queries asking one raised question with one exclusion list. */
+interface ExclusionGroup {
+  queries: number;
+  /** What the engine leaves out: the exclusion list, then the reached entities. */
+  engineList?: Uint32Array;
+  /** The served logits of the reached entities outside the list (null: not sortable). */
+  sorted?: SortedLogits | null;
+}
+
+/** The served logits of the entities the rules reach for `question`, but those in `skip`. */
+function reachedOutside(question: RaisedQuestion, skip: Set<number>): SortedLogits | undefined {
+  const kept: number[] = [];
+  for (let c = 0; c < question.reached; c++) {
+    if (!skip.has(question.candidates[c] as number)) kept.push(question.served[c] as number);
+  }
+  return SortedLogits.of(Float32Array.from(kept));
+}
+
+/**
+ * How many entities the rules reach for `question` are above its candidate `answer` at their
+ * served logits (ties count half), those in `skip` and the answer itself left out: from
+ * `sorted` (`reachedOutside`) when given, else by a scan.
+ */
+function reachedAbove(
+  question: RaisedQuestion,
+  answer: number,
+  skip: Set<number>,
+  sorted: SortedLogits | null,
+): number {
+  const h = question.served[answer] as number;
+  if (sorted && !Number.isNaN(h)) {
+    // The answer, when reached and not skipped, is among the sorted as one tie with itself.
+    const counted = answer < question.reached && !skip.has(question.candidates[answer] as number);
+    return sorted.above(h) - (counted ? 0.5 : 0);
+  }
+  let above = 0;
+  for (let c = 0; c < question.reached; c++) {
+    const v = question.served[c] as number;
+    if (v < h || c === answer) continue;
+    if (skip.has(question.candidates[c] as number)) continue;
+    above += v > h ? 1 : 0.5;
+  }
+  return above;
 }
 
 function questionKey(q: RankQuery): string {
@@ -63,12 +109,18 @@ async function raisedQuestions(
           .then((logits) => {
             const served = new Float32Array(candidates.length);
             const term = new Float32Array(candidates.length);
-            candidates.forEach((e, i) => {
+            // `candidates` begins with `found`'s keys, in its order.
+            let i = 0;
+            for (const evidence of found.values()) {
               const own = logits[i] as number;
-              served[i] = combinedLogit(own, setting, found.get(e));
+              served[i] = combinedLogit(own, setting, evidence);
               term[i] = (served[i] as number) - own;
-            });
-            const at = new Map(candidates.map((e, i) => [e, i]));
+              i++;
+            }
+            served.set(logits.subarray(reached), reached);
+            const asked = answers.get(key) as Set<number>;
+            const at = new Map<number, number>();
+            for (const [c, e] of candidates.entries()) if (asked.has(e)) at.set(e, c);
             raised.set(key, { candidates, reached, served, term, at });
           }),
       );
@@ -96,24 +148,33 @@ export async function servedRanks(
 ): Promise<{ ranks: Float64Array; logits: Float32Array }> {
   if (!combiner) return scorer.filteredRanksAsync(queries, excludes);
   const raised = await raisedQuestions(scorer, combiner, queries, walked);
-  // The engine leaves out what the rules reach (counted below at their served logits): one
-  // list per question and exclusion list, shared by the queries that ask it.
-  const lists = new Map<string, Map<unknown, Uint32Array>>();
+  // Queries that ask one question with one exclusion list (by identity) share its engine list
+  // and, asked more than once, its reached entities' logits sorted.
+  const groups = new Map<RaisedQuestion, Map<unknown, ExclusionGroup>>();
+  const groupOf = (question: RaisedQuestion, own: unknown): ExclusionGroup => {
+    const byOwn = groups.get(question) ?? new Map<unknown, ExclusionGroup>();
+    groups.set(question, byOwn);
+    let group = byOwn.get(own);
+    if (!group) {
+      group = { queries: 0 };
+      byOwn.set(own, group);
+    }
+    return group;
+  };
+  // The engine leaves out what the rules reach (counted below at their served logits).
   const engineExcludes = queries.map((q, i) => {
     const own = excludes[i];
     const question = raised.get(questionKey(q));
     if (!question) return own ?? [];
-    const byOwn = lists.get(questionKey(q)) ?? new Map<unknown, Uint32Array>();
-    lists.set(questionKey(q), byOwn);
-    let list = byOwn.get(own);
-    if (!list) {
+    const group = groupOf(question, own);
+    group.queries++;
+    if (!group.engineList) {
       const mine = own ?? [];
-      list = new Uint32Array(mine.length + question.reached);
-      list.set(mine);
-      list.set(question.candidates.slice(0, question.reached), mine.length);
-      byOwn.set(own, list);
+      group.engineList = new Uint32Array(mine.length + question.reached);
+      group.engineList.set(mine);
+      group.engineList.set(question.candidates.slice(0, question.reached), mine.length);
     }
-    return list;
+    return group.engineList;
   });
   const ranked = Float32Array.from(queries, (q) => {
     const question = raised.get(questionKey(q));
@@ -132,16 +193,12 @@ export async function servedRanks(
       skip = new Set(Array.from(own ?? []));
       excludedSets.set(own, skip);
     }
-    const answer = question.at.get(q.tail) as number;
-    const h = question.served[answer] as number;
-    let above = 0;
-    for (let c = 0; c < question.reached; c++) {
-      const v = question.served[c] as number;
-      if (v < h || c === answer) continue;
-      if (skip.has(question.candidates[c] as number)) continue;
-      above += v > h ? 1 : 0.5;
+    const group = groupOf(question, own);
+    if (group.queries > 1 && group.sorted === undefined) {
+      group.sorted = reachedOutside(question, skip) ?? null;
     }
-    ranks[i] = (ranks[i] as number) + above;
+    const answer = question.at.get(q.tail) as number;
+    ranks[i] = (ranks[i] as number) + reachedAbove(question, answer, skip, group.sorted ?? null);
     logits[i] = (logits[i] as number) + (question.term[answer] as number);
     await turns.maybeTurn();
   }
