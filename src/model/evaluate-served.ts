@@ -83,6 +83,13 @@ export async function servedMetrics(
   // queries asking a question share it.
   const lists = new Map<string, Uint32Array>();
   for (const [key, list] of answers) lists.set(key, Uint32Array.from(list));
+  // The queries of one question side by side, so that a chunk walks and scores it once for all.
+  questions.sort(
+    (a, b) =>
+      a.relation - b.relation ||
+      (a.direction as string).localeCompare(b.direction as string) ||
+      a.entity - b.entity,
+  );
   const ranks: number[] = [];
   for (let start = 0; start < questions.length; start += CHUNK) {
     const chunk = questions.slice(start, start + CHUNK);

@@ -393,13 +393,16 @@ export class Scorer {
    * The query's logit of each of `candidates` (entity indices), as `scoreTriples` gives each
    * edge in the query's direction, the query scored once, on the engine's worker threads.
    */
-  async logitsOfAsync(query: ScoringQuery, candidates: readonly number[]): Promise<Float32Array> {
+  async logitsOfAsync(
+    query: ScoringQuery,
+    candidates: readonly number[] | Uint32Array,
+  ): Promise<Float32Array> {
     try {
       const { heads, relations } = this.engineArguments([query], []);
       return await this.model.logitsOfAsync(
         heads[0] as number,
         relations[0] as number,
-        Uint32Array.from(candidates),
+        candidates instanceof Uint32Array ? candidates : Uint32Array.from(candidates),
       );
     } catch (error) {
       throw mapEngineError(error);

@@ -1,7 +1,7 @@
 import { EventLoopTurns } from '../event-loop-turns';
 import { SortedLogits } from './sorted-logits';
 import type { RankQuery, Scorer } from './scorer';
-import { combinedLogit } from './rules/served-combiner';
+import { ruleTerm } from './rules/served-combiner';
 import type { ServedCombiner } from './rules/served-combiner';
 import type { EvidenceSource } from './rules/rule-walker';
 
@@ -11,7 +11,7 @@ import type { EvidenceSource } from './rules/rule-walker';
  */
 interface RaisedQuestion {
   /** The entities the rules reach, then the queries' answers no rule reaches. */
-  candidates: number[];
+  candidates: Uint32Array;
   /** How many of `candidates` the rules reach (the first ones). */
   reached: number;
   /** Served logit of each candidate (the model's plus the rules' term). */
@@ -90,43 +90,52 @@ async function raisedQuestions(
     if (set) set.add(q.tail);
     else answers.set(key, new Set([q.tail]));
   }
-  const raised = new Map<string, RaisedQuestion>();
-  const scoring: Promise<void>[] = [];
+  // Each question's evidence is kept as its candidates and their rule terms, not as the walk's
+  // map: thousands of maps alive until the chunk is ranked would each survive collection.
+  const walks: { key: string; q: RankQuery; candidates: Uint32Array; terms: Float64Array }[] = [];
   const turns = new EventLoopTurns();
   for (const [key, q] of first) {
-    const direction = q.direction ?? 'tail';
-    const evidence = combiner.evidence(q.entity, q.relation, direction, walked);
+    const evidence = combiner.evidence(q.entity, q.relation, q.direction ?? 'tail', walked);
     if (evidence) {
       const { setting, found } = evidence;
-      const candidates = [...found.keys()];
-      const reached = candidates.length;
-      for (const answer of answers.get(key) as Set<number>) {
-        if (!found.has(answer)) candidates.push(answer);
+      const asked = answers.get(key) as Set<number>;
+      let unreached = 0;
+      for (const answer of asked) if (!found.has(answer)) unreached++;
+      const candidates = new Uint32Array(found.size + unreached);
+      const terms = new Float64Array(found.size);
+      let i = 0;
+      for (const [e, reached] of found) {
+        candidates[i] = e;
+        terms[i++] = ruleTerm(setting, reached);
       }
-      scoring.push(
-        scorer
-          .logitsOfAsync({ entity: q.entity, relation: q.relation, direction }, candidates)
-          .then((logits) => {
-            const served = new Float32Array(candidates.length);
-            const term = new Float32Array(candidates.length);
-            // `candidates` begins with `found`'s keys, in its order.
-            let i = 0;
-            for (const evidence of found.values()) {
-              const own = logits[i] as number;
-              served[i] = combinedLogit(own, setting, evidence);
-              term[i] = (served[i] as number) - own;
-              i++;
-            }
-            served.set(logits.subarray(reached), reached);
-            const asked = answers.get(key) as Set<number>;
-            const at = new Map<number, number>();
-            for (const [c, e] of candidates.entries()) if (asked.has(e)) at.set(e, c);
-            raised.set(key, { candidates, reached, served, term, at });
-          }),
-      );
+      for (const answer of asked) if (!found.has(answer)) candidates[i++] = answer;
+      walks.push({ key, q, candidates, terms });
     }
     await turns.maybeTurn();
   }
+  const raised = new Map<string, RaisedQuestion>();
+  const scoring = walks.map(({ key, q, candidates, terms }) => {
+    const direction = q.direction ?? 'tail';
+    return scorer
+      .logitsOfAsync({ entity: q.entity, relation: q.relation, direction }, candidates)
+      .then((logits) => {
+        const reached = terms.length;
+        const served = new Float32Array(candidates.length);
+        const term = new Float32Array(candidates.length);
+        for (let c = 0; c < reached; c++) {
+          const own = logits[c] as number;
+          served[c] = own + (terms[c] as number);
+          term[c] = (served[c] as number) - own;
+        }
+        served.set(logits.subarray(reached), reached);
+        const asked = answers.get(key) as Set<number>;
+        const at = new Map<number, number>();
+        candidates.forEach((e, c) => {
+          if (asked.has(e)) at.set(e, c);
+        });
+        raised.set(key, { candidates, reached, served, term, at });
+      });
+  });
   await Promise.all(scoring);
   return raised;
 }
@@ -172,7 +181,7 @@ export async function servedRanks(
       const mine = own ?? [];
       group.engineList = new Uint32Array(mine.length + question.reached);
       group.engineList.set(mine);
-      group.engineList.set(question.candidates.slice(0, question.reached), mine.length);
+      group.engineList.set(question.candidates.subarray(0, question.reached), mine.length);
     }
     return group.engineList;
   });

@@ -11,6 +11,12 @@ import type { RuleSet } from './rule-types';
 import { readRules } from './rules-file';
 import { loadVersionGraph } from './version-graph';
 
+/** A question's rule evidence and the combiner's setting that weighs it. */
+export interface CombinerEvidence {
+  setting: CombinerSetting;
+  found: Map<number, Evidence>;
+}
+
 /**
  * A version's answers as model + rules: its combiner (combiner.json) applied with its rules
  * (rules.json) walked in its graph (graph.bin). The served logit of candidate y for the query
@@ -43,7 +49,7 @@ export class ServedCombiner {
     relation: number,
     direction: Direction,
     source: EvidenceSource = this.walker,
-  ): { setting: CombinerSetting; found: Map<number, Evidence> } | undefined {
+  ): CombinerEvidence | undefined {
     const setting = this.setting(relation, direction);
     if (setting.w === 0) return undefined;
     const found = source.evidence(entity, relation, direction);
@@ -57,7 +63,12 @@ export function combinedLogit(
   setting: CombinerSetting,
   evidence: Evidence | undefined,
 ): number {
-  return evidence === undefined ? logit : logit + setting.w * evidence[setting.aggregate];
+  return evidence === undefined ? logit : logit + ruleTerm(setting, evidence);
+}
+
+/** What `evidence` adds to a candidate's logit under `setting`. */
+export function ruleTerm(setting: CombinerSetting, evidence: Evidence): number {
+  return setting.w * evidence[setting.aggregate];
 }
 
 /**
