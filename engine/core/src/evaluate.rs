@@ -12,6 +12,7 @@ use crate::rng::{CounterRng, Stream};
 use crate::scoring::queries_per_chunk;
 use rayon::prelude::*;
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 /// Which split to evaluate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -153,6 +154,33 @@ pub fn filtered_ranks_at(
     ranks_of(model, triples, excludes, Some(ranked), scan)
 }
 
+/// Each of `excludes` sorted and without duplicates, as `filtered_rank` takes them: the
+/// distinct lists and, for each triple, which of them is its. Triples that pass one list (the
+/// same slice: a question's known answers, shared by the triples that ask it) share one copy.
+fn sorted_lists(excludes: &[&[u32]], n: usize) -> Result<(Vec<Vec<u32>>, Vec<usize>)> {
+    let mut seen: HashMap<(*const u32, usize), usize> = HashMap::new();
+    let (mut distinct, mut which) = (Vec::new(), Vec::with_capacity(excludes.len()));
+    for (i, list) in excludes.iter().enumerate() {
+        if let Some(&at) = seen.get(&(list.as_ptr(), list.len())) {
+            which.push(at);
+            continue;
+        }
+        if let Some(&e) = list.iter().find(|&&e| e as usize >= n) {
+            return Err(Error::arg(
+                "excludes",
+                format!("excludes[{i}] holds {e}, out of range (model has {n} entities)"),
+            ));
+        }
+        let mut own = list.to_vec();
+        own.sort_unstable();
+        own.dedup();
+        seen.insert((list.as_ptr(), list.len()), distinct.len());
+        which.push(distinct.len());
+        distinct.push(own);
+    }
+    Ok((distinct, which))
+}
+
 fn ranks_of(
     model: &Model,
     triples: &[(u32, u32, u32)],
@@ -173,20 +201,8 @@ fn ranks_of(
             format!("{t} is out of range (model has {n} entities)"),
         ));
     }
-    // `filtered_rank` takes each known answer once.
-    let mut lists: Vec<Vec<u32>> = Vec::with_capacity(excludes.len());
-    for (i, list) in excludes.iter().enumerate() {
-        if let Some(&e) = list.iter().find(|&&e| e as usize >= n) {
-            return Err(Error::arg(
-                "excludes",
-                format!("excludes[{i}] holds {e}, out of range (model has {n} entities)"),
-            ));
-        }
-        let mut list = list.to_vec();
-        list.sort_unstable();
-        list.dedup();
-        lists.push(list);
-    }
+    let (distinct, which) = sorted_lists(excludes, n)?;
+    let lists: Vec<&[u32]> = which.iter().map(|&at| distinct[at].as_slice()).collect();
     let queries: Vec<(u32, u32)> = triples.iter().map(|&(h, r, _)| (h, r)).collect();
     let batch = matches!(scan, TopKScan::Auto) && triples.len() >= RANK_PRODUCT_MIN_QUERIES;
     if !batch && model.scans_int8(scan, 0) {
@@ -196,7 +212,7 @@ fn ranks_of(
         model.hidden_chunks(&queries, |first, x| {
             let chunk = x.len() / d.max(1);
             let known: Vec<&[u32]> = (first..first + chunk)
-                .map(|i| lists.get(i).map_or(&[][..], Vec::as_slice))
+                .map(|i| lists.get(i).copied().unwrap_or(&[]))
                 .collect();
             let ranked = ranked.map(|r| &r[first..first + chunk]);
             let counted = exact_ranks(
@@ -235,7 +251,7 @@ fn ranks_of(
             .zip(ranks[start..].par_iter_mut())
             .enumerate()
             .for_each(|(i, (row, rank))| {
-                let known = lists.get(start + i).map_or(&[][..], Vec::as_slice);
+                let known = lists.get(start + i).copied().unwrap_or(&[]);
                 let t = triples[start + i].2;
                 let logit = own.as_ref().map_or(row[t as usize], |own| own[start + i]);
                 let at = ranked.map_or(logit, |ranked| ranked[start + i].max(logit));

@@ -108,6 +108,40 @@ fn ranks_match_the_brute_force_over_score_triples() {
 }
 
 #[test]
+fn triples_sharing_one_list_rank_as_with_their_own_copies_both_scans() {
+    // Each question's known answers, one slice for every triple that asks it (each answer is
+    // in it: a rank never counts its own answer), beside a question passed copies.
+    let m = model();
+    let answers: Vec<Vec<u32>> = (0..6u32)
+        .map(|q| {
+            (0..N as u32)
+                .filter(|e| (e + q).is_multiple_of(4))
+                .collect()
+        })
+        .collect();
+    let mut triples = Vec::new();
+    let mut lists: Vec<&[u32]> = Vec::new();
+    for (q, known) in answers.iter().enumerate() {
+        for &t in known.iter().step_by(3) {
+            triples.push(((q as u32 * 5) % N as u32, q as u32 % 6, t));
+            lists.push(known.as_slice());
+        }
+    }
+    let copies: Vec<Vec<u32>> = lists.iter().map(|l| l.to_vec()).collect();
+    let raised: Vec<f32> = (0..triples.len()).map(|i| (i % 5) as f32 - 2.0).collect();
+    for scan in [TopKScan::F32, TopKScan::Int8] {
+        let shared = filtered_ranks_at(&m, &triples, &lists, &raised, scan).unwrap();
+        let own: Vec<&[u32]> = copies.iter().map(Vec::as_slice).collect();
+        let apart = filtered_ranks_at(&m, &triples, &own, &raised, scan).unwrap();
+        for (i, &q) in triples.iter().enumerate() {
+            assert_eq!(shared[i], apart[i], "triple {i} {q:?} {scan:?}");
+            let want = brute_force_at(&m, q, raised[i], lists[i]);
+            assert_eq!(shared[i].rank, want, "triple {i} {q:?} {scan:?}");
+        }
+    }
+}
+
+#[test]
 fn a_raised_score_ranks_as_the_brute_force_over_score_triples_both_scans() {
     let m = model();
     let triples: Vec<(u32, u32, u32)> = (0..40u32)

@@ -229,15 +229,10 @@ impl NeptuneModel {
                 )));
             }
         }
-        let excludes = excludes
-            .unwrap_or_default()
-            .iter()
-            .map(|e| e.to_vec())
-            .collect();
         Ok(AsyncTask::new(RankTask::new(
             Arc::clone(&self.inner),
             triples,
-            excludes,
+            &excludes.unwrap_or_default(),
             ranked.map(|r| r.to_vec()),
         )))
     }

@@ -4,15 +4,19 @@
 
 use crate::errors::{engine_error, guarded, reject, EngineResult};
 use crate::model::{ranked_arrays, FilteredRanks};
+use napi::bindgen_prelude::Uint32Array;
 use napi::{Env, Task};
 use neptune_core::{Model, RankedTail, TopKScan};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 pub struct RankTask {
     model: Arc<Model>,
     triples: Vec<(u32, u32, u32)>,
-    /// Empty, or one list per triple.
-    excludes: Vec<Vec<u32>>,
+    /// The distinct exclusion lists (copied once each: the triples asking one question share
+    /// its list), and each triple's (`which` empty: nothing excluded).
+    distinct: Vec<Vec<u32>>,
+    which: Vec<usize>,
     /// The score each tail ranks at where above its own logit (`filtered_ranks_at`).
     ranked: Option<Vec<f32>>,
 }
@@ -21,13 +25,23 @@ impl RankTask {
     pub(crate) fn new(
         model: Arc<Model>,
         triples: Vec<(u32, u32, u32)>,
-        excludes: Vec<Vec<u32>>,
+        excludes: &[Uint32Array],
         ranked: Option<Vec<f32>>,
     ) -> RankTask {
+        let mut seen: HashMap<(*const u32, usize), usize> = HashMap::new();
+        let (mut distinct, mut which) = (Vec::new(), Vec::with_capacity(excludes.len()));
+        for list in excludes {
+            let at = *seen.entry((list.as_ptr(), list.len())).or_insert_with(|| {
+                distinct.push(list.to_vec());
+                distinct.len() - 1
+            });
+            which.push(at);
+        }
         RankTask {
             model,
             triples,
-            excludes,
+            distinct,
+            which,
             ranked,
         }
     }
@@ -39,7 +53,11 @@ impl Task for RankTask {
 
     fn compute(&mut self) -> napi::Result<Self::Output> {
         Ok(guarded(|| {
-            let lists: Vec<&[u32]> = self.excludes.iter().map(Vec::as_slice).collect();
+            let lists: Vec<&[u32]> = self
+                .which
+                .iter()
+                .map(|&at| self.distinct[at].as_slice())
+                .collect();
             match &self.ranked {
                 Some(ranked) => neptune_core::filtered_ranks_at(
                     &self.model,

@@ -7,7 +7,7 @@ import type { ScoredEntity, ServingModel } from '../../../src/model';
 import { mineRules, writeRules, writeVersionGraph } from '../../../src/model/rules';
 import { writeCombiner } from '../../../src/model/rules/combiner-file';
 import type { CombinerFile } from '../../../src/model/rules/combiner-file';
-import { servedRanks } from '../../../src/model';
+import { servedMetrics, servedRanks } from '../../../src/model';
 import { rankWithRules } from '../../../src/resolvers/rule-ranking';
 import { classGraph } from '../../support/generated-graph';
 import { TINY } from '../../support/lifecycle';
@@ -18,6 +18,7 @@ jest.setTimeout(60_000);
 describe('ranking by model and rules', () => {
   let dir: string;
   let model: ServingModel;
+  let splits: { asked: Uint32Array; known: Uint32Array[] };
 
   beforeAll(async () => {
     const triples = classGraph(80);
@@ -28,6 +29,7 @@ describe('ranking by model and rules', () => {
       Uint32Array.from(ts.flatMap(([h, r, t]) => [e.get(h)!, relations.indexOf(r), e.get(t)!]));
     const heldOut = triples.filter((_, i) => i % 10 === 0);
     const kept = triples.filter((_, i) => i % 10 !== 0);
+    splits = { asked: flat(heldOut), known: [flat(kept), flat(heldOut)] };
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kgc-rule-ranking-'));
     await train(
       { entities, relations, train: flat(kept), valid: flat(heldOut), test: flat(heldOut) },
@@ -158,5 +160,41 @@ describe('ranking by model and rules', () => {
       expect(batch.ranks[i]).toBeCloseTo(alone.ranks[0]!, 6);
       expect(batch.logits[i]).toBeCloseTo(alone.logits[0]!, 5);
     }
+  });
+
+  it("evaluates as served: each question's answers ranked as each alone, the others filtered", async () => {
+    const { asked, known } = splits;
+    const metrics = await servedMetrics(model.scorer, model.combiner!, asked, known);
+    const ranks: number[] = [];
+    const byDirection = { tail: [] as number[], head: [] as number[] };
+    for (let i = 0; i < asked.length; i += 3) {
+      const [h, r, t] = [asked[i]!, asked[i + 1]!, asked[i + 2]!];
+      for (const [entity, answer, direction] of [
+        [h, t, 'tail'],
+        [t, h, 'head'],
+      ] as const) {
+        // The question's known answers but its own.
+        const others: number[] = [];
+        for (const list of known) {
+          for (let j = 0; j < list.length; j += 3) {
+            const [a, b, c] = [list[j]!, list[j + 1]!, list[j + 2]!];
+            if (b !== r) continue;
+            if (direction === 'tail' && a === entity && c !== answer) others.push(c);
+            if (direction === 'head' && c === entity && a !== answer) others.push(a);
+          }
+        }
+        const query = { entity, relation: r, direction, tail: answer };
+        const alone = await servedRanks(model.scorer, model.combiner, [query], [others]);
+        ranks.push(alone.ranks[0]!);
+        byDirection[direction].push(alone.ranks[0]!);
+      }
+    }
+    const mrr = (of: number[]) => of.reduce((sum, rank) => sum + 1 / rank, 0) / of.length;
+    expect(metrics.overall.count).toBe(ranks.length);
+    expect(metrics.overall.mrr).toBeCloseTo(mrr(ranks), 10);
+    expect(metrics.overall.mr).toBeCloseTo(ranks.reduce((a, b) => a + b, 0) / ranks.length, 8);
+    expect(metrics.tail.mrr).toBeCloseTo(mrr(byDirection.tail), 10);
+    expect(metrics.head.mrr).toBeCloseTo(mrr(byDirection.head), 10);
+    expect(metrics.tail.mrr).not.toBeCloseTo(metrics.head.mrr, 3);
   });
 });
