@@ -43,7 +43,14 @@ export async function combineDatasetModel(modelDir: string, datasetDir: string):
     `Rules: mined ${count} path rule(s) from train.txt in ${rules.seconds.toFixed(1)} s; ${await writeVersionGraph(graph, modelDir)}`,
   ];
   if (valid.length === 0) return [...lines, 'Rules: valid.txt is empty, the model answers alone.'];
-  const combiner = await fitCombiner(model, { train, valid, test }, DEFAULT_COMBINER_FIT, turns);
+  // The rules above are the train split's, as the fit mines them.
+  const combiner = await fitCombiner(
+    model,
+    { train, valid, test },
+    DEFAULT_COMBINER_FIT,
+    turns,
+    rules,
+  );
   writeCombiner(modelDir, combiner);
   return [
     ...lines,

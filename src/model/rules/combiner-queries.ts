@@ -55,8 +55,12 @@ export async function combinerQueries(
   });
   const batch = options.batch ?? 128;
   const out: CombinerQuery[] = [];
-  // One query's plain logits before they are sorted and cut (n floats, reused).
+  // One query's plain logits before they are cut and sorted (n floats, reused).
   const scratch = new Float32Array(n);
+  // The entities a query leaves out of its plain logits (the answer, its other known answers,
+  // the ones its rules reach) are those marked with its number.
+  const left = new Uint32Array(n);
+  let marked = 0;
   for (let b = 0; b < asked.length; b += batch) {
     const part = asked.slice(b, b + batch);
     const logits = await model.logitsAgainstAsync(
@@ -70,14 +74,18 @@ export async function combinerQueries(
       options.onWalk?.(performance.now() - started);
       const filtered = options.answers(q.x, q.rel);
       const skip = (e: number) => e === q.answer || filtered?.has(e) === true;
+      marked++;
+      left[q.answer] = marked;
+      for (const e of filtered ?? []) left[e] = marked;
+      for (const e of evidence.keys()) left[e] = marked;
       const row = logits.subarray(j * n, (j + 1) * n);
       const logit = row[q.answer] as number;
       let count = 0;
       for (let e = 0; e < n; e++) {
         const v = row[e] as number;
-        if (v >= logit && !skip(e) && !evidence.has(e)) scratch[count++] = v;
+        if (v >= logit && left[e] !== marked) scratch[count++] = v;
       }
-      const plain = scratch.slice(0, count);
+      const plain = scratch.subarray(0, count);
       const reached: number[] = [];
       for (const [e, ev] of evidence) {
         if (!skip(e)) reached.push(row[e] as number, ev.max, ev.noisyOr);

@@ -8,6 +8,7 @@ import { GraphIndex } from './graph-index';
 import { mineRules } from './mine-rules';
 import { chooseCombiner, meanReciprocalRank, MODEL_ALONE, settingFor } from './rule-combiner';
 import type { CombinerQuery, RuleCombiner } from './rule-combiner';
+import type { RuleSet } from './rule-types';
 import { relationWalks } from './rule-evidence';
 
 /** The splits in the model's ids, flat [h, r, t, ...] (base relations). */
@@ -57,13 +58,15 @@ function sampleIndices(count: number, n: number, seed: number): number[] {
  * mined from the train split only, walked in the train graph, the combiner chosen on a sample
  * of validation edges (rule-combiner.ts). Chosen on each half of the sample and scored on the
  * other, the hybrid must beat the model alone on the two halves together; otherwise the
- * version keeps the model alone everywhere (its fit says why).
+ * version keeps the model alone everywhere (its fit says why). `trainRules`: the rules the
+ * default mining finds in the train split, where the caller has them (mined here otherwise).
  */
 export async function fitCombiner(
   model: Native.NeptuneModel,
   splits: ModelSplits,
   options: CombinerFitOptions,
   turns: EventLoopTurns,
+  trainRules?: RuleSet,
 ): Promise<CombinerFile> {
   const started = performance.now();
   const train = edgesOf(splits.train);
@@ -73,11 +76,13 @@ export async function fitCombiner(
     relations: Int32Array.from(train, (e) => e.relation),
     tails: Int32Array.from(train, (e) => e.tail),
   };
-  const mined = await mineRules(
-    { entities: model.entities, relationNames: model.relations, ...columns },
-    {},
-    turns,
-  );
+  const mined =
+    trainRules ??
+    (await mineRules(
+      { entities: model.entities, relationNames: model.relations, ...columns },
+      {},
+      turns,
+    ));
   const index = await GraphIndex.build(
     n,
     model.relations.length,

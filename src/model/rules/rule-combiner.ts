@@ -1,3 +1,5 @@
+import quickselect from 'quickselect';
+
 /** Which aggregate of the rules' confidences a setting adds. */
 export type EvidenceAggregate = 'max' | 'noisyOr';
 
@@ -49,11 +51,14 @@ export interface CombinerQuery {
  */
 export const PLAIN_KEPT = 4096;
 
-/** A query's plain competitors (the logits of `logits`, which it takes) as CombinerQuery keeps them. */
+/**
+ * A query's plain competitors as CombinerQuery keeps them, from `logits` (reordered: the kept
+ * ones are selected, then only they are sorted, into a copy).
+ */
 export function plainCompetitors(logits: Float32Array): Pick<CombinerQuery, 'plain' | 'plainRest'> {
-  logits.sort();
   const plainRest = Math.max(0, logits.length - PLAIN_KEPT);
-  return { plain: plainRest > 0 ? logits.slice(plainRest) : logits, plainRest };
+  if (plainRest > 0) quickselect(logits, plainRest);
+  return { plain: logits.slice(plainRest).sort(), plainRest };
 }
 
 /** The first index of ascending `values` whose value is above `x` (or equal, with `orEqual`). */

@@ -89,6 +89,18 @@ describe('the rule combiner', () => {
     }
   });
 
+  it('keeps the largest PLAIN_KEPT plain logits ascending, ties included, as a full sort does', () => {
+    const random = seededRandom(5);
+    for (const length of [10, PLAIN_KEPT, PLAIN_KEPT + 1, 3 * PLAIN_KEPT + 17]) {
+      // Quarter steps: many ties, some across the cut.
+      const logits = Float32Array.from({ length }, () => Math.round(random() * 400) / 4);
+      const sorted = Float32Array.from(logits).sort();
+      const { plain, plainRest } = plainCompetitors(Float32Array.from(logits));
+      expect(plainRest).toBe(Math.max(0, length - PLAIN_KEPT));
+      expect(Array.from(plain)).toEqual(Array.from(sorted.subarray(plainRest)));
+    }
+  });
+
   it('keeps the model alone where the rules point away from the answers', () => {
     const random = seededRandom(8);
     const qs = Array.from({ length: 100 }, () => {
