@@ -1,6 +1,13 @@
 import { rejectionsOf } from '../graph';
 import type { EdgeKey } from '../graph';
-import { calibrateModelDir, dirRules, Scorer, withRuleEvidence, writeCanaryFile } from '../model';
+import {
+  AnsweredQuestions,
+  calibrateModelDir,
+  dirRules,
+  Scorer,
+  withRuleEvidence,
+  writeCanaryFile,
+} from '../model';
 import type { CalibrationSummary, TrainingArrays } from '../model';
 import { toModelIds } from './model-ids';
 import type { StepContext } from './step-context';
@@ -30,6 +37,8 @@ export async function calibrateVersion(
 ): Promise<CalibrationSummary | null> {
   const scorer = Scorer.load(dir);
   const { walker, combiner } = await dirRules(dir, scorer);
+  // One memory of the walks for the served logits and the edge calibrator's features.
+  const walks = walker && new AnsweredQuestions(walker);
   const toModel = toModelIds(scorer, data);
   const fitNegatives: number[] = [];
   const measureNegatives: number[] = [];
@@ -61,10 +70,10 @@ export async function calibrateVersion(
         negatives: Uint32Array.from(measureNegatives),
       },
       seed: ctx.split.seed,
-      ...(walker ? { rules: walker } : {}),
+      ...(walks ? { rules: walks } : {}),
     },
     `kgc ${version}: reliability on held-out test edges`,
-    combiner ? withRuleEvidence(scorer, combiner) : scorer,
+    combiner ? withRuleEvidence(scorer, combiner, walks) : scorer,
   );
   if (summary?.before && summary.after) {
     const { before, after, fitMix } = summary;

@@ -56,6 +56,7 @@ export {
   rulePaths,
   stepNeighbours,
   WalkedQuestions,
+  AnsweredQuestions,
 } from './rules';
 export { withRuleEvidence } from './with-rule-evidence';
 export type { GraphIndex, PathSearchLimits, Rule } from './rules';

@@ -5,6 +5,7 @@ import { writeCanaryFile } from '../fold-in/canary-file';
 import { calibrateModelDir } from './calibrate-model';
 import { dirRules } from '../rules/served-combiner';
 import { withRuleEvidence } from '../with-rule-evidence';
+import { AnsweredQuestions } from '../rules/answered-questions';
 import type { CalibrationSummary } from './calibration-file';
 import { readTripleFile } from './triple-file';
 import type { ModelTriples, Vocabulary } from './triple-file';
@@ -79,6 +80,8 @@ export async function calibrateDatasetModel(
   writeCanaryFile(options.outDir ?? modelDir, test, options.seed ?? 0);
   // The served logits: the model's plus its rules' evidence where the folder combines them.
   const { walker, combiner } = await dirRules(modelDir, scorer);
+  // One memory of the walks for the served logits and the edge calibrator's features.
+  const walks = walker && new AnsweredQuestions(walker);
   const summary = await calibrateModelDir(
     modelDir,
     {
@@ -88,10 +91,10 @@ export async function calibrateDatasetModel(
       fit: { name: 'valid', positives: valid, negatives: read(VALID_NEGATIVES_FILE, true).ids },
       measure: { name: 'test', positives: test, negatives: read(TEST_NEGATIVES_FILE, true).ids },
       seed: options.seed ?? 0,
-      ...(walker && options.ruleFeatures !== false ? { rules: walker } : {}),
+      ...(walks && options.ruleFeatures !== false ? { rules: walks } : {}),
     },
     `kgc ${path.basename(modelDir)}: reliability on test`,
-    combiner ? withRuleEvidence(scorer, combiner) : scorer,
+    combiner ? withRuleEvidence(scorer, combiner, walks) : scorer,
     options.outDir,
   );
   return { summary, unknown, negativeFiles };

@@ -45,7 +45,12 @@ export async function edgeRuleEvidence(
   ] as const) {
     for (const rows of rowsByQuestion(from, relations)) {
       const first = rows[0] as number;
-      const found = source.evidence(from[first] as number, relations[first] as number, direction);
+      const found = source.evidence(
+        from[first] as number,
+        relations[first] as number,
+        direction,
+        rows.map((i) => to[i] as number),
+      );
       if (found) for (const i of rows) out[direction][i] = found.get(to[i] as number)?.max ?? 0;
       await turns.maybeTurn();
     }

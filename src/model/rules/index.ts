@@ -11,3 +11,4 @@ export type { GraphIndex } from './graph-index';
 export { dirRules } from './served-combiner';
 export { edgeRuleEvidence } from './edge-rule-evidence';
 export { WalkedQuestions } from './rule-walker';
+export { AnsweredQuestions } from './answered-questions';

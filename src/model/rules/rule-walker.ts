@@ -48,7 +48,16 @@ export class RuleWalker {
 
 /** Where a question's evidence comes from: a walker, or what a request already walked. */
 export interface EvidenceSource {
-  evidence(entity: number, relation: number, direction: Direction): QuestionEvidence;
+  /**
+   * `answers`: the candidates the caller will look up, where it knows them (a source may
+   * leave the others out of the map it returns).
+   */
+  evidence(
+    entity: number,
+    relation: number,
+    direction: Direction,
+    answers?: ArrayLike<number>,
+  ): QuestionEvidence;
 }
 
 /** A walker that walks each question once (one request's questions). */

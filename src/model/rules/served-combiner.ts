@@ -43,16 +43,18 @@ export class ServedCombiner {
    * The rule evidence for the candidates of the query from `entity`, or undefined when its
    * setting leaves the model alone or the entity is not in the version's graph (folded in).
    * `source`: where the walks come from (default: walked now; a request's walked questions).
+   * `answers`: the candidates the caller will look up, where it knows them (`EvidenceSource`).
    */
   evidence(
     entity: number,
     relation: number,
     direction: Direction,
     source: EvidenceSource = this.walker,
+    answers?: ArrayLike<number>,
   ): CombinerEvidence | undefined {
     const setting = this.setting(relation, direction);
     if (setting.w === 0) return undefined;
-    const found = source.evidence(entity, relation, direction);
+    const found = source.evidence(entity, relation, direction, answers);
     return found ? { setting, found } : undefined;
   }
 }
