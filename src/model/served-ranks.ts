@@ -124,7 +124,7 @@ async function raisedQuestions(
         const term = new Float32Array(candidates.length);
         for (let c = 0; c < reached; c++) {
           const own = logits[c] as number;
-          served[c] = own + (terms[c] as number);
+          served[c] = own + (terms[c] as number); // combinedLogit's sum
           term[c] = (served[c] as number) - own;
         }
         served.set(logits.subarray(reached), reached);

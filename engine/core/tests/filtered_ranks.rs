@@ -110,7 +110,8 @@ fn ranks_match_the_brute_force_over_score_triples() {
 #[test]
 fn triples_sharing_one_list_rank_as_with_their_own_copies_both_scans() {
     // Each question's known answers, one slice for every triple that asks it (each answer is
-    // in it: a rank never counts its own answer), beside a question passed copies.
+    // in it: a rank never counts its own answer): ranked as with a copy each, and as the brute
+    // force ranks them.
     let m = model();
     let answers: Vec<Vec<u32>> = (0..6u32)
         .map(|q| {
