@@ -37,7 +37,7 @@ function reachedOutside(question: RaisedQuestion, skip: Set<number>): SortedLogi
   for (let c = 0; c < question.reached; c++) {
     if (!skip.has(question.candidates[c] as number)) kept.push(question.served[c] as number);
   }
-  return SortedLogits.of(Float32Array.from(kept));
+  return SortedLogits.of(kept);
 }
 
 /**

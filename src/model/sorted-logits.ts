@@ -6,7 +6,7 @@ export class SortedLogits {
   private constructor(private readonly ascending: Float32Array) {}
 
   /** The logits sorted, or undefined when one is NaN (a NaN is neither above nor below). */
-  static of(logits: Float32Array): SortedLogits | undefined {
+  static of(logits: ArrayLike<number>): SortedLogits | undefined {
     const ascending = Float32Array.from(logits).sort();
     const last = ascending[ascending.length - 1];
     return last !== undefined && Number.isNaN(last) ? undefined : new SortedLogits(ascending);

@@ -19,15 +19,15 @@ export class AnsweredQuestions implements EvidenceSource {
     entity: number,
     relation: number,
     direction: Direction,
-    answers?: ArrayLike<number>,
+    answers?: readonly number[],
   ): QuestionEvidence {
     if (!answers) return this.source.evidence(entity, relation, direction);
     const key = `${entity}\t${relation}\t${direction}`;
     const seen = this.asked.get(key);
     if (seen === null) return undefined;
-    if (seen && Array.prototype.every.call(answers, (a: number) => seen.has(a))) {
+    if (seen && answers.every((a) => seen.has(a))) {
       const found = new Map<number, Evidence>();
-      for (const a of Array.from(answers)) {
+      for (const a of answers) {
         const evidence = seen.get(a);
         if (evidence) found.set(a, evidence);
       }
@@ -39,7 +39,7 @@ export class AnsweredQuestions implements EvidenceSource {
       return undefined;
     }
     const kept = seen ?? new Map<number, Evidence | undefined>();
-    for (const a of Array.from(answers)) kept.set(a, found.get(a));
+    for (const a of answers) kept.set(a, found.get(a));
     this.asked.set(key, kept);
     return found;
   }

@@ -56,7 +56,7 @@ export interface EvidenceSource {
     entity: number,
     relation: number,
     direction: Direction,
-    answers?: ArrayLike<number>,
+    answers?: readonly number[],
   ): QuestionEvidence;
 }
 

@@ -50,7 +50,7 @@ export class ServedCombiner {
     relation: number,
     direction: Direction,
     source: EvidenceSource = this.walker,
-    answers?: ArrayLike<number>,
+    answers?: readonly number[],
   ): CombinerEvidence | undefined {
     const setting = this.setting(relation, direction);
     if (setting.w === 0) return undefined;
