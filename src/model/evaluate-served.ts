@@ -83,19 +83,25 @@ export async function servedMetrics(
   // queries asking a question share it.
   const lists = new Map<string, Uint32Array>();
   for (const [key, list] of answers) lists.set(key, Uint32Array.from(list));
-  // The queries of one question side by side, so that a chunk walks and scores it once for all.
-  questions.sort(
-    (a, b) =>
+  // The queries of one question side by side, so that a chunk walks and scores it once for all;
+  // the ranks kept in the order asked, so equal ranks sum to the same MRR to the last bit.
+  const order = questions.map((_, i) => i);
+  const keyOf = (i: number) => questions[i] as RankQuery;
+  order.sort((i, j) => {
+    const [a, b] = [keyOf(i), keyOf(j)];
+    return (
       a.relation - b.relation ||
       (a.direction as string).localeCompare(b.direction as string) ||
-      a.entity - b.entity,
-  );
-  const ranks: number[] = [];
-  for (let start = 0; start < questions.length; start += CHUNK) {
-    const chunk = questions.slice(start, start + CHUNK);
+      a.entity - b.entity
+    );
+  });
+  const ranks = new Array<number>(questions.length);
+  for (let start = 0; start < order.length; start += CHUNK) {
+    const slot = order.slice(start, start + CHUNK);
+    const chunk = slot.map(keyOf);
     const excludes = chunk.map((q) => lists.get(`${q.entity}\t${q.relation}\t${q.direction}`));
     const ranked = await servedRanks(scorer, combiner, chunk, excludes);
-    ranks.push(...ranked.ranks);
+    slot.forEach((i, j) => (ranks[i] = ranked.ranks[j] as number));
   }
   const byDirection = (d: Direction) => ranks.filter((_, i) => questions[i]?.direction === d);
   const perRelation: RelationMetrics[] = [];
