@@ -23,7 +23,8 @@ describe('the retraining job', () => {
   });
 
   it('promotes the first version, then rejects a worse one with both scores', async () => {
-    const graph = await writeClassGraph(db, 80);
+    // A fixed prefix fixes the held-out split, and with the seed both versions and their MRRs.
+    const graph = await writeClassGraph(db, 80, 'retrain_job_gate');
     const { scope, store, config } = lifecycleFixture();
     const split = { heldOutFraction: 0.2 };
     const first = await runRetrainJob(db, config, {
