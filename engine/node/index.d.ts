@@ -131,6 +131,22 @@ export declare class NeptuneModel {
   withEntities(names: Array<string>, embeddings: Float32Array): NeptuneModel
 }
 
+export declare class RuleWalks {
+  /**
+   * The graph as the TypeScript `GraphIndex` holds it (CSR `offsets`, per entry `step` and
+   * `neighbour`; `steps` = 2 x relations) and the rule sets walked in it (copied). Arrays
+   * that do not fit together throw `ENGINE_ARGUMENT` or `ENGINE_DATASET`, naming the entry.
+   */
+  constructor(offsets: Int32Array, step: Int32Array, neighbour: Int32Array, steps: number, ruleSets: RuleSetArrays)
+  /**
+   * The evidence of rule set `set` for the question from `entity` (nothing reached for an
+   * entity past the graph's nodes), walking at most `budget` entries.
+   */
+  evidence(entity: number, set: number, budget: number): WalkedEvidence
+  /** `evidence` for each (entities[q], sets[q]) on the libuv thread pool (the arrays copied). */
+  evidenceBatchAsync(entities: Uint32Array, sets: Uint32Array, budget: number): Promise<WalkedBatch>
+}
+
 /**
  * A job's excluded edges (known and rejected), grouped by relation inside the engine
  * (`NeptuneModel.suggestExclusions`): passed to every `suggestAsync` of the job, never copied.
@@ -327,6 +343,17 @@ export interface RelationMetricsJs {
 
 export type ReverseRelations = 'new_relation' | 'same_relation'
 
+/**
+ * The rule sets, flattened: set s holds rules `setOffsets[s]..setOffsets[s + 1]`; rule i walks
+ * `steps[stepOffsets[i]..stepOffsets[i + 1]]` (one to three steps) with `confidences[i]`.
+ */
+export interface RuleSetArrays {
+  setOffsets: Uint32Array
+  stepOffsets: Uint32Array
+  steps: Uint32Array
+  confidences: Float64Array
+}
+
 /** A dataset split. */
 export type Split = 'valid' | 'test'
 
@@ -466,6 +493,26 @@ export interface TrainRunOptions {
    * mode or activation differ. `resumeFrom` takes precedence.
    */
   warmStartFrom?: string
+}
+
+/** A batch's evidence, concatenated: question q's candidates are `offsets[q]..offsets[q + 1]`. */
+export interface WalkedBatch {
+  offsets: Uint32Array
+  candidates: Uint32Array
+  max: Float64Array
+  noisyOr: Float64Array
+  rules: Uint32Array
+}
+
+/**
+ * One question's evidence: the candidates reached (in the order first reached) and, per
+ * candidate, the best confidence, the noisy-or and the number of rules that reach it.
+ */
+export interface WalkedEvidence {
+  candidates: Uint32Array
+  max: Float64Array
+  noisyOr: Float64Array
+  rules: Uint32Array
 }
 
 /** A warm start's mapping from the trained model's vocabularies to the new run's. */

@@ -838,6 +838,7 @@ module.exports = nativeBinding
 module.exports.ApproxIndex = nativeBinding.ApproxIndex
 module.exports.IndexBuildProgress = nativeBinding.IndexBuildProgress
 module.exports.NeptuneModel = nativeBinding.NeptuneModel
+module.exports.RuleWalks = nativeBinding.RuleWalks
 module.exports.SuggestExclusions = nativeBinding.SuggestExclusions
 module.exports.Activation = nativeBinding.Activation
 module.exports.Direction = nativeBinding.Direction

@@ -1,7 +1,7 @@
 import { EventLoopTurns } from '../event-loop-turns';
 import { SortedLogits } from './sorted-logits';
 import type { RankQuery, Scorer } from './scorer';
-import { ruleTerm } from './rules/served-combiner';
+import { ruleTermAt } from './rules/served-combiner';
 import type { ServedCombiner } from './rules/served-combiner';
 import type { EvidenceSource } from './rules/rule-walker';
 
@@ -104,9 +104,9 @@ async function raisedQuestions(
       const candidates = new Uint32Array(found.size + unreached);
       const terms = new Float64Array(found.size);
       let i = 0;
-      for (const [e, reached] of found) {
-        candidates[i] = e;
-        terms[i++] = ruleTerm(setting, reached);
+      for (; i < found.size; i++) {
+        candidates[i] = found.candidate(i);
+        terms[i] = ruleTermAt(setting, found, i);
       }
       for (const answer of asked) if (!found.has(answer)) candidates[i++] = answer;
       walks.push({ key, q, candidates, terms });

@@ -1,6 +1,6 @@
 import type { Direction } from '../direction';
 import type { ScoredEntity, ServingModel } from '../model';
-import { combinedLogit } from '../model/rules/served-combiner';
+import { combinedLogit, ruleTermAt } from '../model/rules/served-combiner';
 
 /** One answered query in the model's ids, with what its answer may never hold. */
 export interface RankedQuery {
@@ -42,12 +42,15 @@ export async function rankWithRules(
   const excluded = new Set(query.excluded);
   const { types } = model;
   const outside: number[] = [];
-  for (const [index, ev] of found) {
+  for (let i = 0; i < found.size; i++) {
+    // Only a candidate the rules raise past the threshold can enter the answer.
+    if (floor + ruleTermAt(setting, found, i) < threshold) continue;
+    const index = found.candidate(i);
     if (inTop.has(index) || excluded.has(index)) continue;
     if (query.typed && types && !types.isConsistent(query.relation, query.direction, index)) {
       continue;
     }
-    if (floor + setting.w * ev[setting.aggregate] >= threshold) outside.push(index);
+    outside.push(index);
   }
   if (outside.length > 0) {
     const { scorer } = model;

@@ -30,7 +30,8 @@
 // Layers, lowest first; a module uses only its own layer and those below (checked by
 // tests/layers.rs):
 //   0 numbers:     error, real, rng
-//   1 data:        dataset, config, params, rows       (triples, settings, tensors)
+//   1 data:        dataset, config, params, rows, rule_walk (triples, settings, tensors, rule
+//                  paths in a graph)
 //   2 kernels:     kernels, linalg, int8_rows, int8_scan
 //   3 model:       candidate_mask, scoring, eval, memo, model, evaluate, suggest, warm_start,
 //                  fold_in, exact_top_k, exact_rank
@@ -49,6 +50,7 @@ pub mod config;
 pub mod dataset;
 pub mod params;
 pub mod rows;
+pub mod rule_walk;
 
 pub mod int8_rows;
 pub mod int8_scan;

@@ -12,7 +12,7 @@ use std::path::Path;
 /// Lowest first; must match the table in src/lib.rs.
 const LAYERS: [&[&str]; 7] = [
     &["error", "real", "rng"],
-    &["dataset", "config", "params", "rows"],
+    &["dataset", "config", "params", "rows", "rule_walk"],
     &["kernels", "linalg", "int8_rows", "int8_scan"],
     &[
         "candidate_mask",

@@ -16,6 +16,7 @@ mod model;
 #[cfg(feature = "test-exports")]
 mod panic_check;
 mod rank_task;
+mod rule_walks;
 mod score_task;
 mod suggest_task;
 mod train_task;
@@ -28,6 +29,7 @@ pub use estimate_task::estimate_epoch;
 pub use evaluate_task::evaluate;
 pub use load_task::load_model;
 pub use model::NeptuneModel;
+pub use rule_walks::RuleWalks;
 pub use train_task::train;
 pub use training_config::{TrainingConfig, TrainingOverrides};
 

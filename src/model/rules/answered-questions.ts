@@ -1,6 +1,7 @@
 import type { Direction } from '../../direction';
 import type { Evidence } from './rule-evidence';
 import type { EvidenceSource, QuestionEvidence } from './rule-walker';
+import { WalkedEvidence } from './walked-evidence';
 
 /**
  * A source that remembers, of each question it walks, the evidence of the answers its callers
@@ -26,12 +27,12 @@ export class AnsweredQuestions implements EvidenceSource {
     const seen = this.asked.get(key);
     if (seen === null) return undefined;
     if (seen && answers.every((a) => seen.has(a))) {
-      const found = new Map<number, Evidence>();
+      const found: [number, Evidence][] = [];
       for (const a of answers) {
         const evidence = seen.get(a);
-        if (evidence) found.set(a, evidence);
+        if (evidence) found.push([a, evidence]);
       }
-      return found;
+      return WalkedEvidence.fromEntries(found);
     }
     const found = this.source.evidence(entity, relation, direction);
     if (!found) {

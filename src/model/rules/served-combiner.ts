@@ -6,6 +6,7 @@ import { settingFor } from './rule-combiner';
 import type { CombinerSetting } from './rule-combiner';
 import type { Evidence } from './rule-evidence';
 import { RuleWalker } from './rule-walker';
+import type { WalkedEvidence } from './walked-evidence';
 import type { EvidenceSource } from './rule-walker';
 import type { RuleSet } from './rule-types';
 import { readRules } from './rules-file';
@@ -14,7 +15,7 @@ import { loadVersionGraph } from './version-graph';
 /** A question's rule evidence and the combiner's setting that weighs it. */
 export interface CombinerEvidence {
   setting: CombinerSetting;
-  found: Map<number, Evidence>;
+  found: WalkedEvidence;
 }
 
 /**
@@ -69,8 +70,13 @@ export function combinedLogit(
 }
 
 /** What `evidence` adds to a candidate's logit under `setting`. */
-export function ruleTerm(setting: CombinerSetting, evidence: Evidence): number {
+function ruleTerm(setting: CombinerSetting, evidence: Evidence): number {
   return setting.w * evidence[setting.aggregate];
+}
+
+/** What the i-th candidate of `found` adds to its logit under `setting` (as `ruleTerm`). */
+export function ruleTermAt(setting: CombinerSetting, found: WalkedEvidence, i: number): number {
+  return setting.w * found.aggregate(i, setting.aggregate);
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Direction } from '../../../../src/direction';
 import { AnsweredQuestions } from '../../../../src/model/rules/answered-questions';
 import type { Evidence } from '../../../../src/model/rules/rule-evidence';
 import type { EvidenceSource } from '../../../../src/model/rules/rule-walker';
+import { WalkedEvidence } from '../../../../src/model/rules/walked-evidence';
 
 /** A source whose question from entity x reaches x + 1 .. x + 5 (none from 0), counting walks. */
 class CountingSource implements EvidenceSource {
@@ -15,7 +16,7 @@ class CountingSource implements EvidenceSource {
     for (let k = 1; k <= 5; k++) {
       found.set(entity + sign * k, { max: k / 10 + relation, noisyOr: k / 5, rules: k });
     }
-    return found;
+    return WalkedEvidence.fromEntries(found);
   }
 }
 
@@ -29,7 +30,7 @@ describe('AnsweredQuestions', () => {
     // The same answers, or some of them: remembered (an answer no rule reaches stays absent).
     const again = walks.evidence(10, 1, 'tail', [40, 13]);
     expect(source.walks).toBe(1);
-    expect([...(again?.entries() ?? [])]).toEqual([[13, { max: 1.3, noisyOr: 0.6, rules: 3 }]]);
+    expect([...(again ?? [])]).toEqual([[13, { max: 1.3, noisyOr: 0.6, rules: 3 }]]);
     // Another answer: walked again, and remembered with the others.
     expect(walks.evidence(10, 1, 'tail', [15])?.get(15)?.rules).toBe(5);
     expect(source.walks).toBe(2);

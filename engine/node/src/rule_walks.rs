@@ -1,0 +1,224 @@
+//! `RuleWalks`: a version's path rules and graph held by the engine, walked per question
+//! (`neptune_core::rule_walk`): the evidence `src/model/rules/rule-walker.ts` serves with, one
+//! question at a time or a batch on the libuv thread pool.
+
+use crate::errors::{argument_error, guarded, reject, EngineError, EngineResult};
+use napi::bindgen_prelude::{AsyncTask, Float64Array, Int32Array, Uint32Array};
+use napi::{Env, Task};
+use napi_derive::napi;
+use neptune_core::rule_walk::{PathIndex, RuleEvidence, WalkRule, WalkScratch};
+use std::sync::{Arc, Mutex};
+
+/// The rule sets, flattened: set s holds rules `setOffsets[s]..setOffsets[s + 1]`; rule i walks
+/// `steps[stepOffsets[i]..stepOffsets[i + 1]]` (one to three steps) with `confidences[i]`.
+#[napi(object)]
+pub struct RuleSetArrays {
+    pub set_offsets: Uint32Array,
+    pub step_offsets: Uint32Array,
+    pub steps: Uint32Array,
+    pub confidences: Float64Array,
+}
+
+/// One question's evidence: the candidates reached (in the order first reached) and, per
+/// candidate, the best confidence, the noisy-or and the number of rules that reach it.
+#[napi(object)]
+pub struct WalkedEvidence {
+    pub candidates: Uint32Array,
+    pub max: Float64Array,
+    pub noisy_or: Float64Array,
+    pub rules: Uint32Array,
+}
+
+/// A batch's evidence, concatenated: question q's candidates are `offsets[q]..offsets[q + 1]`.
+#[napi(object)]
+pub struct WalkedBatch {
+    pub offsets: Uint32Array,
+    pub candidates: Uint32Array,
+    pub max: Float64Array,
+    pub noisy_or: Float64Array,
+    pub rules: Uint32Array,
+}
+
+fn walk_rules(arrays: &RuleSetArrays, steps: u32) -> EngineResult<Vec<Vec<WalkRule>>> {
+    let (sets, starts, flat, confidences) = (
+        &arrays.set_offsets[..],
+        &arrays.step_offsets[..],
+        &arrays.steps[..],
+        &arrays.confidences[..],
+    );
+    let rules = confidences.len();
+    if starts.len() != rules + 1 || starts.last().copied() != Some(flat.len() as u32) {
+        return Err(argument_error(
+            "ruleSets.stepOffsets must run from 0 to steps.length, one more than the confidences",
+        ));
+    }
+    if sets.first() != Some(&0) || sets.last().copied() != Some(rules as u32) {
+        return Err(argument_error(
+            "ruleSets.setOffsets must run from 0 to the number of rules",
+        ));
+    }
+    let rule = |i: usize| -> EngineResult<WalkRule> {
+        let (from, to) = (starts[i] as usize, starts[i + 1] as usize);
+        if from > to || to - from == 0 || to - from > 3 {
+            return Err(argument_error(format!("rule {i} must have 1 to 3 steps")));
+        }
+        if let Some(s) = flat[from..to].iter().find(|&&s| s >= steps) {
+            return Err(argument_error(format!(
+                "rule {i}'s step {s} is past {steps}"
+            )));
+        }
+        Ok(WalkRule {
+            steps: flat[from..to].to_vec(),
+            confidence: confidences[i],
+        })
+    };
+    sets.windows(2)
+        .enumerate()
+        .map(|(s, w)| {
+            if w[0] > w[1] {
+                return Err(argument_error(format!(
+                    "ruleSets.setOffsets decrease at set {s}"
+                )));
+            }
+            (w[0] as usize..w[1] as usize).map(rule).collect()
+        })
+        .collect()
+}
+
+fn as_u32(values: &[i32]) -> Vec<u32> {
+    // A negative entry becomes too large for the index, which then names it.
+    values.iter().map(|&v| v as u32).collect()
+}
+
+#[napi]
+pub struct RuleWalks {
+    index: Arc<PathIndex>,
+    sets: Arc<Vec<Vec<WalkRule>>>,
+    /// The synchronous walks' marks (one walk at a time on the JS thread).
+    scratch: Mutex<WalkScratch>,
+}
+
+#[napi]
+impl RuleWalks {
+    /// The graph as the TypeScript `GraphIndex` holds it (CSR `offsets`, per entry `step` and
+    /// `neighbour`; `steps` = 2 x relations) and the rule sets walked in it (copied). Arrays
+    /// that do not fit together throw `ENGINE_ARGUMENT` or `ENGINE_DATASET`, naming the entry.
+    #[napi(constructor, catch_unwind)]
+    pub fn new(
+        offsets: Int32Array,
+        step: Int32Array,
+        neighbour: Int32Array,
+        steps: u32,
+        rule_sets: RuleSetArrays,
+    ) -> Result<RuleWalks, EngineError> {
+        let sets = walk_rules(&rule_sets, steps)?;
+        let index = PathIndex::new(as_u32(&offsets), as_u32(&step), as_u32(&neighbour), steps)
+            .map_err(crate::errors::engine_error)?;
+        let scratch = Mutex::new(WalkScratch::new(index.nodes()));
+        Ok(RuleWalks {
+            index: Arc::new(index),
+            sets: Arc::new(sets),
+            scratch,
+        })
+    }
+
+    /// The evidence of rule set `set` for the question from `entity` (nothing reached for an
+    /// entity past the graph's nodes), walking at most `budget` entries.
+    #[napi(catch_unwind)]
+    pub fn evidence(
+        &self,
+        entity: u32,
+        set: u32,
+        budget: u32,
+    ) -> Result<WalkedEvidence, EngineError> {
+        let rules = self.set(set)?;
+        let mut scratch = self.scratch.lock().unwrap_or_else(|p| p.into_inner());
+        let found = self.index.evidence(entity, rules, budget, &mut scratch);
+        Ok(WalkedEvidence {
+            candidates: Uint32Array::new(found.candidates),
+            max: Float64Array::new(found.max),
+            noisy_or: Float64Array::new(found.noisy_or),
+            rules: Uint32Array::new(found.rules),
+        })
+    }
+
+    /// `evidence` for each (entities[q], sets[q]) on the libuv thread pool (the arrays copied).
+    #[napi(catch_unwind, ts_return_type = "Promise<WalkedBatch>")]
+    pub fn evidence_batch_async(
+        &self,
+        entities: Uint32Array,
+        sets: Uint32Array,
+        budget: u32,
+    ) -> Result<AsyncTask<EvidenceBatchTask>, EngineError> {
+        if entities.len() != sets.len() {
+            return Err(argument_error(format!(
+                "{} entities for {} rule sets",
+                entities.len(),
+                sets.len()
+            )));
+        }
+        if let Some(&s) = sets.iter().find(|&&s| s as usize >= self.sets.len()) {
+            return Err(argument_error(format!("no rule set {s}")));
+        }
+        Ok(AsyncTask::new(EvidenceBatchTask {
+            index: Arc::clone(&self.index),
+            sets: Arc::clone(&self.sets),
+            questions: entities.iter().copied().zip(sets.iter().copied()).collect(),
+            budget,
+        }))
+    }
+
+    fn set(&self, set: u32) -> EngineResult<&[WalkRule]> {
+        self.sets
+            .get(set as usize)
+            .map(Vec::as_slice)
+            .ok_or_else(|| argument_error(format!("no rule set {set}")))
+    }
+}
+
+pub struct EvidenceBatchTask {
+    index: Arc<PathIndex>,
+    sets: Arc<Vec<Vec<WalkRule>>>,
+    questions: Vec<(u32, u32)>,
+    budget: u32,
+}
+
+impl Task for EvidenceBatchTask {
+    type Output = EngineResult<(Vec<u32>, RuleEvidence)>;
+    type JsValue = WalkedBatch;
+
+    fn compute(&mut self) -> napi::Result<Self::Output> {
+        Ok(guarded(|| {
+            let mut scratch = WalkScratch::new(self.index.nodes());
+            let mut offsets = Vec::with_capacity(self.questions.len() + 1);
+            let mut all = RuleEvidence::default();
+            offsets.push(0);
+            for &(entity, set) in &self.questions {
+                let found = self.index.evidence(
+                    entity,
+                    &self.sets[set as usize],
+                    self.budget,
+                    &mut scratch,
+                );
+                all.candidates.extend(found.candidates);
+                all.max.extend(found.max);
+                all.noisy_or.extend(found.noisy_or);
+                all.rules.extend(found.rules);
+                offsets.push(all.candidates.len() as u32);
+            }
+            Ok((offsets, all))
+        }))
+    }
+
+    fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<WalkedBatch> {
+        output
+            .map(|(offsets, all)| WalkedBatch {
+                offsets: Uint32Array::new(offsets),
+                candidates: Uint32Array::new(all.candidates),
+                max: Float64Array::new(all.max),
+                noisy_or: Float64Array::new(all.noisy_or),
+                rules: Uint32Array::new(all.rules),
+            })
+            .or_else(|e| reject(env, e))
+    }
+}
