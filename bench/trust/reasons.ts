@@ -16,7 +16,7 @@
 import path from 'node:path';
 import { datasetDir, takeDataOption } from '../datasets';
 import { loadServingModel } from '../../src/model';
-import { rankWithRules } from '../../src/resolvers/rule-ranking';
+import { rankWithRules, walkQueries } from '../../src/resolvers/rule-ranking';
 import { mineRules } from '../../src/model/rules';
 import type { Rule } from '../../src/model/rules';
 import { GraphIndex } from '../../src/model/rules/graph-index';
@@ -172,14 +172,11 @@ async function main(): Promise<void> {
       ranking === 'model alone'
         ? modelTops
         : await Promise.all(
-            part.map((q, j) =>
-              rankWithRules(
-                served,
-                { ...queryOf(q), typed: false, excluded: excludes[j] ?? [] },
-                modelTops[j] ?? [],
-                1,
-              ),
-            ),
+            part.map(async (q, j) => {
+              const query = { ...queryOf(q), typed: false, excluded: excludes[j] ?? [] };
+              const [evidence] = await walkQueries(served, [query]);
+              return rankWithRules(served, query, modelTops[j] ?? [], 1, evidence);
+            }),
           );
     part.forEach((q, j) => {
       const top = tops[j]?.[0];

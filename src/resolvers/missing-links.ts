@@ -9,7 +9,7 @@ import type { ServingModel } from '../model';
 import type { ScoredEntity } from '../model';
 import type { ApiMetrics } from './api-metrics';
 import { notInModel } from './not-in-model';
-import { rankWithRules } from './rule-ranking';
+import { rankWithRules, walkQueries } from './rule-ranking';
 import type { RankedQuery } from './rule-ranking';
 
 export const MAX_K = 1000;
@@ -224,12 +224,9 @@ export async function answerMissingLinks(
       speculative &&
       topFromCandidates(speculative.candidates, speculative.depth, query.args.k, new Set(exclude));
     if (top) {
-      const ranked = await rankWithRules(
-        query.model,
-        rankedQuery(query, resolved, exclude),
-        top,
-        query.args.k,
-      );
+      const ranking = rankedQuery(query, resolved, exclude);
+      const [evidence] = await walkQueries(query.model, [ranking]);
+      const ranked = await rankWithRules(query.model, ranking, top, query.args.k, evidence);
       answers[i] = toPredictions(query, resolved.relation, ranked);
       continue;
     }
@@ -251,23 +248,30 @@ export async function answerMissingLinks(
     [...exact].map(async ([model, group]) => {
       const k = Math.max(...group.map(({ i }) => (queries[i] as MissingLinksQuery).args.k));
       const started = process.hrtime.bigint();
-      const tops = await model.scorer.topKBatchAsync(
-        group.map(({ i, entity, relation }) => ({
-          entity,
-          relation,
-          direction: (queries[i] as MissingLinksQuery).args.direction,
-        })),
-        k,
-        group.map(({ exclude }) => exclude),
+      const rankings = group.map(({ i, entity, relation, known: exclude }) =>
+        rankedQuery(queries[i] as MissingLinksQuery, { entity, relation }, exclude),
       );
-      metrics?.observeScoring(group.length, Number(process.hrtime.bigint() - started) / 1e9);
-      for (const [g, { i, entity, relation, known: exclude }] of group.entries()) {
+      // The rules' walks run beside the scoring, both on the engine's worker threads.
+      const [tops, walks] = await Promise.all([
+        model.scorer
+          .topKBatchAsync(
+            rankings.map(({ entity, relation, direction }) => ({ entity, relation, direction })),
+            k,
+            group.map(({ exclude }) => exclude),
+          )
+          .finally(() =>
+            metrics?.observeScoring(group.length, Number(process.hrtime.bigint() - started) / 1e9),
+          ),
+        walkQueries(model, rankings),
+      ]);
+      for (const [g, { i, relation }] of group.entries()) {
         const query = queries[i] as MissingLinksQuery;
         const ranked = await rankWithRules(
           model,
-          rankedQuery(query, { entity, relation }, exclude),
+          rankings[g] as RankedQuery,
           tops[g] ?? [],
           query.args.k,
+          walks[g],
         );
         answers[i] = toPredictions(query, relation, ranked);
       }

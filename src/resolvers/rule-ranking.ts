@@ -1,6 +1,7 @@
 import type { Direction } from '../direction';
 import type { ScoredEntity, ServingModel } from '../model';
 import { combinedLogit, ruleTermAt } from '../model/rules/served-combiner';
+import type { CombinerEvidence } from '../model/rules/served-combiner';
 
 /** One answered query in the model's ids, with what its answer may never hold. */
 export interface RankedQuery {
@@ -17,15 +18,16 @@ export interface RankedQuery {
  * from `top`, the model's best k for the query (excluded entities already out). Exact over
  * every entity: the rules only raise logits, so an entity outside `top` that no rule reaches
  * scores at most the k-th of `top`; the reached ones are scored, those that could still enter
- * the answer only. Without an active combiner for the query, `top` as it is.
+ * the answer only. `evidence`: the query's rule evidence (`walkQueries`); without any, `top` as
+ * it is.
  */
 export async function rankWithRules(
   model: ServingModel,
   query: RankedQuery,
   top: ScoredEntity[],
   k: number,
+  evidence: CombinerEvidence | undefined,
 ): Promise<ScoredEntity[]> {
-  const evidence = model.combiner?.evidence(query.entity, query.relation, query.direction);
   if (!evidence) return top;
   const { setting, found } = evidence;
   const combine = (row: ScoredEntity): ScoredEntity => {
@@ -66,4 +68,16 @@ export async function rankWithRules(
   // Best first; ties keep the lower entity index, as the engine orders them.
   served.sort((a, b) => b.logit - a.logit || a.index - b.index);
   return served.slice(0, k);
+}
+
+/**
+ * The rule evidence of each query, walked on the engine's worker threads (none without an
+ * active combiner): a request's walks stay off the event loop, beside its scoring.
+ */
+export async function walkQueries(
+  model: ServingModel,
+  queries: readonly Pick<RankedQuery, 'entity' | 'relation' | 'direction'>[],
+): Promise<(CombinerEvidence | undefined)[]> {
+  if (!model.combiner) return queries.map(() => undefined);
+  return model.combiner.evidenceBatch(queries);
 }

@@ -7,7 +7,7 @@ import type { CombinerSetting } from './rule-combiner';
 import type { Evidence } from './rule-evidence';
 import { RuleWalker } from './rule-walker';
 import type { WalkedEvidence } from './walked-evidence';
-import type { EvidenceSource } from './rule-walker';
+import type { EvidenceSource, WalkQuestion } from './rule-walker';
 import type { RuleSet } from './rule-types';
 import { readRules } from './rules-file';
 import { loadVersionGraph } from './version-graph';
@@ -57,6 +57,21 @@ export class ServedCombiner {
     if (setting.w === 0) return undefined;
     const found = source.evidence(entity, relation, direction, answers);
     return found ? { setting, found } : undefined;
+  }
+
+  /** `evidence` of each question (walked now), walked on the engine's worker threads. */
+  async evidenceBatch(
+    questions: readonly WalkQuestion[],
+  ): Promise<(CombinerEvidence | undefined)[]> {
+    const settings = questions.map((q) => this.setting(q.relation, q.direction));
+    const walked = questions.filter((_, i) => (settings[i] as CombinerSetting).w !== 0);
+    const found = await this.walker.evidenceBatch(walked);
+    let next = 0;
+    return settings.map((setting) => {
+      if (setting.w === 0) return undefined;
+      const evidence = found[next++];
+      return evidence ? { setting, found: evidence } : undefined;
+    });
   }
 }
 

@@ -8,7 +8,7 @@ import { mineRules, writeRules, writeVersionGraph } from '../../../src/model/rul
 import { writeCombiner } from '../../../src/model/rules/combiner-file';
 import type { CombinerFile } from '../../../src/model/rules/combiner-file';
 import { servedMetrics, servedRanks } from '../../../src/model';
-import { rankWithRules } from '../../../src/resolvers/rule-ranking';
+import { rankWithRules, walkQueries } from '../../../src/resolvers/rule-ranking';
 import { classGraph } from '../../support/generated-graph';
 import { TINY } from '../../support/lifecycle';
 import { servedLogits } from '../../support/served-logits';
@@ -82,12 +82,11 @@ describe('ranking by model and rules', () => {
           k,
           [excluded],
         );
-        const ranked = await rankWithRules(
-          model,
-          { entity, relation, direction: 'tail', typed: false, excluded },
-          top as ScoredEntity[],
-          k,
-        );
+        const query = { entity, relation, direction: 'tail', typed: false, excluded } as const;
+        const [evidence] = await walkQueries(model, [query]);
+        const walkedNow = model.combiner?.evidence(entity, relation, 'tail')?.found;
+        expect([...(evidence?.found ?? [])]).toEqual([...(walkedNow ?? [])]);
+        const ranked = await rankWithRules(model, query, top as ScoredEntity[], k, evidence);
         const served = servedLogits(model, entity, relation);
         const want = Array.from(served.keys())
           .filter((e) => !excluded.includes(e))
