@@ -78,6 +78,8 @@ async function main(): Promise<void> {
       args: ['--model', modelDir],
       env: neo4jEnv(neo.target),
       work,
+      // Another build's server on the same graph and model (two builds compared on one machine).
+      bin: args.kgc,
     });
     const base = server.base;
     const pairs = readPairs(trainFile);
