@@ -143,9 +143,17 @@ export async function answerEdgeProbabilities(
     direction: 'head',
     tail: q.entity,
   }));
-  // Every question's rule walks once, between event-loop turns: the edge calibrator hears them,
-  // and the served logits and ranks add them where the version combines model and rules.
+  // Every question's rule walks once, in one batch on the engine's worker threads: the edge
+  // calibrator hears them, and the served logits and ranks add them where the version combines
+  // model and rules.
   const walked = model.walker ? new WalkedQuestions(model.walker) : undefined;
+  await walked?.walkAll(
+    [...tailQuestions, ...headQuestions].map((q) => ({
+      entity: q.entity,
+      relation: q.relation,
+      direction: q.direction ?? 'tail',
+    })),
+  );
   const evidence = walked
     ? await edgeRuleEvidence(
         walked,

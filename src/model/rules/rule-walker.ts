@@ -134,17 +134,37 @@ export interface EvidenceSource {
   ): QuestionEvidence;
 }
 
+/** A source that can also walk many questions at once, off the JS thread. */
+export interface BatchEvidenceSource extends EvidenceSource {
+  evidenceBatch(questions: readonly WalkQuestion[]): Promise<QuestionEvidence[]>;
+}
+
 /** A walker that walks each question once (one request's questions). */
 export class WalkedQuestions implements EvidenceSource {
   private readonly walked = new Map<string, QuestionEvidence>();
 
-  constructor(private readonly walker: EvidenceSource) {}
+  constructor(private readonly walker: BatchEvidenceSource) {}
+
+  private static key(entity: number, relation: number, direction: Direction): string {
+    return `${entity}\t${relation}\t${direction}`;
+  }
 
   evidence(entity: number, relation: number, direction: Direction): QuestionEvidence {
-    const key = `${entity}\t${relation}\t${direction}`;
+    const key = WalkedQuestions.key(entity, relation, direction);
     if (this.walked.has(key)) return this.walked.get(key);
     const found = this.walker.evidence(entity, relation, direction);
     this.walked.set(key, found);
     return found;
+  }
+
+  /** Walks the questions not walked yet in one batch on the engine's worker threads. */
+  async walkAll(questions: readonly WalkQuestion[]): Promise<void> {
+    const fresh = new Map<string, WalkQuestion>();
+    for (const q of questions) {
+      const key = WalkedQuestions.key(q.entity, q.relation, q.direction);
+      if (!this.walked.has(key)) fresh.set(key, q);
+    }
+    const found = await this.walker.evidenceBatch([...fresh.values()]);
+    [...fresh.keys()].forEach((key, i) => this.walked.set(key, found[i]));
   }
 }

@@ -101,10 +101,27 @@ describe('the rules’ evidence for edges, both questions', () => {
         walks++;
         return walker.evidence(e, r, d);
       },
+      evidenceBatch: (questions) => {
+        walks += questions.length;
+        return walker.evidenceBatch(questions);
+      },
     });
     const first = walked.evidence(1, 0, 'tail');
     expect(walked.evidence(1, 0, 'tail')).toBe(first);
     walked.evidence(1, 0, 'head');
     expect(walks).toBe(2);
+    // A batch walks only the questions not walked yet (each once), and they are not walked again.
+    await walked.walkAll([
+      { entity: 1, relation: 0, direction: 'tail' },
+      { entity: 2, relation: 0, direction: 'tail' },
+      { entity: 2, relation: 0, direction: 'tail' },
+      { entity: 3, relation: 0, direction: 'head' },
+    ]);
+    expect(walks).toBe(4);
+    expect([...(walked.evidence(2, 0, 'tail') ?? [])]).toEqual([
+      ...(walker.evidence(2, 0, 'tail') ?? []),
+    ]);
+    walked.evidence(3, 0, 'head');
+    expect(walks).toBe(4);
   });
 });
