@@ -32,7 +32,7 @@ import {
   type CombinerQuery,
   type RuleCombiner,
 } from '../../src/model/rules/rule-combiner';
-import { relationWalks } from '../../src/model/rules/rule-evidence';
+import { RuleWalker } from '../../src/model/rules/rule-walker';
 import { seededRandom } from '../../src/seeded-random';
 import { datasetDir, takeDataOption } from '../datasets';
 
@@ -101,7 +101,7 @@ async function main(): Promise<void> {
     trainIds.tails,
     turns,
   );
-  const walks = relationWalks(mined.rules, model.relations);
+  const walker = new RuleWalker(mined, index, model.relations, walkBudget);
   const answers = new Map<string, Set<number>>();
   const addAnswer = (h: number, r: number, t: number) => {
     const key = `${h}\t${r}`;
@@ -116,14 +116,13 @@ async function main(): Promise<void> {
   const walkMs: number[] = [];
   const options = {
     answers: (x: number, r: number) => answers.get(`${x}\t${r}`),
-    walkBudget,
     onWalk: (ms: number) => walkMs.push(ms),
   };
   const validEdges = edges(valid);
   const testEdges = edges(test);
   await checkLogits(model, testEdges.slice(0, 64));
-  const validQ = await combinerQueries(model, index, walks, validEdges, options, turns);
-  const testQ = await combinerQueries(model, index, walks, testEdges, options, turns);
+  const validQ = await combinerQueries(model, walker, validEdges, options, turns);
+  const testQ = await combinerQueries(model, walker, testEdges, options, turns);
   // Both directions of edge i are queries 2i and 2i + 1: halves by the edge's parity.
   const half = (qs: CombinerQuery[], h: number) => qs.filter((_, i) => (i >> 1) % 2 === h);
   const perGroup = (c: RuleCombiner) => (q: CombinerQuery) => settingFor(c, q.group);

@@ -2,9 +2,8 @@ import type { EventLoopTurns } from '../../event-loop-turns';
 import type { Native } from '../native-engine';
 import { plainCompetitors } from './rule-combiner';
 import type { CombinerQuery } from './rule-combiner';
-import type { GraphIndex } from './graph-index';
-import { ruleEvidence } from './rule-evidence';
-import type { RelationWalks } from './rule-evidence';
+import type { RuleWalker } from './rule-walker';
+import { WalkedEvidence } from './walked-evidence';
 
 /** An edge by model ids (base relation). */
 export interface IdEdge {
@@ -16,23 +15,24 @@ export interface IdEdge {
 export interface CombinerQueryOptions {
   /** Every true answer of (entity, model relation): filtered out of the answer's competitors. */
   answers: (entity: number, modelRelation: number) => ReadonlySet<number> | undefined;
-  /** Index entries one question's rule walks may take together. */
-  walkBudget: number;
   /** Queries scored per engine call (x all entities each). */
   batch?: number;
   /** Milliseconds each query's rule walks took. */
   onWalk?: (ms: number) => void;
 }
 
+/** A question with nothing reached. */
+const NOTHING = WalkedEvidence.fromEntries([]);
+
 /**
  * Both directions of each edge as combiner queries: every entity's logit comes from the engine
- * (the entity rows scored against the query), the rule evidence from walking the rules from the
- * query's known end in `index` (the graph the rules were mined from). Exact over every entity.
+ * (the entity rows scored against the query), the rule evidence from `walker` (the rules walked
+ * from the query's known end in the graph they were mined from, within its budget). Exact over
+ * every entity.
  */
 export async function combinerQueries(
   model: Native.NeptuneModel,
-  index: GraphIndex,
-  walks: readonly RelationWalks[],
+  walker: RuleWalker,
   edges: readonly IdEdge[],
   options: CombinerQueryOptions,
   turns: EventLoopTurns,
@@ -41,17 +41,17 @@ export async function combinerQueries(
   const rows = model.entityVectors(Uint32Array.from({ length: n }, (_, i) => i));
   const asked = edges.flatMap((e) => {
     const name = model.relations[e.relation] as string;
-    const rules = walks[e.relation] ?? { tail: [], head: [] };
+    const base = { relation: e.relation };
     return [
-      { x: e.head, rel: e.relation, answer: e.tail, rules: rules.tail, group: `${name}\ttail` },
+      { ...base, x: e.head, rel: e.relation, answer: e.tail, direction: 'tail' as const },
       {
+        ...base,
         x: e.tail,
         rel: model.reverseRelation(e.relation),
         answer: e.head,
-        rules: rules.head,
-        group: `${name}\thead`,
+        direction: 'head' as const,
       },
-    ];
+    ].map((q) => ({ ...q, group: `${name}\t${q.direction}` }));
   });
   const batch = options.batch ?? 128;
   const out: CombinerQuery[] = [];
@@ -70,7 +70,7 @@ export async function combinerQueries(
     );
     for (const [j, q] of part.entries()) {
       const started = performance.now();
-      const evidence = ruleEvidence(index, q.x, q.rules, options.walkBudget);
+      const evidence = walker.evidence(q.x, q.relation, q.direction) ?? NOTHING;
       options.onWalk?.(performance.now() - started);
       const filtered = options.answers(q.x, q.rel);
       const skip = (e: number) => e === q.answer || filtered?.has(e) === true;
@@ -87,8 +87,15 @@ export async function combinerQueries(
       }
       const plain = scratch.subarray(0, count);
       const reached: number[] = [];
-      for (const [e, ev] of evidence) {
-        if (!skip(e)) reached.push(row[e] as number, ev.max, ev.noisyOr);
+      for (let i = 0; i < evidence.size; i++) {
+        const e = evidence.candidate(i);
+        if (!skip(e)) {
+          reached.push(
+            row[e] as number,
+            evidence.aggregate(i, 'max'),
+            evidence.aggregate(i, 'noisyOr'),
+          );
+        }
       }
       const own = evidence.get(q.answer);
       out.push({

@@ -9,7 +9,7 @@ import { mineRules } from './mine-rules';
 import { chooseCombiner, meanReciprocalRank, MODEL_ALONE, settingFor } from './rule-combiner';
 import type { CombinerQuery, RuleCombiner } from './rule-combiner';
 import type { RuleSet } from './rule-types';
-import { relationWalks } from './rule-evidence';
+import { RuleWalker } from './rule-walker';
 
 /** The splits in the model's ids, flat [h, r, t, ...] (base relations). */
 export interface ModelSplits {
@@ -91,7 +91,7 @@ export async function fitCombiner(
     columns.tails,
     turns,
   );
-  const walks = relationWalks(mined.rules, model.relations);
+  const walker = new RuleWalker(mined, index, model.relations, options.walkBudget);
   const valid = edgesOf(
     splits.valid,
     sampleIndices(splits.valid.length / 3, options.maxEdges, options.seed),
@@ -113,10 +113,9 @@ export async function fitCombiner(
   }
   const queries = await combinerQueries(
     model,
-    index,
-    walks,
+    walker,
     valid,
-    { answers: (x, r) => answers.get(key(x, r)), walkBudget: options.walkBudget },
+    { answers: (x, r) => answers.get(key(x, r)) },
     turns,
   );
   // Both directions of edge i are queries 2i and 2i + 1: halves by the edge's parity.

@@ -109,7 +109,8 @@ export function walkRule(
 
 /**
  * The evidence of `rules` (one relation's, one direction's, best first) for the answers of the
- * query from `x`: every entity some rule's body reaches from `x`, with the rules' confidences
+ * query from `x` (what the engine's `RuleWalks` computes for serving; kept as the reference
+ * rule-walker.test.ts holds the engine to): every entity some rule's body reaches from `x`, with the rules' confidences
  * aggregated. `budget`: index entries the question's walks may take together, the best rules
  * first (a hub's question stays within a serving request's time; a walk cut short keeps the
  * ends it found).
