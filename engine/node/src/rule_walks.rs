@@ -90,12 +90,29 @@ fn as_u32(values: &[i32]) -> Vec<u32> {
     values.iter().map(|&v| v as u32).collect()
 }
 
+/// Walk marks for reuse: a question walks with one taken from here (or a new one when all are
+/// in use) and puts it back, so a request does not allocate and fault in a graph's worth of marks.
+#[derive(Default)]
+struct ScratchPool(Mutex<Vec<WalkScratch>>);
+
+impl ScratchPool {
+    fn with<T>(&self, nodes: usize, f: impl FnOnce(&mut WalkScratch) -> T) -> T {
+        let taken = self.0.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        let mut scratch = taken.unwrap_or_else(|| WalkScratch::new(nodes));
+        let out = f(&mut scratch);
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(scratch);
+        out
+    }
+}
+
 #[napi]
 pub struct RuleWalks {
     index: Arc<PathIndex>,
     sets: Arc<Vec<Vec<WalkRule>>>,
-    /// The synchronous walks' marks (one walk at a time on the JS thread).
-    scratch: Mutex<WalkScratch>,
+    scratch: Arc<ScratchPool>,
 }
 
 #[napi]
@@ -114,11 +131,10 @@ impl RuleWalks {
         let sets = walk_rules(&rule_sets, steps)?;
         let index = PathIndex::new(as_u32(&offsets), as_u32(&step), as_u32(&neighbour), steps)
             .map_err(crate::errors::engine_error)?;
-        let scratch = Mutex::new(WalkScratch::new(index.nodes()));
         Ok(RuleWalks {
             index: Arc::new(index),
             sets: Arc::new(sets),
-            scratch,
+            scratch: Arc::default(),
         })
     }
 
@@ -132,8 +148,9 @@ impl RuleWalks {
         budget: u32,
     ) -> Result<WalkedEvidence, EngineError> {
         let rules = self.set(set)?;
-        let mut scratch = self.scratch.lock().unwrap_or_else(|p| p.into_inner());
-        let found = self.index.evidence(entity, rules, budget, &mut scratch);
+        let found = self.scratch.with(self.index.nodes(), |scratch| {
+            self.index.evidence(entity, rules, budget, scratch)
+        });
         Ok(WalkedEvidence {
             candidates: Uint32Array::new(found.candidates),
             max: Float64Array::new(found.max),
@@ -163,6 +180,7 @@ impl RuleWalks {
         Ok(AsyncTask::new(EvidenceBatchTask {
             index: Arc::clone(&self.index),
             sets: Arc::clone(&self.sets),
+            scratch: Arc::clone(&self.scratch),
             questions: entities.iter().copied().zip(sets.iter().copied()).collect(),
             budget,
         }))
@@ -179,6 +197,7 @@ impl RuleWalks {
 pub struct EvidenceBatchTask {
     index: Arc<PathIndex>,
     sets: Arc<Vec<Vec<WalkRule>>>,
+    scratch: Arc<ScratchPool>,
     questions: Vec<(u32, u32)>,
     budget: u32,
 }
@@ -188,24 +207,22 @@ impl Task for EvidenceBatchTask {
     type JsValue = WalkedBatch;
 
     fn compute(&mut self) -> napi::Result<Self::Output> {
+        let (index, sets, questions, budget) =
+            (&self.index, &self.sets, &self.questions, self.budget);
         Ok(guarded(|| {
-            let mut scratch = WalkScratch::new(self.index.nodes());
-            let mut offsets = Vec::with_capacity(self.questions.len() + 1);
+            let mut offsets = Vec::with_capacity(questions.len() + 1);
             let mut all = RuleEvidence::default();
             offsets.push(0);
-            for &(entity, set) in &self.questions {
-                let found = self.index.evidence(
-                    entity,
-                    &self.sets[set as usize],
-                    self.budget,
-                    &mut scratch,
-                );
-                all.candidates.extend(found.candidates);
-                all.max.extend(found.max);
-                all.noisy_or.extend(found.noisy_or);
-                all.rules.extend(found.rules);
-                offsets.push(all.candidates.len() as u32);
-            }
+            self.scratch.with(index.nodes(), |scratch| {
+                for &(entity, set) in questions {
+                    let found = index.evidence(entity, &sets[set as usize], budget, scratch);
+                    all.candidates.extend(found.candidates);
+                    all.max.extend(found.max);
+                    all.noisy_or.extend(found.noisy_or);
+                    all.rules.extend(found.rules);
+                    offsets.push(all.candidates.len() as u32);
+                }
+            });
             Ok((offsets, all))
         }))
     }
