@@ -1,6 +1,7 @@
 import { EventLoopTurns } from '../../../../src/event-loop-turns';
 import { GraphIndex } from '../../../../src/model/rules/graph-index';
 import { relationWalks, ruleEvidence } from '../../../../src/model/rules/rule-evidence';
+import { nativeEngine } from '../../../../src/model/native-engine';
 import { RuleWalker } from '../../../../src/model/rules/rule-walker';
 import type { Rule, RuleSet } from '../../../../src/model/rules/rule-types';
 import { seededRandom } from '../../../../src/seeded-random';
@@ -97,5 +98,45 @@ describe('RuleWalker (the engine walks)', () => {
     expect(batch[0]).toBeUndefined();
     expect(batch[1]?.size).toBe(walker.evidence(1, 0, 'tail')?.size);
     expect(batch[2]).toBeUndefined();
+  });
+});
+
+describe('RuleWalks (the binding)', () => {
+  const engine = nativeEngine();
+  const rules = (steps: number[], stepOffsets = [0, steps.length]) => ({
+    setOffsets: Uint32Array.from([0, 1]),
+    stepOffsets: Uint32Array.from(stepOffsets),
+    steps: Uint32Array.from(steps),
+    confidences: Float64Array.from([0.5]),
+  });
+  // Two nodes, one edge (0, r0, 1): entries 0 -> 1 by step 0 and 1 -> 0 by step 1.
+  const csr = [Int32Array.from([0, 1, 2]), Int32Array.from([0, 1]), Int32Array.from([1, 0])];
+  const construct = (ruleSets: ReturnType<typeof rules>, neighbour = csr[2] as Int32Array) =>
+    new engine.RuleWalks(csr[0] as Int32Array, csr[1] as Int32Array, neighbour, 2, ruleSets);
+
+  it('walks a valid graph', () => {
+    const walked = construct(rules([0])).evidence(0, 0, 10);
+    expect(Array.from(walked.candidates)).toEqual([1]);
+    expect(Array.from(walked.max)).toEqual([0.5]);
+  });
+
+  it('refuses arrays that do not fit together, naming what is wrong', () => {
+    const refused = (f: () => unknown, code: string, message: RegExp) => {
+      expect(f).toThrow(message);
+      try {
+        f();
+      } catch (error) {
+        expect((error as { code?: string }).code).toBe(code);
+      }
+    };
+    refused(() => construct(rules([0, 0, 0, 0])), 'ENGINE_ARGUMENT', /rule 0 must have 1 to 3/);
+    refused(() => construct(rules([2])), 'ENGINE_ARGUMENT', /rule 0's step 2 is past 2/);
+    refused(() => construct(rules([0], [0, 2])), 'ENGINE_ARGUMENT', /stepOffsets/);
+    refused(
+      () => construct(rules([0]), Int32Array.from([1, 5])),
+      'ENGINE_DATASET',
+      /entry 1's neighbour is past 2/,
+    );
+    refused(() => construct(rules([0])).evidence(0, 7, 10), 'ENGINE_ARGUMENT', /no rule set 7/);
   });
 });
