@@ -141,6 +141,10 @@ export declare class RuleWalks {
   /**
    * The evidence of rule set `set` for the question from `entity` (nothing reached for an
    * entity past the graph's nodes), walking at most `budget` entries.
+   *
+   * The arrays are copied into memory V8 allocates: the garbage collector frees them. Arrays
+   * lent from Rust vectors are freed by finalizers that wait for the event loop, so a
+   * synchronous loop of walks (calibration's) held every question's vectors until it ended.
    */
   evidence(entity: number, set: number, budget: number): WalkedEvidence
   /** `evidence` for each (entities[q], sets[q]) on the libuv thread pool (the arrays copied). */
@@ -506,7 +510,8 @@ export interface WalkedBatch {
 
 /**
  * One question's evidence: the candidates reached (in the order first reached) and, per
- * candidate, the best confidence, the noisy-or and the number of rules that reach it.
+ * candidate, the best confidence, the noisy-or and the number of rules that reach it. Built as
+ * an `Object` by `evidence_object`: the struct gives its TypeScript type.
  */
 export interface WalkedEvidence {
   candidates: Uint32Array

@@ -2,8 +2,11 @@
 //! (`neptune_core::rule_walk`): the evidence `src/model/rules/rule-walker.ts` serves with, one
 //! question at a time or a batch on the libuv thread pool.
 
+use crate::errors::EngineErrorCode;
 use crate::errors::{argument_error, guarded, reject, EngineError, EngineResult};
-use napi::bindgen_prelude::{AsyncTask, Float64Array, Int32Array, Uint32Array};
+use napi::bindgen_prelude::{
+    AsyncTask, Float64Array, Float64ArraySlice, Int32Array, Object, Uint32Array, Uint32ArraySlice,
+};
 use napi::{Env, Task};
 use napi_derive::napi;
 use neptune_core::rule_walk::{PathIndex, RuleEvidence, WalkRule, WalkScratch};
@@ -20,8 +23,10 @@ pub struct RuleSetArrays {
 }
 
 /// One question's evidence: the candidates reached (in the order first reached) and, per
-/// candidate, the best confidence, the noisy-or and the number of rules that reach it.
+/// candidate, the best confidence, the noisy-or and the number of rules that reach it. Built as
+/// an `Object` by `evidence_object`: the struct gives its TypeScript type.
 #[napi(object)]
+#[allow(dead_code)]
 pub struct WalkedEvidence {
     pub candidates: Uint32Array,
     pub max: Float64Array,
@@ -140,22 +145,27 @@ impl RuleWalks {
 
     /// The evidence of rule set `set` for the question from `entity` (nothing reached for an
     /// entity past the graph's nodes), walking at most `budget` entries.
-    #[napi(catch_unwind)]
-    pub fn evidence(
+    ///
+    /// The arrays are copied into memory V8 allocates: the garbage collector frees them. Arrays
+    /// lent from Rust vectors are freed by finalizers that wait for the event loop, so a
+    /// synchronous loop of walks (calibration's) held every question's vectors until it ended.
+    #[napi(catch_unwind, ts_return_type = "WalkedEvidence")]
+    pub fn evidence<'env>(
         &self,
+        env: &'env Env,
         entity: u32,
         set: u32,
         budget: u32,
-    ) -> Result<WalkedEvidence, EngineError> {
+    ) -> Result<Object<'env>, EngineError> {
         let rules = self.set(set)?;
         let found = self.scratch.with(self.index.nodes(), |scratch| {
             self.index.evidence(entity, rules, budget, scratch)
         });
-        Ok(WalkedEvidence {
-            candidates: Uint32Array::new(found.candidates),
-            max: Float64Array::new(found.max),
-            noisy_or: Float64Array::new(found.noisy_or),
-            rules: Uint32Array::new(found.rules),
+        evidence_object(env, &found).map_err(|e| {
+            napi::Error::new(
+                EngineErrorCode::EngineInternal,
+                format!("evidence arrays: {}", e.reason),
+            )
         })
     }
 
@@ -192,6 +202,22 @@ impl RuleWalks {
             .map(Vec::as_slice)
             .ok_or_else(|| argument_error(format!("no rule set {set}")))
     }
+}
+
+/// `found` as a `WalkedEvidence` object of V8-allocated copies.
+fn evidence_object<'env>(env: &'env Env, found: &RuleEvidence) -> napi::Result<Object<'env>> {
+    let mut object = Object::new(env)?;
+    object.set(
+        "candidates",
+        Uint32ArraySlice::copy_from(env, &found.candidates)?,
+    )?;
+    object.set("max", Float64ArraySlice::copy_from(env, &found.max)?)?;
+    object.set(
+        "noisyOr",
+        Float64ArraySlice::copy_from(env, &found.noisy_or)?,
+    )?;
+    object.set("rules", Uint32ArraySlice::copy_from(env, &found.rules)?)?;
+    Ok(object)
 }
 
 pub struct EvidenceBatchTask {
