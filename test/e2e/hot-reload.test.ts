@@ -103,7 +103,11 @@ describe('serving follows the registry: promotions and rollbacks without a resta
     const weights = fs
       .readdirSync(fixture.store.dir(second))
       .find((name) => name.endsWith('.safetensors'));
-    fs.writeFileSync(path.join(fixture.store.dir(second), weights!), 'not a tensor file');
+    // Replaced, not overwritten in place: the server may still map the old weights (an earlier
+    // model's background work), and a mapped file cut short under a reader is a SIGBUS.
+    const file = path.join(fixture.store.dir(second), weights!);
+    fs.writeFileSync(`${file}.corrupt`, 'not a tensor file');
+    fs.renameSync(`${file}.corrupt`, file);
     await server.follower!.poll();
     const result = await query();
     expect(result.errors).toBeUndefined();
