@@ -57,22 +57,22 @@ impl WalkScratch {
     }
 
     fn next_walk(&mut self) -> u32 {
-        if self.walk == u32::MAX {
-            self.reached.fill(0);
-            self.walk = 0;
-        }
-        self.walk += 1;
-        self.walk
+        next_mark(&mut self.walk, &mut self.reached)
     }
 
     fn next_question(&mut self) -> u32 {
-        if self.question == u32::MAX {
-            self.seen.fill(0);
-            self.question = 0;
-        }
-        self.question += 1;
-        self.question
+        next_mark(&mut self.question, &mut self.seen)
     }
+}
+
+/// The next mark of a counter whose marks live in `marks`, clearing them when it wraps.
+fn next_mark(mark: &mut u32, marks: &mut [u32]) -> u32 {
+    if *mark == u32::MAX {
+        marks.fill(0);
+        *mark = 0;
+    }
+    *mark += 1;
+    *mark
 }
 
 /// The step that walks back along `step`.
