@@ -19,15 +19,23 @@ export interface ModelSplits {
 }
 
 export interface CombinerFitOptions {
-  /** Validation edges sampled for the fit (both directions of each are queries). */
-  maxEdges: number;
+  /** Validation edges the fit samples at least (both directions of each are queries). */
+  minEdges: number;
+  /**
+   * Entity scores the fit may spend beyond that: on a graph of `n` entities it samples up to
+   * `scoreBudget / (2n)` edges (each edge asks two questions, each scored against every entity).
+   */
+  scoreBudget: number;
   /** Index entries one question's rule walks may take together. */
   walkBudget: number;
   seed: number;
 }
 
 export const DEFAULT_COMBINER_FIT: CombinerFitOptions = {
-  maxEdges: 5_000,
+  minEdges: 5_000,
+  // 1.5e9 scores: every validation edge of FB15k-237 (17,535 x 2 x 14,541 is 0.5e9), 5,190 of
+  // DebianPkg's 144,486 entities; the per-relation weights need edges where a graph has them.
+  scoreBudget: 1.5e9,
   walkBudget: 20_000,
   seed: 11,
 };
@@ -39,6 +47,11 @@ function edgesOf(flat: Uint32Array, picks?: number[]): IdEdge[] {
     tail: flat[3 * i + 2] as number,
   });
   return picks ? picks.map(at) : Array.from({ length: flat.length / 3 }, (_, i) => at(i));
+}
+
+/** How many validation edges the fit samples on a graph of `entities` entities. */
+export function fitEdgeCount(options: CombinerFitOptions, entities: number): number {
+  return Math.max(options.minEdges, Math.floor(options.scoreBudget / (2 * Math.max(1, entities))));
 }
 
 /** Up to `n` indices of `0..count-1`, a seeded choice, ascending. */
@@ -56,7 +69,7 @@ function sampleIndices(count: number, n: number, seed: number): number[] {
 /**
  * Chooses how a version combines its model with path rules, as a model is validated: rules
  * mined from the train split only, walked in the train graph, the combiner chosen on a sample
- * of validation edges (rule-combiner.ts). Chosen on each half of the sample and scored on the
+ * of validation edges sized to the graph (`fitEdgeCount`; rule-combiner.ts). Chosen on each half of the sample and scored on the
  * other, the hybrid must beat the model alone on the two halves together; otherwise the
  * version keeps the model alone everywhere (its fit says why). `trainRules`: the rules the
  * default mining finds in the train split, where the caller has them (mined here otherwise).
@@ -94,7 +107,7 @@ export async function fitCombiner(
   const walker = new RuleWalker(mined, index, model.relations, options.walkBudget);
   const valid = edgesOf(
     splits.valid,
-    sampleIndices(splits.valid.length / 3, options.maxEdges, options.seed),
+    sampleIndices(splits.valid.length / 3, fitEdgeCount(options, n), options.seed),
   );
   // Known answers, only of the queries asked (the whole graph's would not fit at scale).
   const answers = new Map<number, Set<number>>();

@@ -1,0 +1,20 @@
+import { DEFAULT_COMBINER_FIT, fitEdgeCount } from '../../../../src/model/rules/fit-combiner';
+
+describe('fitEdgeCount: the combiner fit samples validation edges by what scoring them costs', () => {
+  it('takes every validation edge of a graph the size of FB15k-237 (17,535 of them)', () => {
+    expect(fitEdgeCount(DEFAULT_COMBINER_FIT, 14_541)).toBeGreaterThanOrEqual(17_535);
+  });
+
+  it('spends the score budget on a large graph: edges x 2 questions x entities stays within it', () => {
+    const entities = 144_486;
+    const edges = fitEdgeCount(DEFAULT_COMBINER_FIT, entities);
+    expect(edges).toBe(5_190);
+    expect(edges * 2 * entities).toBeLessThanOrEqual(DEFAULT_COMBINER_FIT.scoreBudget);
+    expect((edges + 1) * 2 * entities).toBeGreaterThan(DEFAULT_COMBINER_FIT.scoreBudget);
+  });
+
+  it('never samples fewer than the minimum, however many entities', () => {
+    expect(fitEdgeCount(DEFAULT_COMBINER_FIT, 10_000_000)).toBe(DEFAULT_COMBINER_FIT.minEdges);
+    expect(fitEdgeCount({ minEdges: 10, scoreBudget: 0, walkBudget: 1, seed: 1 }, 0)).toBe(10);
+  });
+});
