@@ -1,6 +1,6 @@
 import type { EventLoopTurns } from '../../event-loop-turns';
 import type { Native } from '../native-engine';
-import { plainCompetitors } from './rule-combiner';
+import { plainCompetitors, plainKept } from './rule-combiner';
 import type { CombinerQuery } from './rule-combiner';
 import type { RuleWalker } from './rule-walker';
 import { WalkedEvidence } from './walked-evidence';
@@ -54,6 +54,7 @@ export async function combinerQueries(
     ].map((q) => ({ ...q, group: `${name}\t${q.direction}` }));
   });
   const batch = options.batch ?? 128;
+  const kept = plainKept(asked.length);
   const out: CombinerQuery[] = [];
   // One query's plain logits before they are cut and sorted (n floats, reused).
   const scratch = new Float32Array(n);
@@ -103,7 +104,7 @@ export async function combinerQueries(
         logit,
         max: own?.max ?? 0,
         noisyOr: own?.noisyOr ?? 0,
-        ...plainCompetitors(plain),
+        ...plainCompetitors(plain, kept),
         reached: Float32Array.from(reached),
       });
     }

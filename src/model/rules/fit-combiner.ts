@@ -26,6 +26,8 @@ export interface CombinerFitOptions {
    * `scoreBudget / (2n)` edges (each edge asks two questions, each scored against every entity).
    */
   scoreBudget: number;
+  /** Edges the fit samples at most (its queries' kept competitors: rule-combiner's plainKept). */
+  maxEdges: number;
   /** Index entries one question's rule walks may take together. */
   walkBudget: number;
   seed: number;
@@ -36,6 +38,7 @@ export const DEFAULT_COMBINER_FIT: CombinerFitOptions = {
   // 1.5e9 scores: every validation edge of FB15k-237 (17,535 x 2 x 14,541 is 0.5e9), 5,190 of
   // DebianPkg's 144,486 entities; the per-relation weights need edges where a graph has them.
   scoreBudget: 1.5e9,
+  maxEdges: 20_000,
   walkBudget: 20_000,
   seed: 11,
 };
@@ -51,7 +54,8 @@ function edgesOf(flat: Uint32Array, picks?: number[]): IdEdge[] {
 
 /** How many validation edges the fit samples on a graph of `entities` entities. */
 export function fitEdgeCount(options: CombinerFitOptions, entities: number): number {
-  return Math.max(options.minEdges, Math.floor(options.scoreBudget / (2 * Math.max(1, entities))));
+  const affordable = Math.floor(options.scoreBudget / (2 * Math.max(1, entities)));
+  return Math.min(options.maxEdges, Math.max(options.minEdges, affordable));
 }
 
 /** Up to `n` indices of `0..count-1`, a seeded choice, ascending. */

@@ -51,12 +51,27 @@ export interface CombinerQuery {
  */
 export const PLAIN_KEPT = 4096;
 
+/** The plain competitors a fit's queries keep together (floats): 10,000 queries at PLAIN_KEPT. */
+export const PLAIN_FLOATS = 10_000 * PLAIN_KEPT;
+
 /**
- * A query's plain competitors as CombinerQuery keeps them, from `logits` (reordered: the kept
- * ones are selected, then only they are sorted, into a copy).
+ * The plain competitors each query of a fit of `queries` keeps: PLAIN_KEPT, fewer in a larger
+ * fit so that all of them stay within PLAIN_FLOATS (never under 1,024: a rank past it moves
+ * the MRR by under .001).
  */
-export function plainCompetitors(logits: Float32Array): Pick<CombinerQuery, 'plain' | 'plainRest'> {
-  const plainRest = Math.max(0, logits.length - PLAIN_KEPT);
+export function plainKept(queries: number): number {
+  return Math.max(1024, Math.min(PLAIN_KEPT, Math.floor(PLAIN_FLOATS / Math.max(1, queries))));
+}
+
+/**
+ * A query's plain competitors as CombinerQuery keeps them, the largest `kept` of `logits`
+ * (reordered: the kept ones are selected, then only they are sorted, into a copy).
+ */
+export function plainCompetitors(
+  logits: Float32Array,
+  kept = PLAIN_KEPT,
+): Pick<CombinerQuery, 'plain' | 'plainRest'> {
+  const plainRest = Math.max(0, logits.length - kept);
   if (plainRest > 0) quickselect(logits, plainRest);
   return { plain: logits.slice(plainRest).sort(), plainRest };
 }

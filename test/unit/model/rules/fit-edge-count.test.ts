@@ -15,6 +15,11 @@ describe('fitEdgeCount: the combiner fit samples validation edges by what scorin
 
   it('never samples fewer than the minimum, however many entities', () => {
     expect(fitEdgeCount(DEFAULT_COMBINER_FIT, 10_000_000)).toBe(DEFAULT_COMBINER_FIT.minEdges);
-    expect(fitEdgeCount({ minEdges: 10, scoreBudget: 0, walkBudget: 1, seed: 1 }, 0)).toBe(10);
+    expect(fitEdgeCount({ ...DEFAULT_COMBINER_FIT, minEdges: 10, scoreBudget: 0 }, 0)).toBe(10);
+  });
+
+  it('never samples more than the maximum on a small graph (its queries keep their competitors)', () => {
+    expect(fitEdgeCount(DEFAULT_COMBINER_FIT, 100)).toBe(DEFAULT_COMBINER_FIT.maxEdges);
+    expect(fitEdgeCount(DEFAULT_COMBINER_FIT, 30_000)).toBe(20_000);
   });
 });

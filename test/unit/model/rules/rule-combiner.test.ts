@@ -4,8 +4,10 @@ import {
   meanReciprocalRank,
   MIN_GROUP_QUERIES,
   MODEL_ALONE,
+  PLAIN_FLOATS,
   PLAIN_KEPT,
   plainCompetitors,
+  plainKept,
   rankUnder,
   settingFor,
   type CombinerQuery,
@@ -99,6 +101,21 @@ describe('the rule combiner', () => {
       expect(plainRest).toBe(Math.max(0, length - PLAIN_KEPT));
       expect(Array.from(plain)).toEqual(Array.from(sorted.subarray(plainRest)));
     }
+  });
+
+  it('keeps fewer plain logits a query in a larger fit: every query within PLAIN_FLOATS, never under 1,024', () => {
+    expect(plainKept(1)).toBe(PLAIN_KEPT);
+    expect(plainKept(10_000)).toBe(PLAIN_KEPT);
+    for (const queries of [10_001, 35_070, 40_000]) {
+      const kept = plainKept(queries);
+      expect(kept).toBeLessThan(PLAIN_KEPT);
+      expect(kept * queries).toBeLessThanOrEqual(PLAIN_FLOATS);
+      expect((kept + 1) * queries).toBeGreaterThan(PLAIN_FLOATS);
+    }
+    expect(plainKept(1_000_000)).toBe(1024);
+    const logits = Float32Array.from({ length: 5000 }, (_, i) => i);
+    const { plain, plainRest } = plainCompetitors(logits, 1500);
+    expect([plain.length, plainRest, plain[0]]).toEqual([1500, 3500, 3500]);
   });
 
   it('keeps the model alone where the rules point away from the answers', () => {
