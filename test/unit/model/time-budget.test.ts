@@ -99,20 +99,32 @@ describe('a time budget', () => {
     expect(plan.config.epochs).toBe(500);
   });
 
-  it('says whether a longer budget would likely help, from the end of the validation curve', () => {
-    const rising = [
-      { epoch: 10, mrr: 0.2 },
-      { epoch: 20, mrr: 0.25 },
-      { epoch: 30, mrr: 0.28 },
-    ];
+  it('says whether a longer budget would likely help, from a fit of a - b / epochs to the curve', () => {
+    // Exactly 0.4 - 2 / epoch: twice the epochs add b / 2E = 2 / 60.
+    const rising = [10, 15, 20, 25, 30].map((epoch) => ({ epoch, mrr: 0.4 - 2 / epoch }));
     expect(longerBudgetAdvice(rising)).toMatch(
-      /still rising \(\+0\.0040 per epoch.*about \+0\.060/,
+      /still rising \(0\.3333 at epoch 30\).*about \+0\.033 /,
     );
-    const flat = [
-      { epoch: 10, mrr: 0.3 },
-      { epoch: 20, mrr: 0.301 },
+    // An annealed run's end: flat over its last three validations, rising over the run.
+    const annealed = [
+      ...[25, 45, 65, 85].map((epoch) => ({ epoch, mrr: 0.37 - 2.4 / epoch })),
+      { epoch: 92, mrr: 0.3448 },
+      { epoch: 93, mrr: 0.3459 },
+      { epoch: 94, mrr: 0.3453 },
     ];
+    expect(longerBudgetAdvice(annealed)).toMatch(/still rising/);
+    const flat = [10, 20, 30, 40].map((epoch, i) => ({ epoch, mrr: 0.3 + 0.0001 * i }));
     expect(longerBudgetAdvice(flat)).toMatch(/levelled off/);
-    expect(longerBudgetAdvice([{ epoch: 1, mrr: 0.1 }])).toMatch(/too few/);
+    const peaked = [10, 20, 30, 40, 50, 60].map((epoch) => ({
+      epoch,
+      mrr: 0.3 - 0.0001 * (epoch - 20) ** 2,
+    }));
+    expect(longerBudgetAdvice(peaked)).toMatch(/peaked at epoch 20 of 60 \(0\.3000\)/);
+    expect(
+      longerBudgetAdvice([
+        { epoch: 1, mrr: 0.1 },
+        { epoch: 2, mrr: 0.2 },
+      ]),
+    ).toMatch(/too few/);
   });
 });
