@@ -73,10 +73,11 @@ function sampleIndices(count: number, n: number, seed: number): number[] {
 /**
  * Chooses how a version combines its model with path rules, as a model is validated: rules
  * mined from the train split only, walked in the train graph, the combiner chosen on a sample
- * of validation edges sized to the graph (`fitEdgeCount`; rule-combiner.ts). Chosen on each half of the sample and scored on the
- * other, the hybrid must beat the model alone on the two halves together; otherwise the
- * version keeps the model alone everywhere (its fit says why). `trainRules`: the rules the
- * default mining finds in the train split, where the caller has them (mined here otherwise).
+ * of validation edges sized to the graph (`fitEdgeCount`; rule-combiner.ts). Chosen on each
+ * half of the sample and scored on the other, the hybrid must beat the model alone on the two
+ * halves together; otherwise the version keeps the model alone everywhere (its fit says why).
+ * `trainRules`: the rules the default mining finds in the train split, where the caller has
+ * them (mined here otherwise).
  */
 export async function fitCombiner(
   model: Native.NeptuneModel,
