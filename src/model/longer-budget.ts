@@ -8,12 +8,12 @@ export interface ValidationPoint {
 const NOISE_GAIN = 0.002;
 
 /**
- * The run's final validation MRR as a function of its epochs, `a - b / epoch`, fitted by least
- * squares to the validations of its last three quarters (at least its last three). An annealed
- * run's last few validations flatten with its learning rate, not with what more epochs would
- * give, so the fit reads the curve's whole second part.
+ * `b` of the run's final validation MRR as a function of its epochs, `a - b / epoch`, fitted by
+ * least squares to the validations of its last three quarters (at least its last three). An
+ * annealed run's last few validations flatten with its learning rate, not with what more epochs
+ * would give, so the fit reads the curve's whole second part.
  */
-function fitCurve(points: ValidationPoint[]): { a: number; b: number } {
+function fittedB(points: ValidationPoint[]): number {
   const last = (points[points.length - 1] as ValidationPoint).epoch;
   const late = points.filter((p) => p.epoch >= last / 4);
   const used = late.length >= 3 ? late : points.slice(-3);
@@ -26,8 +26,7 @@ function fitCurve(points: ValidationPoint[]): { a: number; b: number } {
     sxx += (x - mx) ** 2;
     sxy += (x - mx) * ((ys[i] as number) - my);
   });
-  const b = sxx > 0 ? -sxy / sxx : 0;
-  return { a: my + b * mx, b };
+  return sxx > 0 ? -sxy / sxx : 0;
 }
 
 /**
@@ -47,8 +46,7 @@ export function longerBudgetAdvice(validations: ValidationPoint[]): string {
       'a longer budget would likely not help'
     );
   }
-  const { b } = fitCurve(validations);
-  const gain = b / (2 * last.epoch);
+  const gain = fittedB(validations) / (2 * last.epoch);
   if (gain < NOISE_GAIN)
     return 'validation MRR had levelled off: a longer budget would likely not help';
   return (
