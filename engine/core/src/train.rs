@@ -22,7 +22,7 @@ use crate::warm_start::{self, WarmStartStats};
 use crate::weight_average::WeightAverage;
 use rayon::ThreadPool;
 use std::borrow::Cow;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -296,12 +296,12 @@ impl Trainer {
                     })?;
                     warm_start = Some(stats);
                     let a = Adam::new(&p);
-                    (p, a, TrainState::default(), None, None)
+                    (p, a, TrainState::default(), Best::None, None)
                 }
                 (None, None) => {
                     let p = Params::<f32>::init(cfg, dataset.n_entities(), n_model_rel);
                     let a = Adam::new(&p);
-                    (p, a, TrainState::default(), None, None)
+                    (p, a, TrainState::default(), Best::None, None)
                 }
             };
         let mut engine: Box<dyn StepEngine + '_> = match &self.step_engine {
@@ -460,8 +460,13 @@ impl Trainer {
             ..
         } = kept;
         let model = match best {
-            Some(m) => m,
-            None => {
+            Best::Held(m) => *m,
+            Best::Saved(dir) => {
+                // Read back once the weights and moments are gone: never both in memory.
+                drop((params, adam, average));
+                Model::load(dir)?
+            }
+            Best::None => {
                 let last = average.average().cloned().unwrap_or(params);
                 self.model(dataset, last, state.epoch, None)
             }
@@ -515,12 +520,23 @@ impl Trainer {
             state.best_epoch = epoch;
             state.evals_since_best = 0;
             // The earlier best is dropped first: never two best copies at once.
-            kept.best = None;
-            let m = self.model(dataset, judged.clone(), epoch, Some(metrics.clone()));
-            if let Some(dir) = &self.checkpoint_dir {
-                m.save(dir.join("best"))?;
-            }
-            kept.best = Some(m);
+            kept.best = Best::None;
+            kept.best = match &self.checkpoint_dir {
+                Some(dir) => {
+                    let best = checkpoint::ModelRef {
+                        valid_metrics: Some(&metrics),
+                        ..self.saved(dataset, judged, epoch)
+                    };
+                    checkpoint::save(&dir.join("best"), best, None, None)?;
+                    Best::Saved(dir.join("best"))
+                }
+                None => Best::Held(Box::new(self.model(
+                    dataset,
+                    judged.clone(),
+                    epoch,
+                    Some(metrics.clone()),
+                ))),
+            };
         } else {
             state.evals_since_best += 1;
         }
@@ -604,7 +620,7 @@ impl Trainer {
         Params<f32>,
         Adam<f32>,
         TrainState,
-        Option<Model>,
+        Best,
         Option<Params<f32>>,
     )> {
         let ck = checkpoint::load(&dir.join("last"))?;
@@ -635,8 +651,8 @@ impl Trainer {
             .train_state
             .ok_or_else(|| bad("no training state saved; cannot resume"))?;
         let best = match state.best_mrr {
-            Some(_) => Some(Model::load(dir.join("best"))?),
-            None => None,
+            Some(_) => self.resumed_best(&dir.join("best"))?,
+            None => Best::None,
         };
         let saved_average = dir.join(LAST_AVERAGE);
         // An average from another epoch (the run stopped between the two writes) is dropped.
@@ -655,10 +671,35 @@ impl Trainer {
     }
 }
 
+impl Trainer {
+    /// The resumed run's best model, `saved` in its checkpoint directory: left there when this
+    /// run checkpoints into the same directory, else copied into this run's (or held).
+    fn resumed_best(&self, saved: &Path) -> Result<Best> {
+        let Some(dir) = &self.checkpoint_dir else {
+            return Ok(Best::Held(Box::new(Model::load(saved)?)));
+        };
+        let ours = dir.join("best");
+        let same = |a: &Path, b: &Path| matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b);
+        if !same(saved, &ours) {
+            Model::load(saved)?.save(&ours)?;
+        }
+        Ok(Best::Saved(ours))
+    }
+}
+
+/// Where training keeps its best validated weights: with a checkpoint directory only in
+/// `<dir>/best`, read back when training ends (held in memory they would add the model's size
+/// to training's peak for the whole run), else in memory.
+enum Best {
+    None,
+    Held(Box<Model>),
+    Saved(PathBuf),
+}
+
 /// Training's bookkeeping of the best validated weights.
 struct Kept {
     state: TrainState,
-    best: Option<Model>,
+    best: Best,
     /// Built at the first validation (runs without validation never need it).
     filter: Option<PairIndex>,
     /// The validation triples ranked ([`validation_triples`]), chosen at the first validation.

@@ -400,3 +400,74 @@ fn estimates_an_epoch_from_a_few_steps() {
     assert!(estimate.validation_seconds > 0.0);
     assert!(estimate.probe_seconds >= 0.0);
 }
+
+/// With a checkpoint directory the best validated weights live only in `<dir>/best` while
+/// training runs; the model returned is read back from there and is the one a run without a
+/// directory holds in memory: the best validation's epoch, weights and metrics.
+#[test]
+fn the_best_weights_kept_on_disk_are_those_kept_in_memory() {
+    let data = common::cluster_graph(4, 6, 3);
+    let cfg = Config {
+        epochs: 12,
+        eval_every: 2,
+        lr: 0.05,
+        ..small_config()
+    };
+    let run = |dir: Option<&std::path::Path>| {
+        let mut trainer = Trainer::new(cfg.clone()).unwrap();
+        if let Some(d) = dir {
+            trainer = trainer.with_checkpoint_dir(d);
+        }
+        let mut mrrs = Vec::new();
+        let out = trainer
+            .train(
+                &data,
+                |p| {
+                    if let Progress::Validation { epoch, metrics, .. } = p {
+                        mrrs.push((*epoch, metrics.overall.mrr));
+                    }
+                },
+                &AtomicBool::new(false),
+            )
+            .unwrap();
+        (out, mrrs)
+    };
+    let (held, mrrs) = run(None);
+    let dir = common::temp_dir("best-on-disk");
+    let (saved, _) = run(Some(&dir));
+    let best = mrrs
+        .iter()
+        .fold(mrrs[0], |b, &m| if m.1 > b.1 { m } else { b });
+    assert_eq!(held.model.epoch, best.0);
+    assert!(
+        best.0 < cfg.epochs,
+        "the best validation should not be the last one here"
+    );
+    assert_eq!(saved.model.epoch, best.0);
+    assert!(saved.model.params == held.model.params);
+    assert_eq!(
+        saved.model.valid_metrics.as_ref().map(|m| m.overall.mrr),
+        Some(best.1)
+    );
+
+    // Resumed into another directory after the best validation, that run's best travels with it.
+    let other = common::temp_dir("best-on-disk-resumed");
+    let first = Trainer::new(Config {
+        epochs: best.0,
+        ..cfg.clone()
+    })
+    .unwrap()
+    .with_checkpoint_dir(&dir);
+    first.train(&data, |_| {}, &AtomicBool::new(false)).unwrap();
+    let resumed = Trainer::new(cfg.clone())
+        .unwrap()
+        .with_checkpoint_dir(&other)
+        .with_resume_from(&dir)
+        .train(&data, |_| {}, &AtomicBool::new(false))
+        .unwrap();
+    assert_eq!(resumed.model.epoch, best.0);
+    assert!(resumed.model.params == held.model.params);
+    assert!(other.join("best").exists());
+    std::fs::remove_dir_all(&dir).ok();
+    std::fs::remove_dir_all(&other).ok();
+}
