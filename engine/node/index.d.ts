@@ -116,6 +116,12 @@ export declare class NeptuneModel {
    */
   logitsAgainstAsync(heads: Uint32Array, relations: Uint32Array, rows: Float32Array): Promise<Float32Array>
   /**
+   * The logit of each `(heads[i], relations[i])` (model relations) against every entity of
+   * the model: `heads.length x entities`, row-major, on the libuv thread pool (the entity
+   * matrix is read in place: `logitsAgainstAsync` with every row would copy it twice).
+   */
+  logitsAsync(heads: Uint32Array, relations: Uint32Array): Promise<Float32Array>
+  /**
    * The logit of `(head, relation, c)` (model relation) for each `c` of `candidates`, as
    * `scoreTriples` gives each, the query scored once, on the libuv thread pool. The
    * candidates are copied.

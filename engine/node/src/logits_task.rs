@@ -1,5 +1,6 @@
 //! `NeptuneModel.logitsAgainstAsync`: queries' logits against entity rows outside the model (a
-//! fold-in's canary), and `logitsOfAsync`: one query's logits of given entities (a served
+//! fold-in's canary) or, `logitsAsync`, against every entity of it (a combiner's fit), and
+//! `logitsOfAsync`: one query's logits of given entities (a served
 //! ranking's rule-reached candidates), on the libuv thread pool.
 
 use crate::errors::{engine_error, guarded, reject, EngineResult};
@@ -11,7 +12,8 @@ use std::sync::Arc;
 pub struct LogitsTask {
     pub(crate) model: Arc<Model>,
     pub(crate) queries: Vec<(u32, u32)>,
-    pub(crate) rows: Vec<f32>,
+    /// Entity rows outside the model; `None`: the model's own entities.
+    pub(crate) rows: Option<Vec<f32>>,
 }
 
 impl Task for LogitsTask {
@@ -20,9 +22,11 @@ impl Task for LogitsTask {
 
     fn compute(&mut self) -> napi::Result<Self::Output> {
         Ok(guarded(|| {
-            self.model
-                .logits_against(&self.queries, &self.rows)
-                .map_err(engine_error)
+            match &self.rows {
+                Some(rows) => self.model.logits_against(&self.queries, rows),
+                None => self.model.scores(&self.queries),
+            }
+            .map_err(engine_error)
         }))
     }
 

@@ -346,7 +346,23 @@ impl NeptuneModel {
         Ok(AsyncTask::new(LogitsTask {
             model: Arc::clone(&self.inner),
             queries: query_pairs(&heads, &relations)?,
-            rows: rows.to_vec(),
+            rows: Some(rows.to_vec()),
+        }))
+    }
+
+    /// The logit of each `(heads[i], relations[i])` (model relations) against every entity of
+    /// the model: `heads.length x entities`, row-major, on the libuv thread pool (the entity
+    /// matrix is read in place: `logitsAgainstAsync` with every row would copy it twice).
+    #[napi(catch_unwind, ts_return_type = "Promise<Float32Array>")]
+    pub fn logits_async(
+        &self,
+        heads: Uint32Array,
+        relations: Uint32Array,
+    ) -> Result<AsyncTask<LogitsTask>, EngineError> {
+        Ok(AsyncTask::new(LogitsTask {
+            model: Arc::clone(&self.inner),
+            queries: query_pairs(&heads, &relations)?,
+            rows: None,
         }))
     }
 

@@ -15,10 +15,18 @@ export interface IdEdge {
 export interface CombinerQueryOptions {
   /** Every true answer of (entity, model relation): filtered out of the answer's competitors. */
   answers: (entity: number, modelRelation: number) => ReadonlySet<number> | undefined;
-  /** Queries scored per engine call (x all entities each). */
+  /** Queries scored per engine call (x all entities each; default: `logitBatch`). */
   batch?: number;
   /** Milliseconds each query's rule walks took. */
   onWalk?: (ms: number) => void;
+}
+
+/** Logits one engine call returns at most (16 MiB: on large graphs fewer queries a call). */
+const LOGIT_FLOATS = 4 * 1024 * 1024;
+
+/** Queries a call scores against `entities` entities: 128, fewer where that passes LOGIT_FLOATS. */
+export function logitBatch(entities: number): number {
+  return Math.max(1, Math.min(128, Math.floor(LOGIT_FLOATS / Math.max(1, entities))));
 }
 
 /** A question with nothing reached. */
@@ -26,7 +34,7 @@ const NOTHING = WalkedEvidence.fromEntries([]);
 
 /**
  * Both directions of each edge as combiner queries: every entity's logit comes from the engine
- * (the entity rows scored against the query), the rule evidence from `walker` (the rules walked
+ * (the model's entities scored against the query), the rule evidence from `walker` (the rules walked
  * from the query's known end in the graph they were mined from, within its budget). Exact over
  * every entity.
  */
@@ -38,7 +46,6 @@ export async function combinerQueries(
   turns: EventLoopTurns,
 ): Promise<CombinerQuery[]> {
   const n = model.entities.length;
-  const rows = model.entityVectors(Uint32Array.from({ length: n }, (_, i) => i));
   const asked = edges.flatMap((e) => {
     const name = model.relations[e.relation] as string;
     const base = { relation: e.relation };
@@ -53,7 +60,7 @@ export async function combinerQueries(
       },
     ].map((q) => ({ ...q, group: `${name}\t${q.direction}` }));
   });
-  const batch = options.batch ?? 128;
+  const batch = options.batch ?? logitBatch(n);
   const kept = plainKept(asked.length);
   const out: CombinerQuery[] = [];
   // One query's plain logits before they are cut and sorted (n floats, reused).
@@ -64,10 +71,9 @@ export async function combinerQueries(
   let marked = 0;
   for (let b = 0; b < asked.length; b += batch) {
     const part = asked.slice(b, b + batch);
-    const logits = await model.logitsAgainstAsync(
+    const logits = await model.logitsAsync(
       Uint32Array.from(part, (q) => q.x),
       Uint32Array.from(part, (q) => q.rel),
-      rows,
     );
     for (const [j, q] of part.entries()) {
       const started = performance.now();

@@ -97,6 +97,40 @@ describe('filteredRanks through the binding and the Scorer', () => {
     expect(headRank).toBe(bruteForce(model, [class3, model.reverseRelation(isA), e3], []));
   });
 
+  it('logitsAsync scores queries against every entity, as scoreTriples and logitsAgainstAsync do', async () => {
+    const model = nativeEngine().NeptuneModel.load(modelDir);
+    const n = model.entities.length;
+    const heads = Uint32Array.of(0, 5, n - 1);
+    const relations = Uint32Array.of(0, model.reverseRelation(0), 1);
+    const logits = await model.logitsAsync(heads, relations);
+    expect(logits).toHaveLength(3 * n);
+    const every = Uint32Array.from({ length: n }, (_, e) => e);
+    const against = await model.logitsAgainstAsync(heads, relations, model.entityVectors(every));
+    heads.forEach((h, i) => {
+      const row = Array.from(logits.subarray(i * n, (i + 1) * n));
+      const triples = model.scoreTriples(
+        new Uint32Array(n).fill(h),
+        new Uint32Array(n).fill(relations[i] as number),
+        every,
+      );
+      row.forEach((v, e) => {
+        expect(v).toBeCloseTo(triples[e] as number, 4);
+        expect(v).toBeCloseTo(against[i * n + e] as number, 4);
+      });
+    });
+    await expect(model.logitsAsync(Uint32Array.of(n), Uint32Array.of(0))).rejects.toMatchObject({
+      code: 'ENGINE_ARGUMENT',
+      message: expect.stringMatching(/`entity`: .* out of range/),
+    });
+    // Arguments that do not pair up are refused before the task starts.
+    expect(() => model.logitsAsync(Uint32Array.of(0, 1), Uint32Array.of(0))).toThrow(
+      expect.objectContaining({
+        code: 'ENGINE_ARGUMENT',
+        message: expect.stringMatching(/differ in length/),
+      }),
+    );
+  });
+
   it('refuses bad arguments with ENGINE_ARGUMENT naming the argument, synchronously and async', async () => {
     const model = nativeEngine().NeptuneModel.load(modelDir);
     const n = model.entities.length;
