@@ -27,15 +27,17 @@ function stableHash(edge: EdgeKey): number {
  * its held-out edges (fitted on valid, measured on test); negatives people's rejections of its
  * relations, two in three fitted on and the third measured on, stably by the triple, plus
  * sampled corruptions. The logits are the served ones (the model's plus its rules' evidence
- * where the version's combiner adds it: run after the combine step). Null when the version has no validation edges (the sigmoid serves).
+ * where the version's combiner adds it: run after the combine step, `loaded` the model that step
+ * asked). Null when the version has no validation edges (the sigmoid serves).
  */
 export async function calibrateVersion(
   ctx: StepContext,
   dir: string,
   data: TrainingArrays,
   version: string,
+  loaded?: Scorer,
 ): Promise<CalibrationSummary | null> {
-  const scorer = Scorer.load(dir);
+  const scorer = loaded ?? Scorer.load(dir);
   const { walker, combiner } = await dirRules(dir, scorer);
   // One memory of the walks for the served logits and the edge calibrator's features.
   const walks = walker && new AnsweredQuestions(walker);

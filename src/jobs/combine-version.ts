@@ -1,5 +1,5 @@
 import type { EventLoopTurns } from '../event-loop-turns';
-import { nativeEngine } from '../model/native-engine';
+import { Scorer } from '../model';
 import type { TrainingArrays } from '../model';
 import { writeCombiner } from '../model/rules/combiner-file';
 import { DEFAULT_COMBINER_FIT, describeCombiner, fitCombiner } from '../model/rules/fit-combiner';
@@ -8,20 +8,18 @@ import { toModelIds } from './model-ids';
 /**
  * The retrain job's combine step: chooses how the version's answers add its path rules to the
  * model (combiner.json in `dir`, fit-combiner.ts) on its validation edges. Returns a line for
- * the job's log.
+ * the job's log. `scorer`: the version's model where the job has it loaded (its calibrate step
+ * asks the same one).
  */
 export async function combineVersion(
   dir: string,
   data: TrainingArrays,
   turns: EventLoopTurns,
+  scorer?: Scorer,
 ): Promise<string> {
-  const model = await nativeEngine().loadModel(dir, 0);
-  const entities = new Map(model.entities.map((name, i) => [name, i]));
-  const relations = new Map(model.relations.map((name, i) => [name, i]));
-  const toModel = toModelIds(
-    { findEntity: (id) => entities.get(id), findRelation: (name) => relations.get(name) },
-    data,
-  );
+  const loaded = scorer ?? (await Scorer.loadAsync(dir));
+  const model = loaded.engineModel;
+  const toModel = toModelIds(loaded, data);
   const splits = {
     train: toModel(data.train),
     valid: toModel(data.valid),

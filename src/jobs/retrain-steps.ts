@@ -14,6 +14,7 @@ import {
   budgetTrainOptions,
   resolveTrainingConfig,
   saveTunedSettings,
+  Scorer,
   train,
   tune,
 } from '../model';
@@ -114,11 +115,13 @@ export async function retrainSteps(ctx: StepContext): Promise<StepResult> {
   ctx.log(await mineVersionRules(graph, tempDir, turns));
   checkAborted(signal);
   timer.start('combine');
-  ctx.log(await combineVersion(tempDir, data, turns));
+  // One loaded copy of the version's model for both steps.
+  const scorer = await Scorer.loadAsync(tempDir);
+  ctx.log(await combineVersion(tempDir, data, turns, scorer));
   checkAborted(signal);
   // Calibrated on the served logits: the model's plus the rules' evidence the combiner adds.
   timer.start('calibrate');
-  const calibration = await calibrateVersion(ctx, tempDir, data, version);
+  const calibration = await calibrateVersion(ctx, tempDir, data, version, scorer);
 
   timer.start('write');
   const info: VersionInfo = {

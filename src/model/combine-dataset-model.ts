@@ -1,22 +1,27 @@
 import path from 'node:path';
 import { EventLoopTurns } from '../event-loop-turns';
 import { readTripleFile } from './calibration/triple-file';
-import { nativeEngine } from './native-engine';
 import { writeCombiner } from './rules/combiner-file';
 import { DEFAULT_COMBINER_FIT, describeCombiner, fitCombiner } from './rules/fit-combiner';
 import { mineRules } from './rules/mine-rules';
 import { writeRules } from './rules/rules-file';
 import { writeVersionGraph } from './rules/version-graph';
+import { Scorer } from './scorer';
 
 /**
  * The retrain job's rules and combine steps for a model trained on a dataset folder (`kgc
  * train --dataset`): path rules mined from train.txt (rules.json), train.txt as the graph they
  * are walked in (graph.bin), and the combiner of model and rules chosen on valid.txt
  * (combiner.json). Run before calibration, which then fits on the served logits. Returns lines
- * for the user.
+ * for the user. `scorer`: the model in `modelDir`, where the caller has it loaded (calibration
+ * after this step asks the same one: two loaded copies stacked in one process).
  */
-export async function combineDatasetModel(modelDir: string, datasetDir: string): Promise<string[]> {
-  const model = await nativeEngine().loadModel(modelDir, 0);
+export async function combineDatasetModel(
+  modelDir: string,
+  datasetDir: string,
+  scorer?: Scorer,
+): Promise<string[]> {
+  const model = (scorer ?? (await Scorer.loadAsync(modelDir))).engineModel;
   const entities = new Map(model.entities.map((name, i) => [name, i]));
   const relations = new Map(model.relations.map((name, i) => [name, i]));
   const vocabulary = {

@@ -128,6 +128,11 @@ export class Scorer {
     }
   }
 
+  /** The engine's model behind this scorer: a version's fitting steps (the combiner) ask it. */
+  get engineModel(): Native.NeptuneModel {
+    return this.model;
+  }
+
   get epoch(): number {
     return this.model.epoch;
   }

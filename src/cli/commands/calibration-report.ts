@@ -1,5 +1,5 @@
 import { calibrateDatasetModel } from '../../model';
-import type { CalibrationSummary } from '../../model';
+import type { CalibrationSummary, Scorer } from '../../model';
 import type { CliOutput } from '../cli-output';
 
 /**
@@ -10,8 +10,11 @@ export async function calibrateTrainedModel(
   out: CliOutput,
   modelDir: string,
   datasetDir: string,
+  scorer?: Scorer,
 ): Promise<CalibrationSummary | null> {
-  const { summary, unknown, negativeFiles } = await calibrateDatasetModel(modelDir, datasetDir);
+  const { summary, unknown, negativeFiles } = await calibrateDatasetModel(modelDir, datasetDir, {
+    ...(scorer ? { scorer } : {}),
+  });
   for (const [file, count] of Object.entries(unknown)) {
     out.info(
       `Calibration: skipped ${count} line(s) of ${file} naming an entity or relation the model does not know.`,

@@ -11,6 +11,7 @@ import {
   planTimeBudget,
   budgetTrainOptions,
   resolveTrainingConfig,
+  Scorer,
   train,
   type TrainingLoss,
   TrainingOverrides,
@@ -211,8 +212,7 @@ export function trainCommand(out: CliOutput): Command {
             `validation MRR ${tuned.validMrr.toFixed(4)}. Settings: ${JSON.stringify(tuned.settings)}; ` +
             `trials in ${tuned.reportFile}; model in ${tuned.modelDir}`,
         );
-        for (const line of await combineDatasetModel(tuned.modelDir, dataset.dir)) out.info(line);
-        await calibrateTrainedModel(out, tuned.modelDir, dataset.dir);
+        await combineAndCalibrate(out, tuned.modelDir, dataset.dir);
         return;
       }
       const plan =
@@ -256,8 +256,7 @@ export function trainCommand(out: CliOutput): Command {
             `${valid ? `, validation ${metricsLine(valid)}` : ''}; model in ${summary.modelDir}`,
         );
         out.info(`Longer budget: ${longerBudgetAdvice(validations)}.`);
-        for (const line of await combineDatasetModel(summary.modelDir, dataset.dir)) out.info(line);
-        const calibration = await calibrateTrainedModel(out, summary.modelDir, dataset.dir);
+        const calibration = await combineAndCalibrate(out, summary.modelDir, dataset.dir);
         if (options.json) {
           out.info(
             JSON.stringify({
@@ -287,6 +286,17 @@ export function trainCommand(out: CliOutput): Command {
         process.removeListener('SIGTERM', stop);
       }
     });
+}
+
+/** The trained model's rules, combiner and calibration, asking one loaded copy of the model. */
+async function combineAndCalibrate(
+  out: CliOutput,
+  modelDir: string,
+  datasetDir: string,
+): ReturnType<typeof calibrateTrainedModel> {
+  const scorer = await Scorer.loadAsync(modelDir);
+  for (const line of await combineDatasetModel(modelDir, datasetDir, scorer)) out.info(line);
+  return calibrateTrainedModel(out, modelDir, datasetDir, scorer);
 }
 
 function defaultOutDir(stateDir: string): string {

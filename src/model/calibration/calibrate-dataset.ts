@@ -21,6 +21,8 @@ export interface DatasetCalibrationOptions {
   outDir?: string;
   /** false: the edge calibrator does not hear the rules' evidence (to measure what it adds). */
   ruleFeatures?: boolean;
+  /** The model in the model directory, where the caller has it loaded already. */
+  scorer?: Scorer;
 }
 
 export interface DatasetCalibration {
@@ -56,7 +58,7 @@ export async function calibrateDatasetModel(
   datasetDir: string,
   options: DatasetCalibrationOptions = {},
 ): Promise<DatasetCalibration> {
-  const scorer = Scorer.load(modelDir);
+  const scorer = options.scorer ?? Scorer.load(modelDir);
   const vocabulary = vocabularyOf(scorer);
   const unknown: Record<string, number> = {};
   const negativeFiles: string[] = [];

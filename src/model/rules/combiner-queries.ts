@@ -1,5 +1,6 @@
 import type { EventLoopTurns } from '../../event-loop-turns';
 import type { Native } from '../native-engine';
+import { Float32Slabs } from './float-slabs';
 import { plainCompetitors, plainKept } from './rule-combiner';
 import type { CombinerQuery } from './rule-combiner';
 import type { RuleWalker } from './rule-walker';
@@ -63,6 +64,8 @@ export async function combinerQueries(
   const batch = options.batch ?? logitBatch(n);
   const kept = plainKept(asked.length);
   const out: CombinerQuery[] = [];
+  // Every query's kept arrays, held until the fit ends.
+  const slabs = new Float32Slabs();
   // One query's plain logits before they are cut and sorted (n floats, reused).
   const scratch = new Float32Array(n);
   // The entities a query leaves out of its plain logits (the answer, its other known answers,
@@ -110,8 +113,8 @@ export async function combinerQueries(
         logit,
         max: own?.max ?? 0,
         noisyOr: own?.noisyOr ?? 0,
-        ...plainCompetitors(plain, kept),
-        reached: Float32Array.from(reached),
+        ...plainCompetitors(plain, kept, slabs),
+        reached: slabs.copy(reached),
       });
     }
     await turns.maybeTurn();

@@ -1,4 +1,5 @@
 import quickselect from 'quickselect';
+import type { Float32Slabs } from './float-slabs';
 
 /** Which aggregate of the rules' confidences a setting adds. */
 export type EvidenceAggregate = 'max' | 'noisyOr';
@@ -65,15 +66,18 @@ export function plainKept(queries: number): number {
 
 /**
  * A query's plain competitors as CombinerQuery keeps them, the largest `kept` of `logits`
- * (reordered: the kept ones are selected, then only they are sorted, into a copy).
+ * (reordered: the kept ones are selected, then only they are sorted, into a copy: in `slabs`
+ * where given).
  */
 export function plainCompetitors(
   logits: Float32Array,
   kept = PLAIN_KEPT,
+  slabs?: Float32Slabs,
 ): Pick<CombinerQuery, 'plain' | 'plainRest'> {
   const plainRest = Math.max(0, logits.length - kept);
   if (plainRest > 0) quickselect(logits, plainRest);
-  return { plain: logits.slice(plainRest).sort(), plainRest };
+  const top = logits.subarray(plainRest);
+  return { plain: (slabs ? slabs.copy(top) : top.slice()).sort(), plainRest };
 }
 
 /** The first index of ascending `values` whose value is above `x` (or equal, with `orEqual`). */
