@@ -13,12 +13,13 @@ use crate::config::{Config, Loss};
 use crate::error::Result;
 use crate::kernels::sampled_loss::{sampled_bce_fused, sampled_softmax_fused};
 use crate::net::{
-    backward_sampled, forward_sampled, lap, update_running_stats, Batch, Dropouts, Mode, Objective,
-    Workspace,
+    backward_sampled_rows, finish_backward_sampled, gather_sampled, lap, score_sampled_rows,
+    update_running_stats, Batch, Dropouts, Mode, Objective, Workspace,
 };
 use crate::params::{Grads, Params};
 use crate::real::Real;
 use crate::step_engine::{dropouts, frozen, phase_table, StepEngine};
+use rayon::prelude::*;
 use rayon::ThreadPool;
 use std::time::Instant;
 
@@ -73,6 +74,11 @@ impl<'p> SampledSteps<'p> {
     }
 }
 
+/// Logits a sampled step holds at once (16 MiB of f32). A batch whose columns pass it (a hub's
+/// tens of thousands of tails: DebianPkg's largest query has 60,587) is scored, its loss taken
+/// and its products differentiated in slices of queries, instead of holding B x M logits.
+pub const SAMPLED_STEP_LOGITS: usize = 4 << 20;
+
 /// One sampled step's loss and gradients over its drawn columns `cols` (forward, fused sampled
 /// loss, backward, and the BatchNorm running statistics): every gradient but E's into `g`, E's
 /// at the rows `cols.rows` into `row_grads` (`cols.rows.len() x D`).
@@ -88,8 +94,41 @@ pub fn sampled_loss_and_grads<T: Real>(
     seed: u64,
     step: u64,
 ) -> f64 {
+    sampled_loss_and_grads_within(
+        SAMPLED_STEP_LOGITS,
+        params,
+        drop,
+        objective,
+        cols,
+        ws,
+        g,
+        row_grads,
+        seed,
+        step,
+    )
+}
+
+/// [`sampled_loss_and_grads`] holding at most `max_logits` logits (at least one query's row)
+/// at once: the batch's queries in slices. The fused losses scale by the rows they are given,
+/// so each slice's gradient and loss are rescaled to the batch's mean; one slice is the
+/// unsliced step bit for bit.
+#[allow(clippy::too_many_arguments)]
+pub fn sampled_loss_and_grads_within<T: Real>(
+    max_logits: usize,
+    params: &mut Params<T>,
+    drop: &Dropouts,
+    objective: Objective,
+    cols: &Columns,
+    ws: &mut Workspace<T>,
+    g: &mut Grads<T>,
+    row_grads: &mut Vec<T>,
+    seed: u64,
+    step: u64,
+) -> f64 {
     let local = &cols.batch;
-    forward_sampled(
+    let (b, d, m) = (local.len(), params.d_e, cols.ids.len());
+    let slice = (max_logits / m.max(1)).clamp(1, b.max(1));
+    gather_sampled(
         params,
         drop,
         local,
@@ -97,23 +136,40 @@ pub fn sampled_loss_and_grads<T: Real>(
         ws,
         Mode::Train { seed, step },
     );
-    update_running_stats(params, ws, local.len());
-    crate::net::ensure(&mut ws.row_loss, local.len());
-    let mut t = Instant::now();
+    update_running_stats(params, ws, b);
+    crate::net::ensure(&mut ws.row_loss, b);
+    crate::net::ensure(&mut ws.dx2, b * d);
+    crate::net::ensure(row_grads, cols.rows.len() * d);
     let fused = match objective.loss {
         Loss::Bce => sampled_bce_fused,
         Loss::Softmax => sampled_softmax_fused,
     };
-    let l = fused(
-        &mut ws.logits,
-        local.len(),
-        cols.shape(),
-        objective.eps,
-        |i| local.tails_of(i),
-        &mut ws.row_loss,
-    );
-    lap(&mut ws.timings, 6, &mut t);
-    backward_sampled(
+    let mut loss = 0.0;
+    for start in (0..b).step_by(slice) {
+        let rows = start..(start + slice).min(b);
+        let s = rows.len();
+        score_sampled_rows(ws, rows.clone(), m, d);
+        let mut t = Instant::now();
+        let l = fused(
+            &mut ws.logits,
+            s,
+            cols.shape(),
+            objective.eps,
+            move |i| local.tails_of(start + i),
+            &mut ws.row_loss[rows.clone()],
+        );
+        if s == b {
+            loss = l;
+        } else {
+            let share = s as f64 / b as f64;
+            let k = T::from_f64(share);
+            ws.logits[..s * m].par_iter_mut().for_each(|v| *v *= k);
+            loss += l * share;
+        }
+        lap(&mut ws.timings, 6, &mut t);
+        backward_sampled_rows(ws, rows, m, d, row_grads, start > 0);
+    }
+    finish_backward_sampled(
         params,
         drop,
         local,
@@ -126,7 +182,7 @@ pub fn sampled_loss_and_grads<T: Real>(
         seed,
         step,
     );
-    l
+    loss
 }
 
 impl StepEngine for SampledSteps<'_> {

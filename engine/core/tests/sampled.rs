@@ -470,3 +470,75 @@ fn a_sampled_run_validates_on_a_seeded_sample_of_a_large_split() {
     };
     assert_eq!(validation_triples(&exact, &triples).len(), 12_000);
 }
+
+/// A batch whose columns pass the step's logit budget (a hub's tails) is taken in slices of
+/// queries: the same loss, gradients and BatchNorm statistics as the whole batch at once, up to
+/// the order of sums; a budget the batch fits in is the unsliced step bit for bit.
+#[test]
+fn a_sampled_step_in_slices_of_queries_is_the_whole_step() {
+    use neptune_core::net::{Dropouts, Objective, Workspace};
+    use neptune_core::sampled_steps::{sampled_loss_and_grads, sampled_loss_and_grads_within};
+    let data = common::cluster_graph(4, 6, 3);
+    for loss in [Loss::Bce, Loss::Softmax] {
+        let cfg = Config {
+            sampled_candidates: 10,
+            ..config(loss)
+        };
+        let n_rel = cfg.inverse_mode.model_relations(data.n_relations());
+        let p0 = Params::<f32>::init(&cfg, data.n_entities(), n_rel).cast::<f64>();
+        let drop = Dropouts {
+            input: cfg.dropout_in,
+            h1: cfg.dropout_h1,
+            h2: cfg.dropout_h2,
+        };
+        let batch = &batches(&data, &cfg)[0];
+        let cols = ColumnSampler::new(data.n_entities())
+            .draw(batch, cfg.sampled_candidates, cfg.seed, 3)
+            .clone();
+        let (b, m) = (batch.len(), cols.ids.len());
+        let run = |max_logits: Option<usize>| {
+            let mut p = p0.clone();
+            let (mut g, mut rows) = (Grads::zeros_like(&p), Vec::new());
+            let mut ws = Workspace::new();
+            let objective = Objective::of(&cfg);
+            let l = match max_logits {
+                Some(cap) => sampled_loss_and_grads_within(
+                    cap, &mut p, &drop, objective, &cols, &mut ws, &mut g, &mut rows, cfg.seed, 3,
+                ),
+                None => sampled_loss_and_grads(
+                    &mut p, &drop, objective, &cols, &mut ws, &mut g, &mut rows, cfg.seed, 3,
+                ),
+            };
+            (l, g, rows, p)
+        };
+        let whole = run(None);
+        let fits = run(Some(b * m));
+        assert_eq!(whole.0.to_bits(), fits.0.to_bits(), "{loss:?}");
+        assert!(whole.1.t == fits.1.t && whole.2 == fits.2 && whole.3 == fits.3);
+        // Slices of 3 queries, then of one.
+        for cap in [3 * m, m] {
+            let (l, g, rows, p) = run(Some(cap));
+            let close = |a: &[f64], b: &[f64]| {
+                a.len() == b.len()
+                    && a.iter()
+                        .zip(b)
+                        .all(|(x, y)| (x - y).abs() <= 1e-12 * (1.0 + x.abs()))
+            };
+            assert!(
+                (l - whole.0).abs() <= 1e-12 * whole.0.abs(),
+                "{loss:?} {cap}: loss {l} vs {}",
+                whole.0
+            );
+            for (i, (a, want)) in g.t.iter().zip(&whole.1.t).enumerate().skip(1) {
+                assert!(close(a, want), "{loss:?} {cap}: gradient {i} differs");
+            }
+            assert!(
+                close(&rows, &whole.2),
+                "{loss:?} {cap}: E's row gradients differ"
+            );
+            assert!(close(&p.bn0.running_mean, &whole.3.bn0.running_mean));
+            assert!(close(&p.bn1.running_var, &whole.3.bn1.running_var));
+            assert!(rows.iter().any(|v| *v != 0.0));
+        }
+    }
+}

@@ -12,6 +12,7 @@ use crate::kernels::elementwise;
 use crate::linalg::{matmul, Op};
 use crate::params::{Grads, Params};
 use crate::real::Real;
+use std::ops::Range;
 
 /// The forward pass against the entities `ids` only: `ws.logits[..B * M]` holds
 /// `x2 · dropout_in(E[ids])^T` afterwards, each entity's dropout that of its row of E, so the
@@ -24,8 +25,22 @@ pub fn forward_sampled<T: Real>(
     ws: &mut Workspace<T>,
     mode: Mode,
 ) {
+    gather_sampled(p, drop, batch, ids, ws, mode);
+    score_sampled_rows(ws, 0..batch.len(), ids.len(), p.d_e);
+}
+
+/// [`forward_sampled`] up to its product: every query's hidden vector (`ws.x2`, B x D) and the
+/// columns `ws.e_drop[..M * D]` (`dropout_in(E[ids])`).
+pub fn gather_sampled<T: Real>(
+    p: &Params<T>,
+    drop: &Dropouts,
+    batch: &Batch,
+    ids: &[u32],
+    ws: &mut Workspace<T>,
+    mode: Mode,
+) {
     forward_hidden(p, drop, batch, ws, mode);
-    let (b, d, m) = (batch.len(), p.d_e, ids.len());
+    let (d, m) = (p.d_e, ids.len());
     let masks = Masks::new(mode, drop);
     let s_in = match mode {
         Mode::Train { .. } => T::from_f64(1.0 / (1.0 - drop.input)),
@@ -35,11 +50,18 @@ pub fn forward_sampled<T: Real>(
     ensure(&mut ws.e_drop, m * d);
     elementwise::dropout_gather(&p.e, ids, &mut ws.e_drop, d, &masks.in_ent, s_in);
     lap(&mut ws.timings, 4, &mut t);
-    ensure(&mut ws.logits, b * m);
+}
+
+/// The logits of the queries `rows` (a range of the batch) against the gathered columns, into
+/// `ws.logits[..rows.len() * M]`.
+pub fn score_sampled_rows<T: Real>(ws: &mut Workspace<T>, rows: Range<usize>, m: usize, d: usize) {
+    let s = rows.len();
+    let mut t = std::time::Instant::now();
+    ensure(&mut ws.logits, s * m);
     // Plain products: M changes every step, and `matmul_oriented` times each new shape.
     matmul(
-        &mut ws.logits[..b * m],
-        Op::n(&ws.x2, b, d),
+        &mut ws.logits[..s * m],
+        Op::n(&ws.x2[rows.start * d..rows.end * d], s, d),
         Op::t(&ws.e_drop[..m * d], m, d),
         false,
         true,
@@ -65,28 +87,71 @@ pub fn backward_sampled<T: Real>(
     seed: u64,
     step: u64,
 ) {
-    let (b, d, m) = (batch.len(), p.d_e, ids.len());
-    let masks = Masks::new(Mode::Train { seed, step }, drop);
-    let s_in = T::from_f64(1.0 / (1.0 - drop.input));
+    let (b, d) = (batch.len(), p.d_e);
     ensure(&mut ws.dx2, b * d);
     ensure(row_grads, n_rows * d);
-    let dl = &ws.logits[..b * m];
+    backward_sampled_rows(ws, 0..b, ids.len(), d, row_grads, false);
+    finish_backward_sampled(
+        p, drop, batch, ids, head_rows, n_rows, ws, g, row_grads, seed, step,
+    );
+}
+
+/// The products of [`backward_sampled`] for the queries `rows`, from their `d loss / d logits`
+/// in `ws.logits[..rows.len() * M]`: `ws.dx2` at those rows (sized for the batch), and
+/// `row_grads[..M * D]` set to (`accumulate`: increased by) their share of `d loss / d E'[ids]`.
+pub fn backward_sampled_rows<T: Real>(
+    ws: &mut Workspace<T>,
+    rows: Range<usize>,
+    m: usize,
+    d: usize,
+    row_grads: &mut [T],
+    accumulate: bool,
+) {
+    let s = rows.len();
+    let (x2, dx2) = (
+        &ws.x2[rows.start * d..rows.end * d],
+        &mut ws.dx2[rows.start * d..rows.end * d],
+    );
+    let dl = &ws.logits[..s * m];
     let mut t = std::time::Instant::now();
-    // dx2 = dL · E'[ids]  (B x D);  dE'[ids] = dL^T · x2  (M x D), then through the dropout.
+    // dx2 = dL · E'[ids]  (S x D);  dE'[ids] (+)= dL^T · x2  (M x D).
     matmul(
-        &mut ws.dx2[..b * d],
-        Op::n(dl, b, m),
+        dx2,
+        Op::n(dl, s, m),
         Op::n(&ws.e_drop[..m * d], m, d),
         false,
         true,
     );
     matmul(
         &mut row_grads[..m * d],
-        Op::t(dl, b, m),
-        Op::n(&ws.x2, b, d),
-        false,
+        Op::t(dl, s, m),
+        Op::n(x2, s, d),
+        accumulate,
         true,
     );
+    lap(&mut ws.timings, 7, &mut t);
+}
+
+/// The rest of [`backward_sampled`] once `ws.dx2` and `row_grads[..M * D]` hold every query's
+/// share: the columns' gradient through the input dropout, the hidden layers, the heads' rows.
+#[allow(clippy::too_many_arguments)]
+pub fn finish_backward_sampled<T: Real>(
+    p: &Params<T>,
+    drop: &Dropouts,
+    batch: &Batch,
+    ids: &[u32],
+    head_rows: &[u32],
+    n_rows: usize,
+    ws: &mut Workspace<T>,
+    g: &mut Grads<T>,
+    row_grads: &mut [T],
+    seed: u64,
+    step: u64,
+) {
+    let (d, m) = (p.d_e, ids.len());
+    let masks = Masks::new(Mode::Train { seed, step }, drop);
+    let s_in = T::from_f64(1.0 / (1.0 - drop.input));
+    let mut t = std::time::Instant::now();
     if !masks.in_ent.identity {
         elementwise::dropout_rows_inplace(&mut row_grads[..m * d], ids, d, &masks.in_ent, s_in);
     }
