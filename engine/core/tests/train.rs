@@ -445,6 +445,7 @@ fn the_best_weights_kept_on_disk_are_those_kept_in_memory() {
     );
     assert_eq!(saved.model.epoch, best.0);
     assert!(saved.model.params == held.model.params);
+    assert_eq!(saved.model.valid_metrics, held.model.valid_metrics);
     assert_eq!(
         saved.model.valid_metrics.as_ref().map(|m| m.overall.mrr),
         Some(best.1)
