@@ -217,7 +217,7 @@ impl GpuSteps {
     }
 
     /// A sampled step's E gradient at the rows it touched (`Columns::rows` x D), as
-    /// `neptune_core::net::backward_sampled` writes it; None when steps score every entity.
+    /// `neptune_core::net::finish_backward_sampled` writes it; None when steps score every entity.
     pub fn row_grads(&self) -> Result<Option<Vec<f32>>> {
         let Some(s) = &self.sampling else {
             return Ok(None);

@@ -10,8 +10,7 @@ mod sampled;
 pub use backward::backward;
 pub use forward::forward;
 pub use sampled::{
-    backward_sampled, backward_sampled_rows, finish_backward_sampled, forward_sampled,
-    gather_sampled, score_sampled_rows,
+    backward_sampled_rows, finish_backward_sampled, gather_sampled, score_sampled_rows,
 };
 
 use crate::rng::{Mask, Stream};

@@ -14,23 +14,8 @@ use crate::params::{Grads, Params};
 use crate::real::Real;
 use std::ops::Range;
 
-/// The forward pass against the entities `ids` only: `ws.logits[..B * M]` holds
-/// `x2 · dropout_in(E[ids])^T` afterwards, each entity's dropout that of its row of E, so the
-/// logits equal the matching columns of [`super::forward`]'s.
-pub fn forward_sampled<T: Real>(
-    p: &Params<T>,
-    drop: &Dropouts,
-    batch: &Batch,
-    ids: &[u32],
-    ws: &mut Workspace<T>,
-    mode: Mode,
-) {
-    gather_sampled(p, drop, batch, ids, ws, mode);
-    score_sampled_rows(ws, 0..batch.len(), ids.len(), p.d_e);
-}
-
-/// [`forward_sampled`] up to its product: every query's hidden vector (`ws.x2`, B x D) and the
-/// columns `ws.e_drop[..M * D]` (`dropout_in(E[ids])`).
+/// The forward pass against the entities `ids` only, up to its product: every query's hidden
+/// vector (`ws.x2`, B x D) and the columns `ws.e_drop[..M * D]` (`dropout_in(E[ids])`).
 pub fn gather_sampled<T: Real>(
     p: &Params<T>,
     drop: &Dropouts,
@@ -53,7 +38,8 @@ pub fn gather_sampled<T: Real>(
 }
 
 /// The logits of the queries `rows` (a range of the batch) against the gathered columns, into
-/// `ws.logits[..rows.len() * M]`.
+/// `ws.logits[..rows.len() * M]`: `x2 · dropout_in(E[ids])^T`, each entity's dropout that of its
+/// row of E, so the logits equal the matching columns of [`super::forward`]'s.
 pub fn score_sampled_rows<T: Real>(ws: &mut Workspace<T>, rows: Range<usize>, m: usize, d: usize) {
     let s = rows.len();
     let mut t = std::time::Instant::now();
@@ -69,34 +55,7 @@ pub fn score_sampled_rows<T: Real>(ws: &mut Workspace<T>, rows: Range<usize>, m:
     lap(&mut ws.timings, 5, &mut t);
 }
 
-/// The backward of [`forward_sampled`] from `d loss / d logits` (left in `ws.logits`): every
-/// gradient but E's into `g` (`g.t[0]` is not touched and may be empty), and E's gradient at
-/// the rows the step touches into `row_grads` (`n_rows x D`): rows `0..M` are the columns
-/// `ids`, and example `i`'s head is row `head_rows[i]`.
-#[allow(clippy::too_many_arguments)]
-pub fn backward_sampled<T: Real>(
-    p: &Params<T>,
-    drop: &Dropouts,
-    batch: &Batch,
-    ids: &[u32],
-    head_rows: &[u32],
-    n_rows: usize,
-    ws: &mut Workspace<T>,
-    g: &mut Grads<T>,
-    row_grads: &mut Vec<T>,
-    seed: u64,
-    step: u64,
-) {
-    let (b, d) = (batch.len(), p.d_e);
-    ensure(&mut ws.dx2, b * d);
-    ensure(row_grads, n_rows * d);
-    backward_sampled_rows(ws, 0..b, ids.len(), d, row_grads, false);
-    finish_backward_sampled(
-        p, drop, batch, ids, head_rows, n_rows, ws, g, row_grads, seed, step,
-    );
-}
-
-/// The products of [`backward_sampled`] for the queries `rows`, from their `d loss / d logits`
+/// The backward of [`score_sampled_rows`] for the queries `rows`, from their `d loss / d logits`
 /// in `ws.logits[..rows.len() * M]`: `ws.dx2` at those rows (sized for the batch), and
 /// `row_grads[..M * D]` set to (`accumulate`: increased by) their share of `d loss / d E'[ids]`.
 pub fn backward_sampled_rows<T: Real>(
@@ -132,8 +91,10 @@ pub fn backward_sampled_rows<T: Real>(
     lap(&mut ws.timings, 7, &mut t);
 }
 
-/// The rest of [`backward_sampled`] once `ws.dx2` and `row_grads[..M * D]` hold every query's
-/// share: the columns' gradient through the input dropout, the hidden layers, the heads' rows.
+/// The rest of the backward once `ws.dx2` and `row_grads[..M * D]` hold every query's share:
+/// every gradient but E's into `g` (`g.t[0]` is not touched and may be empty), and E's gradient
+/// at the rows the step touches into `row_grads` (`n_rows x D`: rows `0..M` are the columns
+/// `ids`, example `i`'s head is row `head_rows[i]`), through the input dropout.
 #[allow(clippy::too_many_arguments)]
 pub fn finish_backward_sampled<T: Real>(
     p: &Params<T>,
