@@ -263,7 +263,7 @@ export interface FoldInOptions {
   tailSide?: boolean
   /**
    * Candidates per entity between full passes (an integer, 0 to 1,000,000; default 0: every
-   * step scores all entities). Under the softmax loss fold-in stays exact.
+   * step scores all entities), under either loss.
    */
   candidates?: number
   /**

@@ -36,7 +36,7 @@ pub struct FoldInOptions {
     /// own queries only, for comparison).
     pub tail_side: Option<bool>,
     /// Candidates per entity between full passes (an integer, 0 to 1,000,000; default 0: every
-    /// step scores all entities). Under the softmax loss fold-in stays exact.
+    /// step scores all entities), under either loss.
     pub candidates: Option<f64>,
     /// The tail side's negatives: known queries of the graph the model was trained on, each
     /// standing for the known queries of its stratum (default: a uniform sample of (entity,

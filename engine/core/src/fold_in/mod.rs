@@ -59,7 +59,7 @@ pub struct FoldInSettings {
     /// Also fit the entity as a candidate tail of known queries (see `tail_side`).
     pub tail_side: bool,
     /// Candidates per entity between full passes (see `candidates`); 0: every step over all
-    /// entities (exact). Ignored under softmax and where it is not below half the entities.
+    /// entities (exact). Ignored where it is not below half the entities.
     pub candidates: usize,
 }
 
@@ -318,8 +318,7 @@ fn fit(
         Loss::Softmax => 1.0,
     };
     let mut work = Work::default();
-    let sampled = model.config.loss == Loss::Bce
-        && candidates::samples(settings.candidates, model.n_entities());
+    let sampled = candidates::samples(settings.candidates, model.n_entities());
     let mut cands: Option<Vec<EntityCandidates>> = None;
     for t in 1..=settings.steps {
         if cancel.load(Ordering::Relaxed) {
