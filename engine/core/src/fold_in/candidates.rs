@@ -151,12 +151,8 @@ pub(super) fn loss_and_dx(
                 false,
                 inner,
             );
-            match model.config.loss {
-                Loss::Bce => bce_gradients(&mut logits, c, |i| batch.targets(a + i), n, eps),
-                Loss::Softmax => {
-                    softmax_gradients(&mut logits, c, |i| batch.targets(a + i), n, eps)
-                }
-            }
+            let targets = |i: usize| batch.targets(a + i);
+            logit_gradients(model.config.loss, &mut logits, c, targets, n, eps);
             // dx_e = dlogits · E_C                                          (Q_e x D)
             matmul(
                 dx_e,
@@ -170,11 +166,14 @@ pub(super) fn loss_and_dx(
         .collect()
 }
 
-/// BCE's logit gradients over one entity's candidates (`logits`: its `Q_u x C` logits, replaced
-/// in place): `(sigmoid(l) - y) * weight * scale` with `y = 1 / N` and `scale = 1 / (Q_u N)`,
-/// less `(1 - eps) * scale` at each query's own targets (all among the first candidates, whose
-/// weight is 1).
-fn bce_gradients<'a>(
+/// One entity's logit gradients over its candidates (`logits`: its `Q_u x C` logits, replaced
+/// in place), the targets and hardest negatives standing for themselves, each sampled candidate
+/// for `sample_weight` entities:
+/// - BCE: `(sigmoid(l) - y) * weight * scale` with `y = 1 / N` and `scale = 1 / (Q_u N)`, less
+///   `(1 - eps) * scale` at each query's own targets (all among the first candidates);
+/// - softmax: the partition estimated from the candidates (`sampled_softmax_fused`).
+fn logit_gradients<'a>(
+    loss_kind: Loss,
     logits: &mut [f32],
     c: &EntityCandidates,
     targets: impl Fn(usize) -> &'a [u32],
@@ -183,49 +182,41 @@ fn bce_gradients<'a>(
 ) {
     let m = c.ids.len();
     let q_e = logits.len() / m;
-    let (base, scale) = (1.0 / n as f32, 1.0 / (q_e as f32 * n as f32));
-    for (i, row) in logits.chunks_exact_mut(m).enumerate() {
-        let (plain, sampled) = row.split_at_mut(m - c.sampled);
-        loss::bce_gradient_row(plain, base, scale);
-        loss::bce_gradient_row(sampled, base, scale * c.sample_weight);
-        let known = targets(i);
-        for (l, id) in plain[..c.targets].iter_mut().zip(&c.ids) {
-            if known.binary_search(id).is_ok() {
-                *l -= (1.0 - eps as f32) * scale;
+    match loss_kind {
+        Loss::Bce => {
+            let (base, scale) = (1.0 / n as f32, 1.0 / (q_e as f32 * n as f32));
+            for (i, row) in logits.chunks_exact_mut(m).enumerate() {
+                let (plain, sampled) = row.split_at_mut(m - c.sampled);
+                loss::bce_gradient_row(plain, base, scale);
+                loss::bce_gradient_row(sampled, base, scale * c.sample_weight);
+                let known = targets(i);
+                for (l, id) in plain[..c.targets].iter_mut().zip(&c.ids) {
+                    if known.binary_search(id).is_ok() {
+                        *l -= (1.0 - eps as f32) * scale;
+                    }
+                }
             }
         }
+        Loss::Softmax => {
+            // Each query's targets as positions among the candidates (the first `c.targets`).
+            let positions: Vec<Vec<u32>> = (0..q_e)
+                .map(|i| {
+                    let known = targets(i);
+                    (0..c.targets as u32)
+                        .filter(|&k| known.binary_search(&c.ids[k as usize]).is_ok())
+                        .collect()
+                })
+                .collect();
+            let cols = SampledColumns {
+                total: m,
+                positives: m - c.sampled,
+                weight: c.sample_weight as f64,
+                entities: n,
+            };
+            let mut row_loss = vec![0.0; q_e];
+            sampled_softmax_fused(logits, q_e, cols, eps, |i| &positions[i], &mut row_loss);
+        }
     }
-}
-
-/// Softmax's logit gradients over one entity's candidates (replaced in place), the partition
-/// estimated from them: the targets and hardest negatives stand for themselves, each sampled
-/// candidate for `sample_weight` entities.
-fn softmax_gradients<'a>(
-    logits: &mut [f32],
-    c: &EntityCandidates,
-    targets: impl Fn(usize) -> &'a [u32],
-    n: usize,
-    eps: f64,
-) {
-    let m = c.ids.len();
-    let q_e = logits.len() / m;
-    // Each query's targets as positions among the candidates (the first `c.targets`, sorted).
-    let positions: Vec<Vec<u32>> = (0..q_e)
-        .map(|i| {
-            let known = targets(i);
-            (0..c.targets as u32)
-                .filter(|&k| known.binary_search(&c.ids[k as usize]).is_ok())
-                .collect()
-        })
-        .collect();
-    let cols = SampledColumns {
-        total: m,
-        positives: m - c.sampled,
-        weight: c.sample_weight as f64,
-        entities: n,
-    };
-    let mut row_loss = vec![0.0; q_e];
-    sampled_softmax_fused(logits, q_e, cols, eps, |i| &positions[i], &mut row_loss);
 }
 
 #[cfg(test)]
@@ -258,10 +249,7 @@ mod tests {
             .flat_map(|i| ids.iter().map(move |&j| (i, j as usize)))
             .map(|(i, j)| exact_logits[i * n + j])
             .collect();
-        match loss_kind {
-            Loss::Bce => bce_gradients(&mut mine, &c, tails, n, eps),
-            Loss::Softmax => softmax_gradients(&mut mine, &c, tails, n, eps),
-        }
+        logit_gradients(loss_kind, &mut mine, &c, tails, n, eps);
         for i in 0..q_e {
             for (k, &j) in ids.iter().enumerate() {
                 let (got, want) = (mine[i * n + k], exact[i * n + j as usize]);
@@ -302,8 +290,8 @@ mod tests {
         };
         let mut one = vec![1.0f32, -0.5, 0.3];
         let mut four = vec![1.0f32, -0.5, 0.3, 0.3, 0.3, 0.3];
-        softmax_gradients(&mut one, &sampled, |i| known[i], n, eps);
-        softmax_gradients(&mut four, &copies, |i| known[i], n, eps);
+        logit_gradients(Loss::Softmax, &mut one, &sampled, |i| known[i], n, eps);
+        logit_gradients(Loss::Softmax, &mut four, &copies, |i| known[i], n, eps);
         assert!((one[0] - four[0]).abs() < 1e-6 && (one[1] - four[1]).abs() < 1e-6);
         let copies_sum: f32 = four[2..].iter().sum();
         assert!(
