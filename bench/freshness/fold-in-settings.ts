@@ -18,6 +18,7 @@ import { nativeEngine, type Native } from '../../src/model/native-engine';
 import { datasetDir, takeDataOption } from '../datasets';
 import { option } from '../quality/cli-option';
 import { foldInEdges, percentile } from './fold-in-edges';
+import { versionGraph } from './known-harm';
 import { inductiveRanks, summarise } from './inductive-ranks';
 import { heldOutHalves, inductiveSplit } from './inductive-split';
 
@@ -34,7 +35,8 @@ async function main(): Promise<void> {
   const { validation } = heldOutHalves(split, seed);
   const test = split.test.filter(([h, , t]) => validation.has(h) || validation.has(t));
   const model = await nativeEngine().loadModel(modelDir, 256 << 20);
-  const entities = foldInEdges(model, [...validation].sort(), split.ingested);
+  const graph = await versionGraph(model, split.train);
+  const entities = foldInEdges(model, [...validation].sort(), split.ingested, graph);
   const names = entities.map(([x]) => x);
   const lists = entities.map(([, edges]) => edges);
   const latency = Number(option(rest, 'latency') ?? 0);

@@ -154,11 +154,11 @@ async function main(): Promise<void> {
     : await trainWithin('reduced', split.train, split.valid, budget);
   console.log(`reduced model: ${base.dir} (epoch ${base.model.epoch})`);
   const model = base.model;
-  const entities = foldInEdges(model, [...heldOut].sort(), split.ingested);
+  const graph = await versionGraph(model, split.train);
+  const entities = foldInEdges(model, [...heldOut].sort(), split.ingested, graph);
   const lists = entities.map(([, edges]) => edges);
   const names = entities.map(([x]) => x);
 
-  const graph = await versionGraph(model, split.train);
   const reverse = (r: number) => model.reverseRelation(r);
   const poolSize = Number(option(rest, 'pool') ?? NEGATIVE_POOL_SIZE);
   const byRelation = await negativePool(graph, reverse, { size: poolSize });

@@ -230,12 +230,16 @@ export interface FilteredRanks {
 /**
  * One edge of a new entity `u` to an entity the model knows: `relation` a base relation id,
  * `other` a model entity id; `outgoing` true for `(u, relation, other)`, false for
- * `(other, relation, u)`.
+ * `(other, relation, u)`; `answers` the known entities answering the query the edge makes `u`
+ * an answer of (`other`'s edges of `relation` in the other direction, in the graph the model
+ * was trained on; default 0, unknown): under the softmax loss `u` shares that query's target
+ * with them, as training does.
  */
 export interface FoldInEdge {
   relation: number
   other: number
   outgoing: boolean
+  answers?: number
 }
 
 /**

@@ -159,7 +159,8 @@ pub fn warm_start_params(
 }
 
 /// The dataset's new entities that have a training edge, over a relation `trained` knows, to
-/// an entity it knows (their dataset ids, ascending), and those edges in `trained`'s ids.
+/// an entity it knows (their dataset ids, ascending), and those edges in `trained`'s ids, each
+/// with the known entities answering its query seen from the known end.
 fn new_entity_edges(
     dataset: &Dataset,
     old_entities: &HashMap<&str, usize>,
@@ -170,6 +171,16 @@ fn new_entity_edges(
             .get(dataset.entities[j as usize].as_str())
             .copied()
     };
+    // (known end, dataset relation, the new end is the head): the known entities at the new
+    // end's place, i.e. the answers of the query a new entity there joins.
+    let mut answers: HashMap<(u32, u32, bool), u32> = HashMap::new();
+    for &[h, r, t] in &dataset.train {
+        if let (Some(_), Some(_)) = (known(h), known(t)) {
+            *answers.entry((t, r, true)).or_default() += 1;
+            *answers.entry((h, r, false)).or_default() += 1;
+        }
+    }
+    let answers_of = |key| answers.get(&key).copied().unwrap_or(0);
     let mut edges: Vec<Vec<FoldInEdge>> = vec![Vec::new(); dataset.n_entities()];
     for &[h, r, t] in &dataset.train {
         let Some(&relation) = old_relations.get(dataset.relations[r as usize].as_str()) else {
@@ -181,11 +192,13 @@ fn new_entity_edges(
                 relation,
                 other: other as u32,
                 outgoing: true,
+                answers: answers_of((t, r, true)),
             }),
             (Some(other), None) => edges[t as usize].push(FoldInEdge {
                 relation,
                 other: other as u32,
                 outgoing: false,
+                answers: answers_of((h, r, false)),
             }),
             _ => {}
         }
@@ -252,6 +265,29 @@ mod tests {
     }
 
     #[test]
+    fn a_new_entitys_edges_carry_the_known_answers_of_their_queries() {
+        // Known a, b, c; "new" knows b, and b knows new. b is known by a and c (two other
+        // answers of (b, knows^-1)); b knows a (one other answer of (b, knows)).
+        let names = ["a", "b", "c", "new"];
+        let data = Dataset::from_arrays(
+            4,
+            1,
+            &[0, 0, 1, 2, 0, 1, 3, 0, 1, 1, 0, 3, 1, 0, 0],
+            &[],
+            &[],
+        )
+        .unwrap()
+        .with_names(names.map(String::from).to_vec(), vec!["knows".to_string()])
+        .unwrap();
+        let old_entities = HashMap::from([("a", 0), ("b", 1), ("c", 2)]);
+        let old_relations = HashMap::from([("knows", 0)]);
+        let (ids, edges) = new_entity_edges(&data, &old_entities, &old_relations);
+        assert_eq!(ids, [3]);
+        let answers: Vec<(bool, u32)> = edges[0].iter().map(|e| (e.outgoing, e.answers)).collect();
+        assert_eq!(answers, [(true, 2), (false, 1)]);
+    }
+
+    #[test]
     fn copies_known_rows_by_name_and_initialises_new_ones() {
         let cfg = config(InverseMode::NewRelation);
         let old = trained(&cfg, &["a", "b", "gone"], &["likes", "knows"]);
@@ -268,6 +304,7 @@ mod tests {
             relation: 1,
             other: 1,
             outgoing,
+            answers: 0,
         });
         let folded = fold_in(&old, &[edges.to_vec()], &fold_in_settings(&cfg), &NEVER);
         assert_eq!(row(&p.e, 1, d), folded.unwrap().unwrap(), "new: folded in");

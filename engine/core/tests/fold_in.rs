@@ -54,10 +54,12 @@ fn random_model(loss: Loss, inverse_mode: InverseMode) -> Model {
 }
 
 fn edges() -> Vec<FoldInEdge> {
-    let e = |relation, other, outgoing| FoldInEdge {
+    // Answers vary by edge, so the softmax tail side's shared targets are checked.
+    let e = |relation, other: u32, outgoing| FoldInEdge {
         relation,
         other,
         outgoing,
+        answers: other % 4 * 3,
     };
     vec![
         e(0, 3, true),
@@ -144,7 +146,7 @@ fn reference_loss(
     let n = m.params.n_ent;
     let nf = n as f64;
     let mut queries: Vec<(u32, Vec<u32>)> = Vec::new();
-    let mut tail_of: Vec<(u32, u32)> = Vec::new();
+    let mut tail_of: Vec<((u32, u32), u32)> = Vec::new();
     for ed in edges {
         let rev = m.reverse_relation(ed.relation).unwrap();
         let (mine, theirs) = if ed.outgoing {
@@ -152,8 +154,8 @@ fn reference_loss(
         } else {
             (rev, ed.relation)
         };
-        if !tail_of.contains(&(ed.other, theirs)) {
-            tail_of.push((ed.other, theirs));
+        if !tail_of.iter().any(|t| t.0 == (ed.other, theirs)) {
+            tail_of.push(((ed.other, theirs), ed.answers));
         }
         match queries.iter_mut().find(|q| q.0 == mine) {
             Some(q) if q.1.contains(&ed.other) => {}
@@ -207,8 +209,13 @@ fn reference_loss(
             };
             dot(&x2, row) - shift
         };
-        for &q in &tail_of {
-            loss += bce(cell(q), y_pos) / (q_u * z);
+        for &(q, answers) in &tail_of {
+            // Training's softmax target of a query with k answers: (1 - eps) / k each.
+            let y = match m.config.loss {
+                Loss::Bce => y_pos,
+                Loss::Softmax => y_pos / (answers + 1) as f64,
+            };
+            loss += bce(cell(q), y) / (q_u * z);
         }
         match pool {
             // Each pooled query weighs as the known queries it stands for, each a cell of u's.
@@ -328,8 +335,12 @@ fn trained() -> (neptune_core::Dataset, Model) {
     (data, out.model)
 }
 
-/// Entity `u`'s training edges, as a new entity would bring them.
+/// Entity `u`'s training edges, as a new entity would bring them, each with the other answers
+/// of its query seen from the other end.
 fn edges_of(data: &neptune_core::Dataset, u: u32) -> Vec<FoldInEdge> {
+    let others = |matches: &dyn Fn(&[u32; 3]) -> bool| {
+        data.train.iter().filter(|e| matches(e)).count() as u32
+    };
     let mut out = Vec::new();
     for &[h, r, t] in &data.train {
         if h == u && t != u {
@@ -337,12 +348,14 @@ fn edges_of(data: &neptune_core::Dataset, u: u32) -> Vec<FoldInEdge> {
                 relation: r,
                 other: t,
                 outgoing: true,
+                answers: others(&|e| e[1] == r && e[2] == t && e[0] != u),
             });
         } else if t == u && h != u {
             out.push(FoldInEdge {
                 relation: r,
                 other: h,
                 outgoing: false,
+                answers: others(&|e| e[0] == h && e[1] == r && e[2] != u),
             });
         }
     }
@@ -500,6 +513,7 @@ fn bad_input_is_refused_naming_the_entity() {
         relation: 3,
         other: 0,
         outgoing: true,
+        answers: 0,
     }];
     let e = err(&[ok.clone(), ok.clone(), bad_rel], &s);
     assert!(
@@ -510,6 +524,7 @@ fn bad_input_is_refused_naming_the_entity() {
         relation: 0,
         other: N as u32,
         outgoing: false,
+        answers: 0,
     }];
     let e = err(&[bad_other], &s);
     assert!(

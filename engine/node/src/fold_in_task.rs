@@ -15,12 +15,16 @@ use std::sync::Arc;
 
 /// One edge of a new entity `u` to an entity the model knows: `relation` a base relation id,
 /// `other` a model entity id; `outgoing` true for `(u, relation, other)`, false for
-/// `(other, relation, u)`.
+/// `(other, relation, u)`; `answers` the known entities answering the query the edge makes `u`
+/// an answer of (`other`'s edges of `relation` in the other direction, in the graph the model
+/// was trained on; default 0, unknown): under the softmax loss `u` shares that query's target
+/// with them, as training does.
 #[napi(object, js_name = "FoldInEdge")]
 pub struct FoldInEdgeJs {
     pub relation: u32,
     pub other: u32,
     pub outgoing: bool,
+    pub answers: Option<u32>,
 }
 
 /// How `foldInAsync` fits rows; absent fields keep the engine's defaults.
@@ -124,6 +128,7 @@ pub(crate) fn core_edges(entities: Vec<Vec<FoldInEdgeJs>>) -> Vec<Vec<neptune_co
                     relation: e.relation,
                     other: e.other,
                     outgoing: e.outgoing,
+                    answers: e.answers.unwrap_or(0),
                 })
                 .collect()
         })

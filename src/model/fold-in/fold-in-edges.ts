@@ -1,5 +1,7 @@
 import crypto from 'node:crypto';
+import type { GraphIndex } from '../rules/graph-index';
 import type { Neighbourhood } from './fold-in-source';
+import { knownAnswers } from './known-answers';
 
 /** An edge as the engine's fold-in takes it: base relation id, base model entity id. */
 export interface FoldInEdge {
@@ -7,6 +9,8 @@ export interface FoldInEdge {
   other: number;
   /** true: `(new, relation, other)`; false: `(other, relation, new)`. */
   outgoing: boolean;
+  /** The known answers of the query the edge makes the new entity an answer of (known-answers.ts). */
+  answers?: number;
 }
 
 /** What typed serving needs of a folded entity: the roles its edges give it, its labels. */
@@ -32,10 +36,14 @@ interface BaseVocabulary {
 
 /**
  * The entity's edges usable for fold-in: those of relations the model knows to entities it
- * knows. None: the entity cannot be folded in (it needs an edge to a known entity, or a
+ * knows, with their known answers where the version's `graph` is given. None: the entity cannot be folded in (it needs an edge to a known entity, or a
  * retraining). Order-independent: the fingerprint hashes the sorted edges.
  */
-export function foldInInput(model: BaseVocabulary, hood: Neighbourhood): FoldInInput | undefined {
+export function foldInInput(
+  model: BaseVocabulary,
+  hood: Neighbourhood,
+  graph?: GraphIndex,
+): FoldInInput | undefined {
   const edges: FoldInEdge[] = [];
   const keys: string[] = [];
   const roles = new Set<number>();
@@ -43,7 +51,8 @@ export function foldInInput(model: BaseVocabulary, hood: Neighbourhood): FoldInI
     const relation = model.findRelation(edge.relation);
     const other = model.findEntity(edge.other);
     if (relation === undefined || other === undefined) continue;
-    edges.push({ relation, other, outgoing: edge.outgoing });
+    const known = { relation, other, outgoing: edge.outgoing };
+    edges.push(graph ? { ...known, answers: knownAnswers(graph, known) } : known);
     keys.push(`${relation} ${other} ${edge.outgoing ? 1 : 0}`);
     roles.add(2 * relation + (edge.outgoing ? 1 : 0));
   }

@@ -330,7 +330,7 @@ export class FoldInService {
     ids.forEach((id, i) => {
       const hood = hoods[i];
       if (base.scorer.findEntity(id) !== undefined) return;
-      const input = hood && foldInInput(base.scorer, hood);
+      const input = hood && foldInInput(base.scorer, hood, base.graph);
       if (!input) {
         state.unfoldable.add(id);
         changed = state.cache.drop(id) || changed;

@@ -45,6 +45,11 @@ pub struct FoldInEdge {
     pub other: u32,
     /// true: the edge is `(u, relation, other)`; false: `(other, relation, u)`.
     pub outgoing: bool,
+    /// The known entities answering the query this edge makes `u` an answer of (`(other,
+    /// relation)` for an incoming edge, `(other, reverse(relation))` for an outgoing one) in
+    /// the graph the model was trained on; 0 where unknown. Under the softmax loss `u` shares
+    /// that query's target with them, as training shares a query's target among its answers.
+    pub answers: u32,
 }
 
 /// How a row is fitted.

@@ -7,7 +7,7 @@ use crate::model::Model;
 /// Entities' queries, flattened: entity `e` owns queries `q_off[e]..q_off[e + 1]`; query `q`
 /// asks `(e, relations[q])` and is answered by `targets[t_off[q]..t_off[q + 1]]`. Entity `e` is
 /// a true tail of the known queries `tail_queries[p_off[e]..p_off[e + 1]]` (its edges seen from
-/// the other end).
+/// the other end), query `p` with `tail_answers[p]` known answers besides it.
 pub(super) struct Batch {
     pub(super) q_off: Vec<usize>,
     pub(super) relations: Vec<u32>,
@@ -15,6 +15,7 @@ pub(super) struct Batch {
     targets: Vec<u32>,
     pub(super) p_off: Vec<usize>,
     pub(super) tail_queries: Vec<(u32, u32)>,
+    pub(super) tail_answers: Vec<u32>,
 }
 
 impl Batch {
@@ -26,6 +27,7 @@ impl Batch {
             targets: Vec::new(),
             p_off: vec![0],
             tail_queries: Vec::new(),
+            tail_answers: Vec::new(),
         }
     }
 
@@ -65,7 +67,7 @@ impl Batch {
                 (reverse, e.relation)
             };
             pairs.push((mine, e.other));
-            tails.push((e.other, theirs));
+            tails.push(((e.other, theirs), e.answers));
         }
         pairs.sort_unstable();
         pairs.dedup();
@@ -75,9 +77,11 @@ impl Batch {
             self.t_off.push(self.targets.len());
         }
         self.q_off.push(self.relations.len());
+        // A query's answers come from one graph: its duplicates agree, the first is kept.
         tails.sort_unstable();
-        tails.dedup();
-        self.tail_queries.extend(tails);
+        tails.dedup_by_key(|t| t.0);
+        self.tail_queries.extend(tails.iter().map(|t| t.0));
+        self.tail_answers.extend(tails.iter().map(|t| t.1));
         self.p_off.push(self.tail_queries.len());
         Ok(())
     }
@@ -91,6 +95,7 @@ impl Batch {
         let p0 = self.tail_queries.len();
         self.p_off.extend(other.p_off[1..].iter().map(|o| o + p0));
         self.tail_queries.extend_from_slice(&other.tail_queries);
+        self.tail_answers.extend_from_slice(&other.tail_answers);
     }
 
     pub(super) fn entities(&self) -> usize {

@@ -18,8 +18,11 @@
 //! known queries, each standing for the queries of its stratum) gives the column training's
 //! weight instead: sample `k` weighs `stands_for[k] / (Q_u N)`, in all `T / (Q_u N)`.
 //! Under the softmax loss a cell's logit is shifted by its query's log-sum-exp over the known
-//! entities (`u`'s probability were it added to that query's softmax, to first order), targets
-//! `1 - eps` and 0, and the weights are those times N (softmax means over queries, not cells).
+//! entities (`u`'s probability were it added to that query's softmax, to first order), and the
+//! weights are those times N (softmax means over queries, not cells). The targets are 0 and,
+//! where `u` answers a query with `k` known answers, `(1 - eps) / (k + 1)`: training shares a
+//! query's target among its answers, so a row asked for `1 - eps` in a hub's query (thousands of
+//! answers) would have to outscore all of them there, and climbs into every similar query.
 
 use super::queries::Batch;
 use crate::config::Loss;
@@ -232,12 +235,16 @@ pub(super) fn add_loss_and_grad(
         let q_u = (batch.q_off[e + 1] - batch.q_off[e]).max(1) as f64;
         let mut loss = 0.0;
         for p in batch.p_off[e]..batch.p_off[e + 1] {
+            let y = match model.config.loss {
+                Loss::Bce => y_pos,
+                Loss::Softmax => y_pos / (batch.tail_answers[p] as f64 + 1.0),
+            };
             loss += cell(
                 row,
                 g,
                 &pos.x[p * d..][..d],
                 pos.shift[p],
-                y_pos,
+                y,
                 1.0 / (q_u * z),
             );
         }

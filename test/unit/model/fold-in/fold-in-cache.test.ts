@@ -1,4 +1,6 @@
+import { EventLoopTurns } from '../../../../src/event-loop-turns';
 import { FoldInCache } from '../../../../src/model/fold-in/fold-in-cache';
+import { GraphIndex } from '../../../../src/model/rules/graph-index';
 import { foldInInput } from '../../../../src/model/fold-in/fold-in-edges';
 
 const vocabulary = {
@@ -34,6 +36,44 @@ describe('fold-in edges: what an entity is fitted to', () => {
     ]);
     // Role 2r: a tail of r (the incoming edge); 2r + 1: a head of r.
     expect(input?.types).toEqual({ roles: [0, 1], labels: ['Person'] });
+  });
+
+  it("gives each edge its query's known answers from the version's graph", async () => {
+    // Entities a 0, b 1, c 2; relation r 0: a r b, c r b, b r a.
+    const graph = await GraphIndex.build(
+      3,
+      1,
+      Int32Array.of(0, 2, 1),
+      Int32Array.of(0, 0, 0),
+      Int32Array.of(1, 1, 0),
+      new EventLoopTurns(),
+    );
+    const input = foldInInput(
+      vocabulary,
+      {
+        labels: [],
+        edges: [
+          // (new, r, b): b's heads by r are a and c; (b, r, new): b's tails by r, a.
+          { relation: 'r', other: 'b', outgoing: true },
+          { relation: 'r', other: 'b', outgoing: false },
+          // (new, r, a): nothing points at a by r but b; (a, r, new): a has tail b.
+          { relation: 'r', other: 'a', outgoing: true },
+        ],
+      },
+      graph,
+    );
+    expect(input?.edges.map((e) => e.answers)).toEqual([2, 1, 1]);
+    // The answers depend on the version, not the entity: the fingerprint ignores them.
+    const without = foldInInput(vocabulary, {
+      labels: [],
+      edges: [
+        { relation: 'r', other: 'b', outgoing: true },
+        { relation: 'r', other: 'b', outgoing: false },
+        { relation: 'r', other: 'a', outgoing: true },
+      ],
+    });
+    expect(without?.edges.every((e) => e.answers === undefined)).toBe(true);
+    expect(without?.fingerprint).toBe(input?.fingerprint);
   });
 
   it('finds nothing to fit for an entity without an edge to a known entity', () => {
