@@ -36,8 +36,9 @@ interface BaseVocabulary {
 
 /**
  * The entity's edges usable for fold-in: those of relations the model knows to entities it
- * knows, with their known answers where the version's `graph` is given. None: the entity cannot be folded in (it needs an edge to a known entity, or a
- * retraining). Order-independent: the fingerprint hashes the sorted edges.
+ * knows, with their known answers where the version's `graph` is given. None: the entity
+ * cannot be folded in (it needs an edge to a known entity, or a retraining). Order-independent:
+ * the fingerprint hashes the sorted edges.
  */
 export function foldInInput(
   model: BaseVocabulary,
