@@ -308,6 +308,52 @@ fn the_loss_falls_and_the_seed_decides_the_start() {
     assert_ne!(fit(0, 2), start, "the seed moves the start");
 }
 
+#[test]
+fn a_row_starts_among_its_neighbours_under_bce_and_at_the_centre_under_softmax() {
+    let never = AtomicBool::new(false);
+    let start = |m: &Model, edges: &[FoldInEdge]| -> Vec<f64> {
+        let s = FoldInSettings {
+            steps: 0,
+            ..FoldInSettings::default()
+        };
+        let row = fold_in(m, &[edges.to_vec()], &s, &never).unwrap().unwrap();
+        row.iter().map(|&v| v as f64).collect()
+    };
+    let mean = |m: &Model, ids: &[u32]| -> Vec<f64> {
+        let rows: Vec<Vec<f64>> = ids.iter().map(|&i| known_row(m, i)).collect();
+        (0..m.params.d_e)
+            .map(|j| rows.iter().map(|r| r[j]).sum::<f64>() / ids.len() as f64)
+            .collect()
+    };
+    let minus =
+        |a: &[f64], b: &[f64]| -> Vec<f64> { a.iter().zip(b).map(|(x, y)| x - y).collect() };
+    let close = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-5);
+    let bce = random_model(Loss::Bce, InverseMode::NewRelation);
+    let softmax = random_model(Loss::Softmax, InverseMode::NewRelation);
+    assert_eq!(bce.params.e, softmax.params.e, "the same known rows");
+    let lone = [FoldInEdge {
+        relation: 1,
+        other: 20,
+        outgoing: true,
+        answers: 0,
+    }];
+    // Under BCE each entity starts at its neighbours' mean, plus the seed's noise.
+    let noise = minus(&start(&bce, &edges()), &mean(&bce, &[3, 7, 11, 12, 5]));
+    assert!(
+        noise.iter().any(|&z| z.abs() > 1e-4),
+        "the noise is not zero"
+    );
+    assert!(close(
+        &minus(&start(&bce, &lone), &known_row(&bce, 20)),
+        &noise
+    ));
+    // Under softmax every entity starts at the mean of all known rows, plus the same noise.
+    let all: Vec<u32> = (0..N as u32).collect();
+    let centre = mean(&softmax, &all);
+    assert!(close(&minus(&start(&softmax, &edges()), &centre), &noise));
+    assert!(close(&minus(&start(&softmax, &lone), &centre), &noise));
+}
+
 fn trained() -> (neptune_core::Dataset, Model) {
     let data = common::cluster_graph(6, 8, 4);
     let cfg = Config {

@@ -5,9 +5,9 @@
 //! edge `(u, r, t)` the query `(u, r) -> t`, an edge `(h, r, u)` the query
 //! `(u, reverse(r)) -> h` ([`Model::reverse_relation`]); each distinct query's targets are
 //! multi-hot over the model's entities. `e_u` is the only free parameter: a few Adam steps from
-//! the mean row of the entities its edges reach, on the model's own training loss (BCE with its
-//! label smoothing, or softmax) in evaluation mode (no dropout, BatchNorm running statistics; W,
-//! R, E and the slope fixed).
+//! a starting row ([`starting_rows`]), on the model's own training loss (BCE with its label
+//! smoothing, or softmax) in evaluation mode (no dropout, BatchNorm running statistics; W, R, E
+//! and the slope fixed).
 //!
 //! In eval mode one query is `x2 = act(a1 ⊙ (x1 · A_r) + c1)` with `x1 = a0 ⊙ e_u + c0` (each
 //! BatchNorm an affine map), logits `x2 · E^T`; so the exact gradient is
@@ -258,11 +258,26 @@ fn initial_noise(model: &Model, seed: u64) -> Result<Vec<f64>> {
         .collect())
 }
 
-/// Each entity's first row: the mean row of the entities its edges reach, plus `noise`. Under
-/// the frozen network an entity starts among its neighbours, not at the centre of all entities.
-fn starting_rows(model: &Model, batch: &Batch, noise: &[f64]) -> Vec<f32> {
+/// Each entity's first row, plus `noise`. Under BCE the mean row of the entities its edges
+/// reach: an entity starts among its neighbours. Under softmax the mean of all known rows: a
+/// neighbour's row carries its popularity as an answer (a hub such as libc6 ranks high in every
+/// query of its relations), and softmax pushes a row down a known query only by its probability
+/// there, so a row started among hubs stayed in the known queries' top 10s (on DebianPkg the
+/// folded rows, 2.6% of the entities, took 22% of those places from the neighbours' mean and 3%
+/// from the mean of all rows: bench/freshness/RESULTS.md).
+fn starting_rows(model: &Model, batch: &Batch, noise: &[f64]) -> Result<Vec<f32>> {
     let d = model.params.d_e;
     let mut rows = Vec::with_capacity(batch.entities() * d);
+    if model.config.loss == Loss::Softmax {
+        let centre = mean_row(model)?;
+        let start: Vec<f32> = centre
+            .iter()
+            .zip(noise)
+            .map(|(m, z)| (m + z) as f32)
+            .collect();
+        (0..batch.entities()).for_each(|_| rows.extend_from_slice(&start));
+        return Ok(rows);
+    }
     for e in 0..batch.entities() {
         // Every edge is a target of one of the entity's queries: never empty.
         let others = batch.entity_targets(e);
@@ -276,7 +291,20 @@ fn starting_rows(model: &Model, batch: &Batch, noise: &[f64]) -> Vec<f32> {
         }
         rows.extend(mean.iter().map(|&m| m as f32));
     }
-    rows
+    Ok(rows)
+}
+
+/// The mean of the known rows (d_e), kept in the memo.
+fn mean_row(model: &Model) -> Result<Arc<Vec<f64>>> {
+    model.fold_in_memo.get_or_make(("fold-in mean row", 0), || {
+        let (n, d, e) = (model.params.n_ent, model.params.d_e, &model.params.e);
+        let mut mean = vec![0.0f64; d];
+        for row in e.chunks_exact(d) {
+            mean.iter_mut().zip(row).for_each(|(m, &v)| *m += v as f64);
+        }
+        mean.iter_mut().for_each(|m| *m /= n.max(1) as f64);
+        Ok::<_, Error>(mean)
+    })
 }
 
 /// The known rows' standard deviation over all their values, kept in the memo.
@@ -285,14 +313,14 @@ fn row_spread(model: &Model) -> Result<Arc<f64>> {
         .fold_in_memo
         .get_or_make(("fold-in row spread", 0), || {
             let (n, d, e) = (model.params.n_ent, model.params.d_e, &model.params.e);
-            let mut mean = vec![0.0f64; d];
-            for row in e.chunks_exact(d) {
-                mean.iter_mut().zip(row).for_each(|(m, &v)| *m += v as f64);
-            }
-            mean.iter_mut().for_each(|m| *m /= n.max(1) as f64);
+            let mean = mean_row(model)?;
             let var = e
                 .chunks_exact(d)
-                .flat_map(|row| row.iter().zip(&mean).map(|(&v, m)| (v as f64 - m).powi(2)))
+                .flat_map(|row| {
+                    row.iter()
+                        .zip(mean.iter())
+                        .map(|(&v, m)| (v as f64 - m).powi(2))
+                })
                 .sum::<f64>()
                 / (n * d).max(1) as f64;
             Ok::<_, Error>(var.sqrt())
@@ -310,7 +338,7 @@ fn fit(
 ) -> Result<Option<Vec<f32>>> {
     let positives = positives(model, batch, settings)?;
     let sides = (&positives, negatives, settings.tail_side);
-    let mut rows = starting_rows(model, batch, noise);
+    let mut rows = starting_rows(model, batch, noise)?;
     let (mut grad, mut m, mut v) = (
         vec![0.0f32; rows.len()],
         vec![0.0f32; rows.len()],
