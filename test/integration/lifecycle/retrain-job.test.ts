@@ -225,7 +225,7 @@ describe('the retraining job', () => {
   });
 
   it('leaves out of the gate a held-out edge the active version trained on', async () => {
-    const graph = await writeClassGraph(db, 80);
+    const graph = await writeClassGraph(db, 80, 'retrain_left_out');
     const { scope, store, config } = lifecycleFixture();
     const split = { ...DEFAULT_STABLE_SPLIT, heldOutFraction: 0.2 };
     const [isA, similar] = graph.filter.relations as [string, string];
