@@ -70,6 +70,44 @@ describe('logistic regression (Newton)', () => {
     expect(w[2]).toBeCloseTo(-2, 1);
   });
 
+  it('stays at the optimum, finite, on small separable sets where a full Newton step overshoots', () => {
+    // Small relations of a barely trained model: a few examples, uneven weights, features that
+    // separate the labels; saturated sigmoids leave the ridge as the only curvature.
+    const draw = seededRandom(11);
+    const d = 7;
+    const ridge = 1e-2;
+    for (let set = 0; set < 200; set++) {
+      const n = 2 + Math.floor(draw() * 30);
+      const rows = new Float64Array(n * d);
+      const labels = Uint8Array.from({ length: n }, (_, i) => i % 2);
+      const weights = Float64Array.from({ length: n }, () => (draw() < 0.3 ? 1 / n : draw() * 50));
+      const separated = draw() < 0.5;
+      for (let i = 0; i < n; i++) {
+        rows[i * d] = 1;
+        for (let j = 1; j < d; j++) {
+          const shift = separated && j === 1 ? (labels[i] ? 5 : -5) : 0;
+          const rule = j > 4 && labels[i] && draw() < 0.5 ? 1 : 0;
+          rows[i * d + j] = shift + (j > 4 ? rule : (draw() - 0.5) * 10);
+        }
+      }
+      const w = fitLogistic(rows, d, labels, weights, ridge);
+      // The penalized log-loss's gradient vanishes there (the intercept is not penalized).
+      const gradient = new Float64Array(d);
+      for (let i = 0; i < n; i++) {
+        let z = 0;
+        for (let j = 0; j < d; j++) z += w[j]! * rows[i * d + j]!;
+        const residual = weights[i]! * (sigmoid(z) - labels[i]!);
+        for (let j = 0; j < d; j++) gradient[j] = gradient[j]! + residual * rows[i * d + j]!;
+      }
+      for (let j = 1; j < d; j++) gradient[j] = gradient[j]! + ridge * w[j]!;
+      const total = weights.reduce((a, b) => a + b, 0);
+      for (let j = 0; j < d; j++) {
+        expect(Math.abs(w[j]!)).toBeLessThan(1e3);
+        expect(Math.abs(gradient[j]!)).toBeLessThan(1e-6 * total);
+      }
+    }
+  });
+
   it('honours weights as repeated examples', () => {
     const once = Float64Array.of(1, -1, 1, 0, 1, 1, 1, 2);
     const repeated = Float64Array.of(1, -1, 1, 0, 1, 1, 1, 1, 1, 2);
