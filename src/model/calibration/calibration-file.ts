@@ -54,7 +54,18 @@ export interface CalibrationFile extends CalibrationSummary {
   edge?: EdgeCalibration;
 }
 
+/**
+ * Writes the calibration; refuses (INTERNAL, nothing written) one the server would refuse to
+ * read, so that a version is never promoted with calibrators it cannot serve.
+ */
 export function writeCalibrationFile(dir: string, file: CalibrationFile): void {
+  const problem = calibrationFileProblem(file);
+  if (problem !== null) {
+    throw new KgcError(
+      ErrorCode.INTERNAL,
+      `the calibration fitted for ${dir} is unusable (${problem}); nothing was written`,
+    );
+  }
   fs.writeFileSync(path.join(dir, CALIBRATION_FILE), JSON.stringify(file, null, 1) + '\n');
 }
 
@@ -104,10 +115,15 @@ export function readCalibrationFile(dir: string): CalibrationFile | null {
   const parsed = readModelJson(file, MAX_CALIBRATION_BYTES, (why) =>
     invalid(dir, why),
   ) as CalibrationFile;
+  const problem = calibrationFileProblem(parsed);
+  if (problem !== null) throw invalid(dir, problem);
+  return parsed;
+}
+
+/** What makes a calibration file unusable to the server, or null. */
+function calibrationFileProblem(parsed: CalibrationFile): string | null {
   const table = isRecord(parsed) ? parsed.table : undefined;
-  if (!isRecord(table) || !Array.isArray(table.relations)) {
-    throw invalid(dir, 'it lacks the calibrators');
-  }
+  if (!isRecord(table) || !Array.isArray(table.relations)) return 'it lacks the calibrators';
   const problem =
     calibratorProblem(table.global) ??
     table.relations
@@ -122,9 +138,7 @@ export function readCalibrationFile(dir: string): CalibrationFile | null {
       )
       .find((p) => p !== null) ??
     null;
-  const edgeProblem = parsed.edge === undefined ? null : edgeTableProblem(parsed.edge?.table);
-  if (problem ?? edgeProblem) throw invalid(dir, (problem ?? edgeProblem) as string);
-  return parsed;
+  return problem ?? (parsed.edge === undefined ? null : edgeTableProblem(parsed.edge?.table));
 }
 
 function coefficientsProblem(c: unknown, features: number): string | null {

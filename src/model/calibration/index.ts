@@ -14,7 +14,7 @@ export { calibratedProbability, fitCalibrationTable, SHRINKAGE_PRIOR } from './f
 export type { CalibrationTable } from './fit-calibration';
 export { buildCalibrationSet, negativeKeys, tripleKey } from './calibration-set';
 export { samplesOf } from './samples';
-export { CALIBRATION_FILE, readCalibrationFile } from './calibration-file';
+export { CALIBRATION_FILE, readCalibrationFile, writeCalibrationFile } from './calibration-file';
 export type { CalibrationFile, CalibrationSummary } from './calibration-file';
 export { calibrate, calibrateModelDir } from './calibrate-model';
 export type { TripleScorer } from './calibrate-model';

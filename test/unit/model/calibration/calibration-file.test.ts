@@ -6,10 +6,11 @@ import {
   CALIBRATION_FILE,
   readCalibrationFile,
   servedProbability,
+  writeCalibrationFile,
   servingCalibration,
   sigmoid,
 } from '../../../../src/model/calibration';
-import type { CalibrationTable } from '../../../../src/model/calibration';
+import type { CalibrationFile, CalibrationTable } from '../../../../src/model/calibration';
 import { EDGE_FEATURES } from '../../../../src/model/calibration/edge-calibration';
 
 const table: CalibrationTable = {
@@ -77,6 +78,31 @@ describe('calibration.json', () => {
       }),
     );
     expect(before?.edge?.table.features).toHaveLength(4);
+  });
+
+  it('is never written unusable: the writer refuses what the server would, and writes nothing', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kgc-calibration-write-'));
+    const usable = { format: 1, table } as unknown as CalibrationFile;
+    writeCalibrationFile(dir, usable);
+    expect(readCalibrationFile(dir)?.table).toEqual(table);
+    fs.rmSync(path.join(dir, CALIBRATION_FILE));
+    // An edge regression that ran away (a full Newton step on saturated sigmoids).
+    const diverged = {
+      ...usable,
+      edge: {
+        table: {
+          features: EDGE_FEATURES,
+          global: { coefficients: [1.4e10, 5e4, 6e3, -7e3, -5e3, 8e3, 5e3] },
+          relations: [],
+        },
+        tailOnly: null,
+        after: null,
+      },
+    } as CalibrationFile;
+    expect(() => writeCalibrationFile(dir, diverged)).toThrow(
+      /unusable \(edge coefficients must be 7 numbers of magnitude at most 1000000\); nothing was written/,
+    );
+    expect(fs.existsSync(path.join(dir, CALIBRATION_FILE))).toBe(false);
   });
 
   it('refuses a file over its size cap before reading it', () => {
